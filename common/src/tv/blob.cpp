@@ -1,0 +1,433 @@
+#include "tv/blob.h"
+
+#include <string.h>
+
+#include "tv/crc32.h"
+
+namespace tv {
+
+namespace {
+
+constexpr uint8_t kMagic[4] = {'T', 'V', 'B', '1'};
+constexpr uint32_t tag(char a, char b, char c, char d) {
+  return (uint32_t)(uint8_t)a | (uint32_t)(uint8_t)b << 8 | (uint32_t)(uint8_t)c << 16 | (uint32_t)(uint8_t)d << 24;
+}
+constexpr uint32_t kTagModel = tag('M', 'O', 'D', 'L');
+constexpr uint32_t kTagLabels = tag('L', 'A', 'B', 'L');
+constexpr uint32_t kTagProv = tag('P', 'R', 'O', 'V');
+constexpr uint32_t kTagTensor = tag('T', 'E', 'N', 'S');
+constexpr uint32_t kTagActExps = tag('Q', 'A', 'C', 'T');
+constexpr size_t kSectionHeader = 16;
+constexpr size_t kModelHeader = 16;
+constexpr size_t kLayerRecord = 32;
+constexpr size_t kTensorEntry = 64;
+
+size_t pad16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+void wr16(uint8_t* p, uint16_t v) {
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+}
+void wr32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+void wrf(uint8_t* p, float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  wr32(p, u);
+}
+uint16_t rd16(const uint8_t* p) { return (uint16_t)(p[0] | p[1] << 8); }
+uint32_t rd32(const uint8_t* p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+float rdf(const uint8_t* p) {
+  uint32_t u = rd32(p);
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+size_t model_payload(const ModelDesc& m) { return kModelHeader + kLayerRecord * m.num_layers; }
+
+size_t labels_payload(const BlobContents& c) {
+  size_t n = 2;
+  for (int i = 0; i < c.num_labels; ++i) n += 2 + strlen(c.labels[i]);
+  return n;
+}
+
+size_t tensor_payload(const BlobTensor& t) { return kTensorEntry + pad16(t.exp_count) + t.bytes; }
+
+void encode_model(const ModelDesc& m, uint8_t* p) {
+  wr16(p + 0, m.input.height);
+  wr16(p + 2, m.input.width);
+  wr16(p + 4, m.input.channels);
+  p[6] = (uint8_t)m.input.order;
+  p[7] = 0;
+  wrf(p + 8, m.input.scale);
+  wrf(p + 12, m.input.offset);
+  // num_classes and num_layers live in the section's first record slot header below.
+  for (int i = 0; i < m.num_layers; ++i) {
+    const LayerDesc& l = m.layers[i];
+    uint8_t* r = p + kModelHeader + kLayerRecord * i;
+    r[0] = (uint8_t)l.type;
+    r[1] = (uint8_t)l.padding;
+    wr16(r + 2, l.units);
+    r[4] = l.kernel_h;
+    r[5] = l.kernel_w;
+    r[6] = l.stride_h;
+    r[7] = l.stride_w;
+    wr16(r + 8, l.out_h);
+    wr16(r + 10, l.out_w);
+    wrf(r + 12, l.alpha);
+    wrf(r + 16, l.lo);
+    wrf(r + 20, l.hi);
+  }
+}
+
+bool valid_dtype(uint8_t d) { return d >= 1 && d <= 3; }
+
+}  // namespace
+
+size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::F32: return 4;
+    case DType::I8: return 1;
+    case DType::I32: return 4;
+  }
+  return 0;
+}
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::F32: return "float32";
+    case DType::I8: return "int8";
+    case DType::I32: return "int32";
+  }
+  return "?";
+}
+
+size_t BlobTensor::elements() const {
+  if (ndim == 0) return 0;
+  size_t n = 1;
+  for (int i = 0; i < ndim; ++i) n *= dims[i];
+  return n;
+}
+
+size_t blob_encoded_size(const BlobContents& c) {
+  size_t n = kBlobHeaderBytes;
+  n += kSectionHeader + pad16(4 + model_payload(*c.model));
+  n += kSectionHeader + pad16(labels_payload(c));
+  if (c.provenance) n += kSectionHeader + pad16(strlen(c.provenance));
+  for (int i = 0; i < c.num_tensors; ++i) n += kSectionHeader + pad16(tensor_payload(c.tensors[i]));
+  if (c.num_act_exps > 0) n += kSectionHeader + pad16(1 + (size_t)c.num_act_exps);
+  return n;
+}
+
+Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* written) {
+  if (!c.model || !out || (c.num_labels > 0 && !c.labels) || (c.num_tensors > 0 && !c.tensors))
+    return make_status(StatusCode::InvalidArgument);
+  if (c.num_labels != c.model->num_classes || c.num_tensors > kMaxBlobTensors || c.num_act_exps > kMaxLayers + 1)
+    return make_status(StatusCode::InvalidArgument);
+  for (int i = 0; i < c.num_labels; ++i)
+    if (strlen(c.labels[i]) > 0xFFFF) return make_status(StatusCode::InvalidArgument);
+  const size_t total = blob_encoded_size(c);
+  if (total > cap) return make_status(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)total);
+  if (total > 0xFFFFFFFFu) return make_status(StatusCode::Overflow);
+  memset(out, 0, total);
+  memcpy(out, kMagic, 4);
+  wr16(out + 4, kBlobMajor);
+  wr16(out + 6, kBlobMinor);
+  wr32(out + 8, (uint32_t)total);
+  uint32_t sections = 0;
+  uint8_t* p = out + kBlobHeaderBytes;
+  auto begin = [&](uint32_t t, size_t payload) {
+    wr32(p, t);
+    wr32(p + 4, (uint32_t)payload);
+    uint8_t* body = p + kSectionHeader;
+    p = body + pad16(payload);
+    sections++;
+    return body;
+  };
+  // MODL: u16 num_classes, u8 num_layers, u8 0, then the model record.
+  uint8_t* b = begin(kTagModel, 4 + model_payload(*c.model));
+  wr16(b, c.model->num_classes);
+  b[2] = c.model->num_layers;
+  encode_model(*c.model, b + 4);
+  // LABL
+  b = begin(kTagLabels, labels_payload(c));
+  wr16(b, (uint16_t)c.num_labels);
+  b += 2;
+  for (int i = 0; i < c.num_labels; ++i) {
+    size_t len = strlen(c.labels[i]);
+    wr16(b, (uint16_t)len);
+    memcpy(b + 2, c.labels[i], len);
+    b += 2 + len;
+  }
+  if (c.provenance) {
+    size_t len = strlen(c.provenance);
+    b = begin(kTagProv, len);
+    memcpy(b, c.provenance, len);
+  }
+  for (int i = 0; i < c.num_tensors; ++i) {
+    const BlobTensor& t = c.tensors[i];
+    if (t.ndim < 1 || t.ndim > 4 || t.elements() * dtype_size(t.dtype) != t.bytes || (t.bytes && !t.data) ||
+        (t.exp_count && !t.channel_exps))
+      return make_status(StatusCode::InvalidArgument, t.layer);
+    b = begin(kTagTensor, tensor_payload(t));
+    b[0] = (uint8_t)t.dtype;
+    b[1] = t.ndim;
+    b[2] = (uint8_t)t.exponent;
+    b[3] = (uint8_t)t.role;
+    wr16(b + 4, t.layer);
+    wr16(b + 6, t.exp_count);
+    for (int d = 0; d < 4; ++d) wr32(b + 8 + 4 * d, t.dims[d]);
+    wr32(b + 24, t.bytes);
+    memcpy(b + 32, t.name, strnlen(t.name, kTensorNameMax));
+    b += kTensorEntry;
+    if (t.exp_count) memcpy(b, t.channel_exps, t.exp_count);
+    b += pad16(t.exp_count);
+    if (t.bytes) memcpy(b, t.data, t.bytes);
+  }
+  if (c.num_act_exps > 0) {
+    b = begin(kTagActExps, 1 + (size_t)c.num_act_exps);
+    b[0] = (uint8_t)c.num_act_exps;
+    memcpy(b + 1, c.act_exps, (size_t)c.num_act_exps);
+  }
+  wr32(out + 16, sections);
+  wr32(out + 20, c.flags);
+  wr32(out + 12, crc32(0, out + 16, total - 16));
+  if (written) *written = total;
+  return ok_status();
+}
+
+Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
+  if (!data || !v) return make_status(StatusCode::InvalidArgument);
+  if (size < kBlobHeaderBytes) return make_status(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)kBlobHeaderBytes);
+  if (memcmp(data, kMagic, 4) != 0) return make_status(StatusCode::BlobBadMagic);
+  const uint16_t major = rd16(data + 4), minor = rd16(data + 6);
+  if (major != kBlobMajor) return make_status(StatusCode::BlobBadVersion, -1, major, kBlobMajor);
+  const uint32_t total = rd32(data + 8);
+  if (total > size) return make_status(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)total);
+  if (total < kBlobHeaderBytes || total % 16) return make_status(StatusCode::BlobCorrupt);
+  const uint32_t crc = rd32(data + 12);
+  if (crc32(0, data + 16, total - 16) != crc) return make_status(StatusCode::BlobBadCrc);
+
+  *v = BlobView();
+  v->base = data;
+  v->size = total;
+  v->major = major;
+  v->minor = minor;
+  v->crc = crc;
+  v->flags = rd32(data + 20);
+  const uint32_t sections = rd32(data + 16);
+  bool have_model = false, have_labels = false;
+  size_t off = kBlobHeaderBytes;
+  for (uint32_t s = 0; s < sections; ++s) {
+    if (total - off < kSectionHeader) return make_status(StatusCode::BlobCorrupt);
+    const uint32_t t = rd32(data + off);
+    const size_t len = rd32(data + off + 4);
+    const uint8_t* b = data + off + kSectionHeader;
+    const size_t room = total - off - kSectionHeader;
+    if (len > room || pad16(len) > room) return make_status(StatusCode::BlobCorrupt);
+    if (t == kTagModel) {
+      if (have_model || len < 4 + kModelHeader) return make_status(StatusCode::BlobCorrupt);
+      ModelDesc& m = v->model;
+      m.num_classes = rd16(b);
+      m.num_layers = b[2];
+      if (m.num_layers > kMaxLayers || len != 4 + kModelHeader + kLayerRecord * m.num_layers)
+        return make_status(StatusCode::BlobCorrupt);
+      const uint8_t* p = b + 4;
+      m.input.height = rd16(p);
+      m.input.width = rd16(p + 2);
+      m.input.channels = rd16(p + 4);
+      if (p[6] > 2) return make_status(StatusCode::BlobCorrupt);
+      m.input.order = (ChannelOrder)p[6];
+      m.input.scale = rdf(p + 8);
+      m.input.offset = rdf(p + 12);
+      for (int i = 0; i < m.num_layers; ++i) {
+        const uint8_t* r = p + kModelHeader + kLayerRecord * i;
+        LayerDesc& l = m.layers[i];
+        if (r[0] < 1 || r[0] > 11 || r[1] > 1) return make_status(StatusCode::BlobCorrupt, i);
+        l.type = (LayerType)r[0];
+        l.padding = (Padding)r[1];
+        l.units = rd16(r + 2);
+        l.kernel_h = r[4];
+        l.kernel_w = r[5];
+        l.stride_h = r[6];
+        l.stride_w = r[7];
+        l.out_h = rd16(r + 8);
+        l.out_w = rd16(r + 10);
+        l.alpha = rdf(r + 12);
+        l.lo = rdf(r + 16);
+        l.hi = rdf(r + 20);
+      }
+      have_model = true;
+    } else if (t == kTagLabels) {
+      if (have_labels || len < 2) return make_status(StatusCode::BlobCorrupt);
+      const int count = rd16(b);
+      size_t q = 2;
+      for (int i = 0; i < count; ++i) {
+        if (len - q < 2) return make_status(StatusCode::BlobCorrupt);
+        size_t l = rd16(b + q);
+        if (len - q - 2 < l) return make_status(StatusCode::BlobCorrupt);
+        q += 2 + l;
+      }
+      if (q != len) return make_status(StatusCode::BlobCorrupt);
+      v->num_labels = count;
+      v->labels = b + 2;
+      v->labels_bytes = len - 2;
+      have_labels = true;
+    } else if (t == kTagProv) {
+      v->provenance = (const char*)b;
+      v->provenance_len = len;
+    } else if (t == kTagTensor) {
+      if (v->num_tensors >= kMaxBlobTensors || len < kTensorEntry) return make_status(StatusCode::BlobCorrupt);
+      BlobTensor& x = v->tensors[v->num_tensors];
+      if (!valid_dtype(b[0]) || b[1] < 1 || b[1] > 4 || b[3] > 1) return make_status(StatusCode::BlobCorrupt);
+      x.dtype = (DType)b[0];
+      x.ndim = b[1];
+      x.exponent = (int8_t)b[2];
+      x.role = (TensorRole)b[3];
+      x.layer = rd16(b + 4);
+      x.exp_count = rd16(b + 6);
+      uint64_t elems = 1;
+      for (int d = 0; d < 4; ++d) {
+        x.dims[d] = rd32(b + 8 + 4 * d);
+        if (d < x.ndim) {
+          elems *= x.dims[d];
+          if (elems > 0xFFFFFFFFull) return make_status(StatusCode::BlobCorrupt);
+        } else if (x.dims[d] != 0) {
+          return make_status(StatusCode::BlobCorrupt);
+        }
+      }
+      x.bytes = rd32(b + 24);
+      if (elems * dtype_size(x.dtype) != x.bytes) return make_status(StatusCode::BlobCorrupt);
+      memcpy(x.name, b + 32, kTensorNameMax);
+      x.name[kTensorNameMax] = 0;
+      if (b[32 + kTensorNameMax] != 0) return make_status(StatusCode::BlobCorrupt);
+      if (len != kTensorEntry + pad16(x.exp_count) + x.bytes) return make_status(StatusCode::BlobCorrupt);
+      x.channel_exps = x.exp_count ? (const int8_t*)(b + kTensorEntry) : nullptr;
+      x.data = b + kTensorEntry + pad16(x.exp_count);
+      v->num_tensors++;
+    } else if (t == kTagActExps) {
+      if (len < 1 || b[0] > kMaxLayers + 1 || len != 1 + (size_t)b[0]) return make_status(StatusCode::BlobCorrupt);
+      v->num_act_exps = b[0];
+      memcpy(v->act_exps, b + 1, b[0]);
+    }
+    // Unknown tags from newer minor versions are skipped.
+    off += kSectionHeader + pad16(len);
+  }
+  if (off != total) return make_status(StatusCode::BlobCorrupt);
+  if (!have_model || !have_labels) return make_status(StatusCode::BlobCorrupt);
+  if (v->num_labels != v->model.num_classes) return make_status(StatusCode::BlobCorrupt);
+  for (int i = 0; i < v->num_tensors; ++i)
+    if (v->tensors[i].layer >= v->model.num_layers) return make_status(StatusCode::BlobCorrupt, v->tensors[i].layer);
+  return ok_status();
+}
+
+bool blob_label(const BlobView& v, int i, const char** text, size_t* len) {
+  if (i < 0 || i >= v.num_labels) return false;
+  const uint8_t* p = v.labels;
+  for (int k = 0; k < i; ++k) p += 2 + rd16(p);
+  *len = rd16(p);
+  *text = (const char*)(p + 2);
+  return true;
+}
+
+const BlobTensor* blob_find(const BlobView& v, int layer, TensorRole role) {
+  for (int i = 0; i < v.num_tensors; ++i)
+    if (v.tensors[i].layer == layer && v.tensors[i].role == role) return &v.tensors[i];
+  return nullptr;
+}
+
+static void tensor_name(char* dst, int layer, LayerType type, char suffix) {
+  // "l<index>_<type>.<w|b>", truncated to the name field.
+  char buf[64];
+  int n = 0;
+  buf[n++] = 'l';
+  char digits[8];
+  int nd = 0, x = layer;
+  do {
+    digits[nd++] = (char)('0' + x % 10);
+    x /= 10;
+  } while (x && nd < 8);
+  while (nd) buf[n++] = digits[--nd];
+  buf[n++] = '_';
+  for (const char* t = layer_type_name(type); *t && n < 60; ++t) buf[n++] = *t;
+  buf[n++] = '.';
+  buf[n++] = suffix;
+  if (n > kTensorNameMax) n = kTensorNameMax;
+  memcpy(dst, buf, (size_t)n);
+  dst[n] = 0;
+}
+
+int float_tensors(const ModelPlan& plan, const float* params, BlobTensor* out) {
+  int n = 0;
+  for (int i = 0; i < plan.num_layers; ++i) {
+    const LayerPlan& lp = plan.layers[i];
+    const LayerDesc& d = plan.desc.layers[i];
+    if (!layer_has_params(d.type)) continue;
+    BlobTensor w;
+    tensor_name(w.name, i, d.type, 'w');
+    w.dtype = DType::F32;
+    w.role = TensorRole::Weight;
+    w.layer = (uint16_t)i;
+    if (d.type == LayerType::Conv2D) {
+      w.ndim = 4;
+      w.dims[0] = lp.out.c;
+      w.dims[1] = d.kernel_h;
+      w.dims[2] = d.kernel_w;
+      w.dims[3] = lp.in.c;
+    } else if (d.type == LayerType::DepthwiseConv2D) {
+      w.ndim = 3;
+      w.dims[0] = d.kernel_h;
+      w.dims[1] = d.kernel_w;
+      w.dims[2] = lp.in.c;
+    } else {
+      w.ndim = 2;
+      w.dims[0] = lp.out.c;
+      w.dims[1] = (uint32_t)lp.in.size();
+    }
+    w.data = params + lp.param_offset;
+    w.bytes = (uint32_t)(lp.weight_count * sizeof(float));
+    out[n++] = w;
+    BlobTensor b;
+    tensor_name(b.name, i, d.type, 'b');
+    b.dtype = DType::F32;
+    b.role = TensorRole::Bias;
+    b.layer = (uint16_t)i;
+    b.ndim = 1;
+    b.dims[0] = (uint32_t)lp.bias_count;
+    b.data = params + lp.param_offset + lp.weight_count;
+    b.bytes = (uint32_t)(lp.bias_count * sizeof(float));
+    out[n++] = b;
+  }
+  return n;
+}
+
+Status blob_load_float_params(const BlobView& v, const ModelPlan& expected, float* params) {
+  if (!params) return make_status(StatusCode::InvalidArgument);
+  if (v.is_int8()) return make_status(StatusCode::NotSupported);
+  if (!same_model(v.model, expected.desc))
+    return make_status(StatusCode::BlobModelMismatch, -1, v.model.num_classes, expected.desc.num_classes);
+  // Check every tensor first, copy after: no partial loads.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < expected.num_layers; ++i) {
+      const LayerPlan& lp = expected.layers[i];
+      if (!layer_has_params(expected.desc.layers[i].type)) continue;
+      const BlobTensor* w = blob_find(v, i, TensorRole::Weight);
+      const BlobTensor* b = blob_find(v, i, TensorRole::Bias);
+      if (!w || !b) return make_status(StatusCode::BlobMissingTensor, i);
+      if (w->dtype != DType::F32 || b->dtype != DType::F32 || w->elements() != lp.weight_count ||
+          b->elements() != lp.bias_count)
+        return make_status(StatusCode::BlobModelMismatch, i, (int32_t)w->elements(), (int32_t)lp.weight_count);
+      if (pass == 1) {
+        memcpy(params + lp.param_offset, w->data, w->bytes);
+        memcpy(params + lp.param_offset + lp.weight_count, b->data, b->bytes);
+      }
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace tv

@@ -1,0 +1,104 @@
+#include "tv/legacy.h"
+
+#include <string.h>
+
+#include "tv/presets.h"
+
+namespace tv {
+
+namespace {
+
+constexpr int kConv1 = 0, kConv2 = 4, kDense = 8;  // layer indices in the webmcu preset
+constexpr int kFeatures = 29 * 29 * 8;
+
+float read_f32(const uint8_t* p) {
+  uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+void write_f32(uint8_t* p, float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(u >> (8 * i));
+}
+
+// Index in the raw file (in floats) of parameter `k` of our layout, for each block in file order.
+// The raw file's blocks are our blocks in the same order; only the indices inside them move.
+size_t raw_index_in_block(int layer, size_t k, int num_classes) {
+  (void)num_classes;
+  if (layer == kConv2) {
+    // ours [o][ky][kx][c] (o*36 + (ky*3+kx)*4 + c)  ->  raw [f][c][ky][kx] (f*36 + c*9 + ky*3 + kx)
+    size_t o = k / 36, r = k % 36, kyx = r / 4, c = r % 4;
+    return o * 36 + c * 9 + kyx;
+  }
+  if (layer == kDense) {
+    // ours [k][(y*29+x)*8 + f]  ->  raw [k][f*841 + y*29 + x]
+    size_t row = k / kFeatures, col = k % kFeatures, yx = col / 8, f = col % 8;
+    return row * kFeatures + f * 841 + yx;
+  }
+  return k;  // conv1 is [f][ky][kx][c] in both; biases are plain vectors
+}
+
+}  // namespace
+
+size_t legacy_size(int num_classes) { return (size_t)(108 + 4 + 288 + 8 + (kFeatures + 1) * num_classes) * 4; }
+
+int legacy_classes_for_size(size_t bytes) {
+  if (bytes % 4) return 0;
+  size_t floats = bytes / 4;
+  if (floats < 408 + 2 * (kFeatures + 1)) return 0;
+  size_t rest = floats - 408;
+  if (rest % (kFeatures + 1)) return 0;
+  size_t k = rest / (kFeatures + 1);
+  return k > 0xFFFF ? 0 : (int)k;
+}
+
+bool legacy_compatible(const ModelPlan& plan) {
+  ModelDesc ref;
+  webmcu_model(plan.desc.num_classes, &ref);
+  return same_model(ref, plan.desc);
+}
+
+Status legacy_import(const uint8_t* data, size_t size, const ModelPlan& plan, float* params) {
+  if (!data || !params) return make_status(StatusCode::InvalidArgument);
+  if (!legacy_compatible(plan)) return make_status(StatusCode::NotSupported);
+  const int k = plan.desc.num_classes;
+  if (size != legacy_size(k))
+    return make_status(StatusCode::LegacySizeMismatch, -1, (int32_t)size, (int32_t)legacy_size(k));
+  size_t file_pos = 0;  // in floats
+  const int layers[3] = {kConv1, kConv2, kDense};
+  for (int li : layers) {
+    const LayerPlan& lp = plan.layers[li];
+    float* w = params + lp.param_offset;
+    for (size_t i = 0; i < lp.weight_count; ++i)
+      w[i] = read_f32(data + 4 * (file_pos + raw_index_in_block(li, i, k)));
+    file_pos += lp.weight_count;
+    float* b = w + lp.weight_count;
+    for (size_t i = 0; i < lp.bias_count; ++i) b[i] = read_f32(data + 4 * (file_pos + i));
+    file_pos += lp.bias_count;
+  }
+  return ok_status();
+}
+
+Status legacy_export(const ModelPlan& plan, const float* params, uint8_t* out, size_t cap) {
+  if (!out || !params) return make_status(StatusCode::InvalidArgument);
+  if (!legacy_compatible(plan)) return make_status(StatusCode::NotSupported);
+  const int k = plan.desc.num_classes;
+  if (cap < legacy_size(k)) return make_status(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)legacy_size(k));
+  size_t file_pos = 0;
+  const int layers[3] = {kConv1, kConv2, kDense};
+  for (int li : layers) {
+    const LayerPlan& lp = plan.layers[li];
+    const float* w = params + lp.param_offset;
+    for (size_t i = 0; i < lp.weight_count; ++i) write_f32(out + 4 * (file_pos + raw_index_in_block(li, i, k)), w[i]);
+    file_pos += lp.weight_count;
+    const float* b = w + lp.weight_count;
+    for (size_t i = 0; i < lp.bias_count; ++i) write_f32(out + 4 * (file_pos + i), b[i]);
+    file_pos += lp.bias_count;
+  }
+  return ok_status();
+}
+
+}  // namespace tv

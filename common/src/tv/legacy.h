@@ -1,0 +1,24 @@
+// The reference firmware's raw weight file (myWeights.bin): headerless little-endian float32
+// conv1_w(108) conv1_b(4) conv2_w(288) conv2_b(8) dense_w(6728*K) dense_b(K), in its own index
+// layouts (conv2 [f][c][ky][kx], dense columns over [filter][y][x]); only the webmcu preset.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tv/model.h"
+#include "tv/status.h"
+
+namespace tv {
+
+// Size in bytes of a raw file for the webmcu model with num_classes classes.
+size_t legacy_size(int num_classes);
+// The class count a raw file of `bytes` bytes holds; 0 when no class count fits.
+int legacy_classes_for_size(size_t bytes);
+// True when the plan is the webmcu network at 64x64x3 (the only one the raw format describes).
+bool legacy_compatible(const ModelPlan& plan);
+// Reads a raw file into our parameter layout. Checks size and model first; writes nothing on failure.
+Status legacy_import(const uint8_t* data, size_t size, const ModelPlan& plan, float* params);
+// Writes our parameters in the raw layout; out must hold legacy_size(classes) bytes.
+Status legacy_export(const ModelPlan& plan, const float* params, uint8_t* out, size_t cap);
+
+}  // namespace tv

@@ -1,0 +1,338 @@
+#include "tv/model.h"
+
+#include <string.h>
+
+namespace tv {
+
+LayerDesc conv2d_layer(int filters, int kernel, int stride, Padding padding) {
+  LayerDesc l;
+  l.type = LayerType::Conv2D;
+  l.units = (uint16_t)filters;
+  l.kernel_h = l.kernel_w = (uint8_t)kernel;
+  l.stride_h = l.stride_w = (uint8_t)stride;
+  l.padding = padding;
+  return l;
+}
+
+LayerDesc depthwise_layer(int kernel, int stride, Padding padding) {
+  LayerDesc l;
+  l.type = LayerType::DepthwiseConv2D;
+  l.kernel_h = l.kernel_w = (uint8_t)kernel;
+  l.stride_h = l.stride_w = (uint8_t)stride;
+  l.padding = padding;
+  return l;
+}
+
+static LayerDesc pool_layer(LayerType type, int kernel, int stride) {
+  LayerDesc l;
+  l.type = type;
+  l.kernel_h = l.kernel_w = (uint8_t)kernel;
+  l.stride_h = l.stride_w = (uint8_t)(stride == 0 ? kernel : stride);
+  return l;
+}
+
+LayerDesc maxpool_layer(int kernel, int stride) { return pool_layer(LayerType::MaxPool2D, kernel, stride); }
+LayerDesc avgpool_layer(int kernel, int stride) { return pool_layer(LayerType::AvgPool2D, kernel, stride); }
+
+LayerDesc adaptive_avgpool_layer(int out_h, int out_w) {
+  LayerDesc l;
+  l.type = LayerType::AdaptiveAvgPool2D;
+  l.out_h = (uint16_t)out_h;
+  l.out_w = (uint16_t)out_w;
+  return l;
+}
+
+LayerDesc global_avgpool_layer() {
+  LayerDesc l;
+  l.type = LayerType::GlobalAvgPool;
+  return l;
+}
+
+LayerDesc dense_layer(int units) {
+  LayerDesc l;
+  l.type = LayerType::Dense;
+  l.units = (uint16_t)units;
+  return l;
+}
+
+LayerDesc relu_layer() {
+  LayerDesc l;
+  l.type = LayerType::ReLU;
+  return l;
+}
+
+LayerDesc leaky_relu_layer(float alpha) {
+  LayerDesc l;
+  l.type = LayerType::LeakyReLU;
+  l.alpha = alpha;
+  return l;
+}
+
+LayerDesc flatten_layer() {
+  LayerDesc l;
+  l.type = LayerType::Flatten;
+  return l;
+}
+
+LayerDesc clip_layer(float lo, float hi) {
+  LayerDesc l;
+  l.type = LayerType::Clip;
+  l.lo = lo;
+  l.hi = hi;
+  return l;
+}
+
+bool add_layer(ModelDesc* desc, const LayerDesc& layer) {
+  if (!desc || desc->num_layers >= kMaxLayers) return false;
+  desc->layers[desc->num_layers++] = layer;
+  return true;
+}
+
+const char* layer_type_name(LayerType type) {
+  switch (type) {
+    case LayerType::Conv2D: return "conv2d";
+    case LayerType::DepthwiseConv2D: return "depthwise_conv2d";
+    case LayerType::MaxPool2D: return "maxpool2d";
+    case LayerType::AvgPool2D: return "avgpool2d";
+    case LayerType::AdaptiveAvgPool2D: return "adaptive_avgpool2d";
+    case LayerType::GlobalAvgPool: return "global_avgpool";
+    case LayerType::Dense: return "dense";
+    case LayerType::ReLU: return "relu";
+    case LayerType::LeakyReLU: return "leaky_relu";
+    case LayerType::Flatten: return "flatten";
+    case LayerType::Clip: return "clip";
+  }
+  return "unknown";
+}
+
+bool layer_has_params(LayerType type) {
+  return type == LayerType::Conv2D || type == LayerType::DepthwiseConv2D || type == LayerType::Dense;
+}
+
+bool layer_in_place(LayerType type) {
+  return type == LayerType::ReLU || type == LayerType::LeakyReLU || type == LayerType::Flatten ||
+         type == LayerType::Clip;
+}
+
+const char* status_text(StatusCode code) {
+  switch (code) {
+    case StatusCode::Ok: return "ok";
+    case StatusCode::InvalidArgument: return "invalid argument";
+    case StatusCode::NoLayers: return "the model has no layers";
+    case StatusCode::TooManyLayers: return "too many layers";
+    case StatusCode::ZeroDimension: return "a size or channel count is zero";
+    case StatusCode::KernelTooLarge: return "the window is larger than its input, so the layer has no output";
+    case StatusCode::BadStride: return "the stride is zero";
+    case StatusCode::Overflow: return "the sizes overflow";
+    case StatusCode::UnknownLayer: return "unknown layer type";
+    case StatusCode::ChannelMismatch: return "channel counts do not match";
+    case StatusCode::ClassCountMismatch: return "the output size differs from the class count";
+    case StatusCode::BadParameter: return "a layer parameter is out of range";
+    case StatusCode::ArenaTooSmall: return "the buffer is smaller than the model needs";
+    case StatusCode::Misaligned: return "a buffer is misaligned";
+    case StatusCode::BlobTruncated: return "the blob is truncated";
+    case StatusCode::BlobBadMagic: return "not a TinyVision blob (bad magic)";
+    case StatusCode::BlobBadVersion: return "unsupported blob format version";
+    case StatusCode::BlobBadCrc: return "CRC-32 mismatch: the blob is corrupted";
+    case StatusCode::BlobCorrupt: return "the blob's contents are inconsistent";
+    case StatusCode::BlobModelMismatch: return "the blob holds a different model than expected";
+    case StatusCode::BlobMissingTensor: return "the blob lacks a tensor the model needs";
+    case StatusCode::BlobTooSmall: return "the output buffer is too small";
+    case StatusCode::LegacySizeMismatch: return "the raw weight file's size fits no class count of this model";
+    case StatusCode::NotSupported: return "not supported for this model";
+  }
+  return "unknown status";
+}
+
+namespace {
+
+// Products of sizes are kept below 2^31 elements so every index fits an int.
+constexpr uint64_t kMaxElements = 0x7fffffffULL;
+
+bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) {
+  if (a != 0 && b > kMaxElements / a) return false;
+  *out = a * b;
+  return *out <= kMaxElements;
+}
+
+bool shape_size(const Shape& s, uint64_t* out) {
+  uint64_t hw;
+  return checked_mul((uint64_t)s.h, (uint64_t)s.w, &hw) && checked_mul(hw, (uint64_t)s.c, out);
+}
+
+// Output size and leading pad of a sliding window along one axis.
+Status window_axis(int layer, int in, int k, int stride, Padding pad, int* out, int* pad_before) {
+  if (k <= 0) return make_status(StatusCode::ZeroDimension, layer);
+  if (stride <= 0) return make_status(StatusCode::BadStride, layer);
+  if (pad == Padding::Same) {
+    int o = (in + stride - 1) / stride;
+    int total = (o - 1) * stride + k - in;
+    if (total < 0) total = 0;
+    *out = o;
+    *pad_before = total / 2;
+    return ok_status();
+  }
+  if (k > in) return make_status(StatusCode::KernelTooLarge, layer, k, in);
+  *out = (in - k) / stride + 1;
+  *pad_before = 0;
+  return ok_status();
+}
+
+}  // namespace
+
+Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
+  if (!plan) return make_status(StatusCode::InvalidArgument);
+  *plan = ModelPlan();
+  plan->desc = desc;
+  plan->first_param_layer = -1;
+  if (desc.num_layers == 0) return make_status(StatusCode::NoLayers);
+  if (desc.num_layers > kMaxLayers) return make_status(StatusCode::TooManyLayers, -1, desc.num_layers, kMaxLayers);
+  if (desc.input.height == 0 || desc.input.width == 0 || desc.input.channels == 0)
+    return make_status(StatusCode::ZeroDimension, -1);
+  if (desc.input.channels != 1 && desc.input.channels != 3)
+    return make_status(StatusCode::BadParameter, -1, desc.input.channels, 3);
+  if ((desc.input.channels == 1) != (desc.input.order == ChannelOrder::GRAY))
+    return make_status(StatusCode::ChannelMismatch, -1, desc.input.channels, (int)desc.input.order);
+  if (desc.num_classes < 2) return make_status(StatusCode::ClassCountMismatch, -1, desc.num_classes, 2);
+
+  Shape cur{desc.input.height, desc.input.width, desc.input.channels};
+  plan->input = cur;
+  uint64_t cur_size;
+  if (!shape_size(cur, &cur_size)) return make_status(StatusCode::Overflow, -1);
+  uint64_t params = 0, max_act = cur_size, infer = 0, acts = cur_size, grad = 0, flops = 0;
+  plan->num_layers = desc.num_layers;
+
+  for (int i = 0; i < desc.num_layers; ++i) {
+    const LayerDesc& d = desc.layers[i];
+    LayerPlan& lp = plan->layers[i];
+    lp.in = cur;
+    Shape out = cur;
+    uint64_t wcount = 0, bcount = 0;
+    Status st;
+    switch (d.type) {
+      case LayerType::Conv2D:
+      case LayerType::DepthwiseConv2D:
+      case LayerType::MaxPool2D:
+      case LayerType::AvgPool2D: {
+        bool pool = d.type == LayerType::MaxPool2D || d.type == LayerType::AvgPool2D;
+        if (pool && d.padding != Padding::Valid) return make_status(StatusCode::BadParameter, i);
+        if (d.type == LayerType::Conv2D && d.units == 0) return make_status(StatusCode::ZeroDimension, i);
+        int pt = 0, pl = 0;
+        st = window_axis(i, cur.h, d.kernel_h, d.stride_h, d.padding, &out.h, &pt);
+        if (!st.ok()) return st;
+        st = window_axis(i, cur.w, d.kernel_w, d.stride_w, d.padding, &out.w, &pl);
+        if (!st.ok()) return st;
+        out.c = d.type == LayerType::Conv2D ? d.units : cur.c;
+        lp.geom = Geom2D{cur.h, cur.w, cur.c, out.h, out.w, out.c, d.kernel_h, d.kernel_w,
+                         d.stride_h, d.stride_w, pt, pl};
+        uint64_t kk = (uint64_t)d.kernel_h * d.kernel_w;
+        if (d.type == LayerType::Conv2D) {
+          if (!checked_mul(kk * (uint64_t)cur.c, (uint64_t)out.c, &wcount))
+            return make_status(StatusCode::Overflow, i);
+          bcount = out.c;
+        } else if (d.type == LayerType::DepthwiseConv2D) {
+          wcount = kk * (uint64_t)cur.c;
+          bcount = cur.c;
+        }
+        uint64_t osize;
+        if (!shape_size(out, &osize)) return make_status(StatusCode::Overflow, i);
+        if (d.type == LayerType::Conv2D) flops += 2 * osize * kk * (uint64_t)cur.c;
+        if (d.type == LayerType::DepthwiseConv2D) flops += 2 * osize * kk;
+        break;
+      }
+      case LayerType::AdaptiveAvgPool2D:
+        if (d.out_h == 0 || d.out_w == 0) return make_status(StatusCode::ZeroDimension, i);
+        if (d.out_h > cur.h || d.out_w > cur.w)
+          return make_status(StatusCode::KernelTooLarge, i, d.out_h, cur.h);
+        out = Shape{d.out_h, d.out_w, cur.c};
+        break;
+      case LayerType::GlobalAvgPool:
+        out = Shape{1, 1, cur.c};
+        break;
+      case LayerType::Dense: {
+        int units = d.units ? d.units : desc.num_classes;
+        out = Shape{1, 1, units};
+        if (!checked_mul(cur_size, (uint64_t)units, &wcount)) return make_status(StatusCode::Overflow, i);
+        bcount = units;
+        flops += 2 * wcount;
+        break;
+      }
+      case LayerType::Flatten:
+        out = Shape{1, 1, (int)cur_size};
+        break;
+      case LayerType::ReLU:
+        break;
+      case LayerType::LeakyReLU:
+        if (!(d.alpha >= 0.f && d.alpha < 1.f)) return make_status(StatusCode::BadParameter, i);
+        break;
+      case LayerType::Clip:
+        // Zero must stay inside the range so that a clipped activation keeps its sign.
+        if (!(d.lo < d.hi && d.lo <= 0.f && d.hi > 0.f)) return make_status(StatusCode::BadParameter, i);
+        break;
+      default:
+        return make_status(StatusCode::UnknownLayer, i, (int)d.type);
+    }
+    if (out.h <= 0 || out.w <= 0 || out.c <= 0) return make_status(StatusCode::ZeroDimension, i);
+    uint64_t out_size;
+    if (!shape_size(out, &out_size)) return make_status(StatusCode::Overflow, i);
+    lp.out = out;
+    lp.weight_count = (size_t)wcount;
+    lp.bias_count = (size_t)bcount;
+    lp.param_offset = (size_t)params;
+    params += wcount + bcount;
+    if (params > kMaxElements) return make_status(StatusCode::Overflow, i);
+    if (layer_has_params(d.type) && plan->first_param_layer < 0) plan->first_param_layer = i;
+    if (out_size > max_act) max_act = out_size;
+    if (layer_in_place(d.type)) {
+      // Shares the buffer of the layer that produced its input.
+      lp.act_offset = i == 0 ? 0 : plan->layers[i - 1].act_offset;
+    } else {
+      if (cur_size + out_size > infer) infer = cur_size + out_size;
+      lp.act_offset = (size_t)acts;
+      acts += out_size;
+    }
+    cur = out;
+    cur_size = out_size;
+  }
+  if (plan->first_param_layer < 0) return make_status(StatusCode::NotSupported, -1);
+  if ((int)cur_size != desc.num_classes)
+    return make_status(StatusCode::ClassCountMismatch, desc.num_layers - 1, (int32_t)cur_size, desc.num_classes);
+  if (infer == 0) infer = cur_size * 2;
+  // Backward scratch: two ends of one buffer hold dL/d(output) and dL/d(input) of the layer being
+  // differentiated; the first layer with parameters never computes its input gradient.
+  for (int i = plan->first_param_layer; i < desc.num_layers; ++i) {
+    const LayerPlan& lp = plan->layers[i];
+    uint64_t need = lp.out.size();
+    if (i > plan->first_param_layer && !layer_in_place(desc.layers[i].type)) need += lp.in.size();
+    if (need > grad) grad = need;
+  }
+  plan->param_count = (size_t)params;
+  plan->max_activation = (size_t)max_act;
+  plan->infer_floats = (size_t)infer;
+  plan->train_act_floats = (size_t)acts;
+  plan->train_grad_floats = (size_t)grad;
+  plan->flops_forward = flops;
+  return ok_status();
+}
+
+bool same_model(const ModelDesc& a, const ModelDesc& b) {
+  if (a.num_classes != b.num_classes || a.num_layers != b.num_layers) return false;
+  if (a.input.height != b.input.height || a.input.width != b.input.width ||
+      a.input.channels != b.input.channels || a.input.order != b.input.order ||
+      a.input.scale != b.input.scale || a.input.offset != b.input.offset)
+    return false;
+  for (int i = 0; i < a.num_layers; ++i) {
+    const LayerDesc& x = a.layers[i];
+    const LayerDesc& y = b.layers[i];
+    if (x.type != y.type || x.padding != y.padding || x.kernel_h != y.kernel_h || x.kernel_w != y.kernel_w ||
+        x.stride_h != y.stride_h || x.stride_w != y.stride_w || x.out_h != y.out_h || x.out_w != y.out_w ||
+        x.alpha != y.alpha || x.lo != y.lo || x.hi != y.hi)
+      return false;
+    int ux = x.type == LayerType::Dense && x.units == 0 ? a.num_classes : x.units;
+    int uy = y.type == LayerType::Dense && y.units == 0 ? b.num_classes : y.units;
+    if (ux != uy) return false;
+  }
+  return true;
+}
+
+}  // namespace tv

@@ -1,0 +1,119 @@
+// Model description and plan: a model is an input, an ordered list of layers and a class count.
+// Every shape, parameter offset and buffer size is derived from the description by plan_model().
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tv/image.h"
+#include "tv/ops.h"
+#include "tv/status.h"
+
+namespace tv {
+
+constexpr int kMaxLayers = 32;
+
+enum class LayerType : uint8_t {
+  Conv2D = 1,
+  DepthwiseConv2D = 2,
+  MaxPool2D = 3,
+  AvgPool2D = 4,
+  AdaptiveAvgPool2D = 5,
+  GlobalAvgPool = 6,
+  Dense = 7,
+  ReLU = 8,
+  LeakyReLU = 9,
+  Flatten = 10,
+  Clip = 11,
+};
+
+enum class Padding : uint8_t { Valid = 0, Same = 1 };
+
+// One layer. Which fields matter depends on the type:
+// Conv2D: units (filters), kernel, stride, padding.  DepthwiseConv2D: kernel, stride, padding.
+// MaxPool2D/AvgPool2D: kernel, stride (valid padding only).  AdaptiveAvgPool2D: out_h, out_w.
+// Dense: units (0 = the model's class count).  LeakyReLU: alpha.  Clip: lo, hi.
+struct LayerDesc {
+  LayerType type = LayerType::Flatten;
+  Padding padding = Padding::Valid;
+  uint16_t units = 0;
+  uint8_t kernel_h = 0, kernel_w = 0;
+  uint8_t stride_h = 1, stride_w = 1;
+  uint16_t out_h = 0, out_w = 0;
+  float alpha = 0.f;
+  float lo = 0.f, hi = 0.f;
+};
+
+// The input: size, channel order and normalization value = pixel * scale + offset.
+struct InputDesc {
+  uint16_t height = 64, width = 64, channels = 3;
+  ChannelOrder order = ChannelOrder::RGB;
+  float scale = 1.0f / 255.0f;
+  float offset = 0.0f;
+};
+
+struct ModelDesc {
+  InputDesc input;
+  uint16_t num_classes = 0;
+  uint8_t num_layers = 0;
+  LayerDesc layers[kMaxLayers];
+};
+
+// Builders for readable model descriptions.
+LayerDesc conv2d_layer(int filters, int kernel, int stride = 1, Padding padding = Padding::Valid);
+LayerDesc depthwise_layer(int kernel, int stride = 1, Padding padding = Padding::Same);
+LayerDesc maxpool_layer(int kernel, int stride = 0 /* 0 = kernel */);
+LayerDesc avgpool_layer(int kernel, int stride = 0 /* 0 = kernel */);
+LayerDesc adaptive_avgpool_layer(int out_h, int out_w);
+LayerDesc global_avgpool_layer();
+LayerDesc dense_layer(int units = 0 /* 0 = class count */);
+LayerDesc relu_layer();
+LayerDesc leaky_relu_layer(float alpha);
+LayerDesc flatten_layer();
+LayerDesc clip_layer(float lo, float hi);
+// Appends a layer; false when the description is full.
+bool add_layer(ModelDesc* desc, const LayerDesc& layer);
+
+// Short lower-case name of a layer type ("conv2d", "leaky_relu", ...).
+const char* layer_type_name(LayerType type);
+// True for layers with weights and biases.
+bool layer_has_params(LayerType type);
+// True for layers computed in place on their input buffer (activations, clip, flatten).
+bool layer_in_place(LayerType type);
+
+struct Shape {
+  int h = 0, w = 0, c = 0;
+  size_t size() const { return (size_t)h * (size_t)w * (size_t)c; }
+};
+
+// What plan_model() derives for one layer.
+struct LayerPlan {
+  Shape in, out;
+  Geom2D geom;            // for conv/depthwise/pool layers
+  size_t weight_count = 0;  // 0 for layers without parameters
+  size_t bias_count = 0;
+  size_t param_offset = 0;  // weights at params + param_offset, bias right after them
+  size_t act_offset = 0;    // training: where this layer's output is stored in a worker's activations
+};
+
+// Everything derived from a description.
+struct ModelPlan {
+  ModelDesc desc;
+  int num_layers = 0;
+  LayerPlan layers[kMaxLayers];
+  Shape input;
+  size_t param_count = 0;        // weights + biases of every layer
+  size_t max_activation = 0;     // largest tensor, input included
+  size_t infer_floats = 0;       // inference work buffer: max over layers of in + out
+  size_t train_act_floats = 0;   // training: input + every non-in-place layer output
+  size_t train_grad_floats = 0;  // training: backward scratch (both ends of one buffer)
+  int first_param_layer = -1;    // backward stops here and skips its input gradient
+  uint64_t flops_forward = 0;    // multiply-adds * 2 of one forward pass
+};
+
+// Validates the description and derives the plan. Rejections name the layer and the reason.
+Status plan_model(const ModelDesc& desc, ModelPlan* plan);
+
+// True when two descriptions describe the same computation (same input, layers and classes).
+bool same_model(const ModelDesc& a, const ModelDesc& b);
+
+}  // namespace tv

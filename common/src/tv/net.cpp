@@ -1,0 +1,325 @@
+#include "tv/net.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "tv/ops.h"
+#include "tv/optim.h"
+#include "tv/rng.h"
+
+namespace tv {
+
+namespace {
+
+size_t align_floats(size_t n) {
+  const size_t per = kArenaAlign / sizeof(float);
+  return (n + per - 1) / per * per;
+}
+
+bool aligned(const void* p) { return ((uintptr_t)p % kArenaAlign) == 0; }
+
+void normalize_input(const ModelPlan& plan, const uint8_t* image, float* dst) {
+  const size_t n = plan.input.size();
+  const float scale = plan.desc.input.scale, offset = plan.desc.input.offset;
+  if (offset == 0.f) {
+    for (size_t i = 0; i < n; ++i) dst[i] = (float)image[i] * scale;
+  } else {
+    for (size_t i = 0; i < n; ++i) dst[i] = (float)image[i] * scale + offset;
+  }
+}
+
+}  // namespace
+
+void forward_layer(const ModelPlan& plan, int i, const float* params, const float* in, float* out) {
+  const LayerDesc& d = plan.desc.layers[i];
+  const LayerPlan& lp = plan.layers[i];
+  const float* w = params + lp.param_offset;
+  const float* b = w + lp.weight_count;
+  const size_t n = lp.out.size();
+  switch (d.type) {
+    case LayerType::Conv2D: conv2d_forward(lp.geom, in, w, b, out); break;
+    case LayerType::DepthwiseConv2D: depthwise_conv2d_forward(lp.geom, in, w, b, out); break;
+    case LayerType::MaxPool2D: maxpool2d_forward(lp.geom, in, out); break;
+    case LayerType::AvgPool2D: avgpool2d_forward(lp.geom, in, out); break;
+    case LayerType::AdaptiveAvgPool2D:
+    case LayerType::GlobalAvgPool:
+      adaptive_avgpool2d_forward(lp.in.h, lp.in.w, lp.in.c, lp.out.h, lp.out.w, in, out);
+      break;
+    case LayerType::Dense: dense_forward((int)lp.in.size(), lp.out.c, in, w, b, out); break;
+    case LayerType::ReLU: relu_forward(out, n); break;
+    case LayerType::LeakyReLU: leaky_relu_forward(out, n, d.alpha); break;
+    case LayerType::Clip: clip_forward(out, n, d.lo, d.hi); break;
+    case LayerType::Flatten: break;
+  }
+}
+
+// ---- Inference ----
+
+InferenceMemory inference_memory(const ModelPlan& plan) {
+  InferenceMemory m;
+  m.params_bytes = plan.param_count * sizeof(float);
+  m.work_bytes = align_floats(plan.infer_floats) * sizeof(float);
+  m.total_bytes = m.params_bytes + m.work_bytes;
+  return m;
+}
+
+Status inference_init(Inference* inf, const ModelPlan* plan, const float* params, void* arena, size_t arena_bytes) {
+  if (!inf || !plan || !params || !arena) return make_status(StatusCode::InvalidArgument);
+  if (!aligned(arena)) return make_status(StatusCode::Misaligned);
+  InferenceMemory need = inference_memory(*plan);
+  if (arena_bytes < need.work_bytes)
+    return make_status(StatusCode::ArenaTooSmall, -1, (int32_t)arena_bytes, (int32_t)need.work_bytes);
+  inf->plan = plan;
+  inf->params = params;
+  inf->work = (float*)arena;
+  return ok_status();
+}
+
+// Runs the layers with the input at the low end of the work buffer; each layer that writes a new
+// tensor writes it at the opposite end from its input (both fit: plan.infer_floats is the largest
+// in + out). Returns the final output.
+static const float* run_layers(const Inference& inf) {
+  const ModelPlan& plan = *inf.plan;
+  float* cur = inf.work;
+  bool low = true;
+  for (int i = 0; i < plan.num_layers; ++i) {
+    if (layer_in_place(plan.desc.layers[i].type)) {
+      forward_layer(plan, i, inf.params, cur, cur);
+      continue;
+    }
+    float* out = low ? inf.work + plan.infer_floats - plan.layers[i].out.size() : inf.work;
+    forward_layer(plan, i, inf.params, cur, out);
+    cur = out;
+    low = !low;
+  }
+  return cur;
+}
+
+static void finish(const Inference& inf, const float* out, float* probs, float* logits) {
+  const int n = inf.plan->desc.num_classes;
+  if (logits) memcpy(logits, out, (size_t)n * sizeof(float));
+  if (probs) softmax(out, n, probs);
+}
+
+void infer_u8(const Inference& inf, const uint8_t* image, float* probs, float* logits) {
+  normalize_input(*inf.plan, image, inf.work);
+  finish(inf, run_layers(inf), probs, logits);
+}
+
+void infer_f32(const Inference& inf, const float* input, float* probs, float* logits) {
+  memcpy(inf.work, input, inf.plan->input.size() * sizeof(float));
+  finish(inf, run_layers(inf), probs, logits);
+}
+
+int argmax(const float* v, int n) {
+  int best = 0;
+  for (int i = 1; i < n; ++i)
+    if (v[i] > v[best]) best = i;
+  return best;
+}
+
+// ---- Training ----
+
+TrainMemory training_memory(const ModelPlan& plan, const TrainOptions& opt) {
+  TrainMemory m;
+  const int lanes = opt.lanes < 1 ? 1 : (opt.lanes > kMaxLanes ? kMaxLanes : opt.lanes);
+  const size_t p = align_floats(plan.param_count) * sizeof(float);
+  const size_t classes = align_floats(plan.desc.num_classes) * sizeof(float);
+  m.params_bytes = p;
+  m.grad_bytes = p * lanes;
+  m.optimizer_bytes = opt.optimizer == OptimizerKind::Adam ? 2 * p : p;
+  m.snapshot_bytes = opt.keep_best ? p : 0;
+  m.activation_bytes = align_floats(plan.train_act_floats) * sizeof(float) * lanes;
+  m.scratch_bytes = (align_floats(plan.train_grad_floats) * sizeof(float) + 2 * classes) * lanes;
+  m.total_bytes = m.params_bytes + m.grad_bytes + m.optimizer_bytes + m.snapshot_bytes + m.activation_bytes +
+                  m.scratch_bytes;
+  return m;
+}
+
+Status trainer_init(Trainer* tr, const ModelPlan* plan, const TrainOptions& opt, void* arena, size_t arena_bytes) {
+  if (!tr || !plan || !arena) return make_status(StatusCode::InvalidArgument);
+  if (opt.lanes < 1 || opt.lanes > kMaxLanes) return make_status(StatusCode::InvalidArgument, -1, opt.lanes, kMaxLanes);
+  if (!aligned(arena)) return make_status(StatusCode::Misaligned);
+  TrainMemory need = training_memory(*plan, opt);
+  if (arena_bytes < need.total_bytes)
+    return make_status(StatusCode::ArenaTooSmall, -1, (int32_t)arena_bytes, (int32_t)need.total_bytes);
+  memset(arena, 0, need.total_bytes);
+  *tr = Trainer();
+  tr->plan = plan;
+  tr->opt = opt;
+  float* f = (float*)arena;
+  const size_t pn = align_floats(plan->param_count);
+  tr->params = f;
+  f += pn;
+  for (int l = 0; l < opt.lanes; ++l) {
+    tr->lanes[l].grad = f;
+    f += pn;
+  }
+  tr->m = f;
+  f += pn;
+  if (opt.optimizer == OptimizerKind::Adam) {
+    tr->v = f;
+    f += pn;
+  }
+  if (opt.keep_best) {
+    tr->best = f;
+    f += pn;
+  }
+  const size_t cn = align_floats(plan->desc.num_classes);
+  for (int l = 0; l < opt.lanes; ++l) {
+    TrainLane& lane = tr->lanes[l];
+    lane.acts = f;
+    f += align_floats(plan->train_act_floats);
+    lane.scratch = f;
+    f += align_floats(plan->train_grad_floats);
+    lane.probs = f;
+    f += cn;
+    lane.dlogits = f;
+    f += cn;
+  }
+  return ok_status();
+}
+
+void he_init(const ModelPlan& plan, float* params, uint64_t seed) {
+  Rng rng(seed);
+  for (int i = 0; i < plan.num_layers; ++i) {
+    const LayerPlan& lp = plan.layers[i];
+    if (lp.weight_count == 0) continue;
+    const LayerDesc& d = plan.desc.layers[i];
+    size_t fan_in;
+    if (d.type == LayerType::Conv2D) fan_in = (size_t)d.kernel_h * d.kernel_w * lp.in.c;
+    else if (d.type == LayerType::DepthwiseConv2D) fan_in = (size_t)d.kernel_h * d.kernel_w;
+    else fan_in = lp.in.size();
+    const float sd = sqrtf(2.0f / (float)fan_in);
+    float* w = params + lp.param_offset;
+    for (size_t k = 0; k < lp.weight_count; ++k) w[k] = rng.normal() * sd;
+    memset(w + lp.weight_count, 0, lp.bias_count * sizeof(float));
+  }
+}
+
+void trainer_begin_batch(Trainer* tr) {
+  const size_t n = tr->plan->param_count;
+  for (int l = 0; l < tr->opt.lanes; ++l) {
+    TrainLane& lane = tr->lanes[l];
+    memset(lane.grad, 0, n * sizeof(float));
+    lane.loss_sum = 0;
+    lane.correct = 0;
+    lane.seen = 0;
+  }
+}
+
+float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int label, int* predicted) {
+  const ModelPlan& plan = *tr->plan;
+  TrainLane& lane = tr->lanes[lane_index];
+  const float* params = tr->params;
+  float* acts = lane.acts;
+
+  // Forward, keeping every layer's output.
+  normalize_input(plan, image, acts);
+  for (int i = 0; i < plan.num_layers; ++i) {
+    const float* in = i == 0 ? acts : acts + plan.layers[i - 1].act_offset;
+    forward_layer(plan, i, params, in, acts + plan.layers[i].act_offset);
+  }
+  const int nc = plan.desc.num_classes;
+  const float* logits = acts + plan.layers[plan.num_layers - 1].act_offset;
+
+  // Loss and its gradient.
+  float loss;
+  if (tr->opt.loss == LossKind::MSE) {
+    float* target = lane.probs;  // one-hot target, then overwritten by the probabilities below
+    for (int k = 0; k < nc; ++k) target[k] = k == label ? 1.f : 0.f;
+    loss = mse_loss(logits, target, nc, lane.dlogits);
+    softmax(logits, nc, lane.probs);
+  } else {
+    loss = softmax_cross_entropy(logits, nc, label, lane.probs, lane.dlogits);
+  }
+  const int pred = argmax(lane.probs, nc);
+  if (predicted) *predicted = pred;
+  lane.loss_sum += loss;
+  lane.correct += pred == label;
+  lane.seen += 1;
+
+  // Backward: dy and dx live at opposite ends of the scratch buffer.
+  float* scratch = lane.scratch;
+  const size_t S = plan.train_grad_floats;
+  float* dy = scratch;
+  bool dy_low = true;
+  memcpy(dy, lane.dlogits, (size_t)nc * sizeof(float));
+  for (int i = plan.num_layers - 1; i >= plan.first_param_layer; --i) {
+    const LayerDesc& d = plan.desc.layers[i];
+    const LayerPlan& lp = plan.layers[i];
+    const float* y = acts + lp.act_offset;
+    const float* x = i == 0 ? acts : acts + plan.layers[i - 1].act_offset;
+    const size_t n_out = lp.out.size();
+    if (layer_in_place(d.type)) {
+      if (d.type == LayerType::ReLU) relu_backward(y, dy, n_out);
+      else if (d.type == LayerType::LeakyReLU) leaky_relu_backward(y, dy, n_out, d.alpha);
+      // Clip passes the gradient straight through; Flatten only reinterprets the shape.
+      continue;
+    }
+    float* g = tr->lanes[lane_index].grad + lp.param_offset;
+    const float* w = params + lp.param_offset;
+    const bool need_dx = i > plan.first_param_layer;
+    float* dx = dy_low ? scratch + S - lp.in.size() : scratch;
+    switch (d.type) {
+      case LayerType::Conv2D:
+        conv2d_backward_params(lp.geom, x, dy, g, g + lp.weight_count);
+        if (need_dx) conv2d_backward_data(lp.geom, w, dy, dx);
+        break;
+      case LayerType::DepthwiseConv2D:
+        depthwise_conv2d_backward_params(lp.geom, x, dy, g, g + lp.weight_count);
+        if (need_dx) depthwise_conv2d_backward_data(lp.geom, w, dy, dx);
+        break;
+      case LayerType::Dense:
+        dense_backward_params((int)lp.in.size(), lp.out.c, x, dy, g, g + lp.weight_count);
+        if (need_dx) dense_backward_data((int)lp.in.size(), lp.out.c, w, dy, dx);
+        break;
+      case LayerType::MaxPool2D: maxpool2d_backward(lp.geom, x, dy, dx); break;
+      case LayerType::AvgPool2D: avgpool2d_backward(lp.geom, dy, dx); break;
+      case LayerType::AdaptiveAvgPool2D:
+      case LayerType::GlobalAvgPool:
+        adaptive_avgpool2d_backward(lp.in.h, lp.in.w, lp.in.c, lp.out.h, lp.out.w, dy, dx);
+        break;
+      default: break;
+    }
+    if (!need_dx) break;
+    dy = dx;
+    dy_low = !dy_low;
+  }
+  return loss;
+}
+
+bool trainer_end_batch(Trainer* tr) {
+  const size_t n = tr->plan->param_count;
+  float* g = tr->lanes[0].grad;
+  for (int l = 1; l < tr->opt.lanes; ++l) {
+    const float* o = tr->lanes[l].grad;
+    for (size_t k = 0; k < n; ++k) g[k] += o[k];
+  }
+  if (tr->opt.grad_scale != 1.f) scale_buffer(g, n, tr->opt.grad_scale);
+  double norm = grad_norm(g, n);
+  tr->last_grad_norm = (float)norm;
+  if (!isfinite(norm)) {
+    tr->skipped_steps++;
+    return false;
+  }
+  if (tr->opt.grad_clip_norm > 0.f && norm > (double)tr->opt.grad_clip_norm)
+    scale_buffer(g, n, (float)((double)tr->opt.grad_clip_norm / norm));
+  tr->step++;
+  const TrainOptions& o = tr->opt;
+  if (o.optimizer == OptimizerKind::Adam)
+    adam_step(tr->params, g, tr->m, tr->v, n, o.lr, o.beta1, o.beta2, o.eps, tr->step, o.weight_decay, o.weight_clip);
+  else
+    sgd_step(tr->params, g, tr->m, n, o.lr, o.momentum, o.weight_decay, o.weight_clip);
+  return true;
+}
+
+void trainer_save_best(Trainer* tr) {
+  if (tr->best) memcpy(tr->best, tr->params, tr->plan->param_count * sizeof(float));
+}
+
+void trainer_restore_best(Trainer* tr) {
+  if (tr->best) memcpy(tr->params, tr->best, tr->plan->param_count * sizeof(float));
+}
+
+}  // namespace tv

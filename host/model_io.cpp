@@ -1,0 +1,134 @@
+#include "host/model_io.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "host/error.h"
+#include "host/files.h"
+#include "tv/legacy.h"
+#include "tv/presets.h"
+
+namespace tvh {
+
+std::string status_message(const tv::Status& st, const tv::ModelDesc* desc) {
+  std::string s;
+  if (st.layer >= 0) {
+    s = "layer " + std::to_string(st.layer);
+    if (desc && st.layer < desc->num_layers)
+      s += std::string(" (") + tv::layer_type_name(desc->layers[st.layer].type) + ")";
+    s += ": ";
+  }
+  s += tv::status_text(st.code);
+  if (st.a != 0 || st.b != 0) s += " (" + std::to_string(st.a) + " vs " + std::to_string(st.b) + ")";
+  return s;
+}
+
+std::unique_ptr<tv::ModelPlan> plan_or_throw(const tv::ModelDesc& desc, const std::string& what) {
+  auto plan = std::make_unique<tv::ModelPlan>();
+  tv::Status st = tv::plan_model(desc, plan.get());
+  if (!st.ok()) throw Error(what + ": invalid model, " + status_message(st, &desc) + ".");
+  return plan;
+}
+
+AlignedBuffer::AlignedBuffer(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded == 0) rounded = 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes.");
+  std::memset(p, 0, rounded);
+  ptr_.reset((uint8_t*)p);
+  size_ = bytes;
+}
+
+void AlignedBuffer::Free::operator()(uint8_t* p) const { std::free(p); }
+
+LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name) {
+  LoadedModel m;
+  m.blob = bytes;
+  auto view = std::make_unique<tv::BlobView>();
+  tv::Status st = tv::blob_decode(m.blob.data(), m.blob.size(), view.get());
+  if (!st.ok()) throw Error(name + ": " + status_message(st) + ".");
+  m.plan = plan_or_throw(view->model, name);
+  m.format = "tvb";
+  m.crc = view->crc;
+  m.int8 = view->is_int8();
+  for (int i = 0; i < view->num_labels; ++i) {
+    const char* t;
+    size_t n;
+    tv::blob_label(*view, i, &t, &n);
+    m.labels.emplace_back(t, n);
+  }
+  if (view->provenance) m.provenance.assign(view->provenance, view->provenance_len);
+  if (!m.int8) {
+    m.params.assign(m.plan->param_count, 0.f);
+    st = tv::blob_load_float_params(*view, *m.plan, m.params.data());
+    if (!st.ok()) throw Error(name + ": " + status_message(st, &view->model) + ".");
+  }
+  return m;
+}
+
+LoadedModel load_model(const std::string& path, const RawOptions& raw) {
+  std::vector<uint8_t> bytes = read_file(path, size_t(256) << 20);
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "TVB1", 4) == 0) return decode_model(bytes, path);
+  // A raw reference file: no header, so the size must match the preset's model for some class count.
+  if (raw.preset != "webmcu")
+    throw Error(path + ": not a .tvb blob, and raw weight files are only defined for the webmcu preset.");
+  int k = raw.labels.empty() ? tv::legacy_classes_for_size(bytes.size()) : (int)raw.labels.size();
+  if (k < 2)
+    throw Error(path + ": neither a .tvb blob nor a raw webmcu myWeights.bin (" + std::to_string(bytes.size()) +
+                " bytes fits no class count).");
+  tv::ModelDesc desc;
+  tv::webmcu_model(k, &desc);
+  LoadedModel m;
+  m.plan = plan_or_throw(desc, path);
+  m.params.assign(m.plan->param_count, 0.f);
+  tv::Status st = tv::legacy_import(bytes.data(), bytes.size(), *m.plan, m.params.data());
+  if (!st.ok())
+    throw Error(path + ": raw webmcu weights for " + std::to_string(k) + " classes must be " +
+                std::to_string(tv::legacy_size(k)) + " bytes, the file has " + std::to_string(bytes.size()) + ".");
+  m.labels = raw.labels;
+  for (int i = (int)m.labels.size(); i < k; ++i) m.labels.push_back("class" + std::to_string(i));
+  m.format = "webmcu-bin";
+  m.blob = std::move(bytes);
+  return m;
+}
+
+std::vector<uint8_t> encode_float_blob(const tv::ModelPlan& plan, const float* params,
+                                       const std::vector<std::string>& labels, const std::string& provenance) {
+  if ((int)labels.size() != plan.desc.num_classes)
+    throw Error("the model has " + std::to_string(plan.desc.num_classes) + " classes but " +
+                std::to_string(labels.size()) + " labels were given.");
+  std::vector<tv::BlobTensor> tensors(tv::kMaxBlobTensors);
+  int nt = tv::float_tensors(plan, params, tensors.data());
+  std::vector<const char*> lp;
+  for (const auto& l : labels) lp.push_back(l.c_str());
+  tv::BlobContents c;
+  c.model = &plan.desc;
+  c.labels = lp.data();
+  c.num_labels = (int)lp.size();
+  c.provenance = provenance.empty() ? nullptr : provenance.c_str();
+  c.tensors = tensors.data();
+  c.num_tensors = nt;
+  std::vector<uint8_t> out(tv::blob_encoded_size(c));
+  size_t written = 0;
+  tv::Status st = tv::blob_encode(c, out.data(), out.size(), &written);
+  if (!st.ok()) throw Error("cannot encode the model: " + status_message(st, &plan.desc) + ".");
+  out.resize(written);
+  return out;
+}
+
+void save_float_model(const std::string& path, const tv::ModelPlan& plan, const float* params,
+                      const std::vector<std::string>& labels, const std::string& provenance) {
+  write_file_atomic(path, encode_float_blob(plan, params, labels, provenance));
+}
+
+void save_raw_weights(const std::string& path, const tv::ModelPlan& plan, const float* params) {
+  if (!tv::legacy_compatible(plan))
+    throw Error(path + ": the raw myWeights.bin format only holds the webmcu network at 64x64x3.");
+  std::vector<uint8_t> out(tv::legacy_size(plan.desc.num_classes));
+  tv::Status st = tv::legacy_export(plan, params, out.data(), out.size());
+  if (!st.ok()) throw Error(path + ": " + status_message(st, &plan.desc) + ".");
+  write_file_atomic(path, out);
+}
+
+}  // namespace tvh

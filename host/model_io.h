@@ -1,0 +1,70 @@
+// Reading and writing model files on the host: .tvb blobs and the reference's raw myWeights.bin.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tv/blob.h"
+#include "tv/model.h"
+#include "tv/net.h"
+
+namespace tvh {
+
+// One sentence for a core status, naming the layer when there is one, e.g.
+// "layer 3 (conv2d): the window is larger than its input, so the layer has no output (5 vs 3)".
+std::string status_message(const tv::Status& st, const tv::ModelDesc* desc = nullptr);
+
+// Plans a description; throws tvh::Error("<what>: <status message>") when it is invalid.
+std::unique_ptr<tv::ModelPlan> plan_or_throw(const tv::ModelDesc& desc, const std::string& what);
+
+// A kArenaAlign-aligned, zero-filled byte buffer.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(size_t bytes);
+  uint8_t* data() const { return ptr_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, Free> ptr_;
+  size_t size_ = 0;
+};
+
+// A model in memory: its plan, labels and either float parameters or (int8) the blob it came from.
+struct LoadedModel {
+  std::unique_ptr<tv::ModelPlan> plan;
+  std::vector<std::string> labels;
+  std::vector<float> params;        // float models
+  std::vector<uint8_t> blob;        // the file's bytes (.tvb), kept for int8 views and CRC
+  std::string provenance;
+  std::string format;               // "tvb" or "webmcu-bin"
+  bool int8 = false;
+  uint32_t crc = 0;
+};
+
+// Options for reading a raw myWeights.bin (it carries no description of its own).
+struct RawOptions {
+  std::string preset = "webmcu";        // only webmcu is defined for the raw format
+  std::vector<std::string> labels;      // default: class0, class1, ...
+};
+
+// Loads a .tvb blob or a raw myWeights.bin (chosen by content: a .tvb starts with "TVB1").
+// Throws tvh::Error naming the file and the problem.
+LoadedModel load_model(const std::string& path, const RawOptions& raw = RawOptions());
+// Decodes a .tvb from memory (name is used in messages).
+LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name);
+
+// Encodes a float model as a .tvb blob.
+std::vector<uint8_t> encode_float_blob(const tv::ModelPlan& plan, const float* params,
+                                       const std::vector<std::string>& labels, const std::string& provenance);
+// Encodes and writes a float model atomically.
+void save_float_model(const std::string& path, const tv::ModelPlan& plan, const float* params,
+                      const std::vector<std::string>& labels, const std::string& provenance);
+// Writes the raw reference file atomically (webmcu models only).
+void save_raw_weights(const std::string& path, const tv::ModelPlan& plan, const float* params);
+
+}  // namespace tvh

@@ -1,0 +1,78 @@
+#include "test_support.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace tvtest {
+namespace {
+std::vector<std::string>& dirs_to_remove() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+void remove_temp_dirs() {
+  for (const auto& d : dirs_to_remove()) {
+    std::error_code ec;
+    fs::remove_all(d, ec);
+  }
+}
+std::string read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+std::string source_path(const std::string& rel) { return std::string(TV_SOURCE_DIR) + "/" + rel; }
+
+std::string shared_path(const std::string& rel) {
+  const char* env = std::getenv("TV_SHARED_DIR");
+  std::string base = env && *env ? env : TV_SHARED_DIR;
+  std::string p = base + "/" + rel;
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return "";
+  return fs::canonical(p, ec).string();
+}
+
+std::string bin_path(const std::string& name) { return std::string(TV_BIN_DIR) + "/" + name; }
+
+std::string temp_dir(const std::string& tag) {
+  static std::once_flag once;
+  std::call_once(once, [] { std::atexit(remove_temp_dirs); });
+  std::string tmpl = (fs::temp_directory_path() / ("tvtest-" + tag + "-XXXXXX")).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  const char* made = mkdtemp(buf.data());
+  if (!made) return "";
+  dirs_to_remove().push_back(made);
+  return made;
+}
+
+bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci && std::string(ci) == "true";
+}
+
+int run_command(const std::string& cmd, std::string* out, std::string* err) {
+  std::string dir = temp_dir("cmd");
+  std::string o = dir + "/out", e = dir + "/err";
+  std::string full = "(" + cmd + ") >" + o + " 2>" + e + " </dev/null";
+  int rc = std::system(full.c_str());
+  if (out) *out = read_all(o);
+  if (err) *err = read_all(e);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (rc == -1) return -1;
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+}  // namespace tvtest

@@ -1,0 +1,29 @@
+// Helpers shared by the test suites: where things are, and skipping when ../shared is absent.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace tvtest {
+// Absolute path of a file in the source tree.
+std::string source_path(const std::string& rel);
+// Absolute path of ../shared/<rel>; "" when ../shared is absent.
+std::string shared_path(const std::string& rel);
+// Path of a built tool (build/bin/<name>).
+std::string bin_path(const std::string& name);
+// A fresh empty directory under the system temp dir, removed at process exit.
+std::string temp_dir(const std::string& tag);
+// True when CI=true is set: data that must be present makes a missing ../shared a failure.
+bool in_ci();
+// Runs a shell command; returns its exit status and captures stdout (and stderr when asked).
+int run_command(const std::string& cmd, std::string* out = nullptr, std::string* err = nullptr);
+}  // namespace tvtest
+
+// Skips the current test (or fails in CI) when ../shared is not present.
+#define TV_REQUIRE_SHARED(rel)                                                            \
+  do {                                                                                    \
+    if (tvtest::shared_path(rel).empty()) {                                               \
+      if (tvtest::in_ci()) FAIL() << "CI=true but ../shared/" << (rel) << " is missing"; \
+      GTEST_SKIP() << "../shared/" << (rel) << " is absent (a fresh clone): skipped";     \
+    }                                                                                     \
+  } while (0)
