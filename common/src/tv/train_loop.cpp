@@ -1,0 +1,153 @@
+#include "tv/train_loop.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "tv/rng.h"
+
+namespace tv {
+
+float recipe_lr(const TrainRecipe& r, int epoch) {
+  const float base = r.opt.lr;
+  if (r.warmup_epochs > 0 && epoch < r.warmup_epochs) return base * (float)(epoch + 1) / (float)(r.warmup_epochs + 1);
+  if (!r.cosine) return base;
+  const int span = r.epochs - r.warmup_epochs;
+  if (span <= 1) return base;
+  const double t = (double)(epoch - r.warmup_epochs) / (double)(span - 1);
+  const double lo = (double)base * r.lr_min_factor;
+  return (float)(lo + 0.5 * ((double)base - lo) * (1.0 + cos(3.141592653589793 * t)));
+}
+
+bool recipe_augments(const TrainRecipe& r) { return r.aug_flip || r.aug_shift > 0 || r.aug_brightness > 0.f; }
+
+size_t augment_scratch_bytes(const TrainRecipe& r, const ModelPlan& plan) {
+  if (!recipe_augments(r)) return 0;
+  return (plan.input.size() + 15) / 16 * 16;
+}
+
+void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
+                   int epoch, int index) {
+  Rng rng(mix_seed(seed, (uint64_t)epoch + 1, (uint64_t)index + 1));
+  const bool flip = r.aug_flip && (rng.next() & 1);
+  int dx = 0, dy = 0;
+  if (r.aug_shift > 0) {
+    dx = (int)rng.below((uint32_t)(2 * r.aug_shift + 1)) - r.aug_shift;
+    dy = (int)rng.below((uint32_t)(2 * r.aug_shift + 1)) - r.aug_shift;
+  }
+  // Brightness as a fixed-point gain so the result is exact integer arithmetic.
+  int gain = 256;
+  if (r.aug_brightness > 0.f) gain = (int)lroundf(256.f * (1.f + r.aug_brightness * (2.f * rng.uniform() - 1.f)));
+  for (int y = 0; y < h; ++y) {
+    int sy = y + dy;
+    sy = sy < 0 ? 0 : (sy >= h ? h - 1 : sy);
+    for (int x = 0; x < w; ++x) {
+      int xx = flip ? w - 1 - x : x;
+      int sx = xx + dx;
+      sx = sx < 0 ? 0 : (sx >= w ? w - 1 : sx);
+      const uint8_t* s = src + ((size_t)sy * w + sx) * c;
+      uint8_t* d = dst + ((size_t)y * w + x) * c;
+      for (int k = 0; k < c; ++k) {
+        int v = (s[k] * gain + 128) >> 8;
+        d[k] = (uint8_t)(v > 255 ? 255 : v);
+      }
+    }
+  }
+}
+
+namespace {
+
+struct BatchWork {
+  Trainer* tr;
+  const TrainRecipe* recipe;
+  const SampleSource* src;
+  const int* idx;  // the batch's samples, in batch order
+  int n;
+  int epoch;
+  uint64_t seed;
+  uint8_t* aug;
+  size_t aug_stride;
+  volatile bool* stop;
+};
+
+void run_lane(void* arg, int lane) {
+  BatchWork& b = *(BatchWork*)arg;
+  const ModelPlan& plan = *b.tr->plan;
+  const int lanes = b.tr->opt.lanes;
+  for (int j = lane; j < b.n; j += lanes) {
+    if (b.stop && *b.stop) return;
+    const int index = b.idx[j];
+    const uint8_t* img = b.src->image(b.src->ctx, index);
+    if (b.aug) {
+      uint8_t* dst = b.aug + (size_t)lane * b.aug_stride;
+      augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
+      img = dst;
+    }
+    int pred;
+    trainer_sample(b.tr, lane, img, b.src->label(b.src->ctx, index), &pred);
+  }
+}
+
+}  // namespace
+
+EpochStats train_epoch(const EpochJob& job) {
+  EpochStats es;
+  Trainer* tr = job.trainer;
+  const TrainRecipe& r = *job.recipe;
+  for (int i = 0; i < job.n; ++i) job.order[i] = job.train[i];
+  Rng rng(mix_seed(job.seed, 0x5eedULL, (uint64_t)job.epoch));
+  shuffle(job.order, job.n, rng);
+  es.lr = recipe_lr(r, job.epoch);
+  tr->opt.lr = es.lr;
+  const int bs = r.batch_size > 0 ? r.batch_size : 1;
+  BatchWork work;
+  work.tr = tr;
+  work.recipe = &r;
+  work.src = &job.source;
+  work.epoch = job.epoch;
+  work.seed = job.seed;
+  work.aug = recipe_augments(r) ? job.aug_scratch : nullptr;
+  work.aug_stride = augment_scratch_bytes(r, *tr->plan);
+  work.stop = job.stop;
+  for (int start = 0; start < job.n; start += bs) {
+    work.idx = job.order + start;
+    work.n = job.n - start < bs ? job.n - start : bs;
+    trainer_begin_batch(tr);
+    if (job.runner && job.runner->run) job.runner->run(job.runner->ctx, tr->opt.lanes, run_lane, &work);
+    else
+      for (int l = 0; l < tr->opt.lanes; ++l) run_lane(&work, l);
+    BatchStats bst;
+    for (int l = 0; l < tr->opt.lanes; ++l) {
+      bst.loss_sum += tr->lanes[l].loss_sum;
+      bst.correct += tr->lanes[l].correct;
+      bst.seen += tr->lanes[l].seen;
+    }
+    if (job.stop && *job.stop) {
+      bst.stopped = true;
+      es.stopped = true;
+    } else {
+      bst.stepped = trainer_end_batch(tr);
+      if (!bst.stepped) es.skipped_batches++;
+    }
+    es.loss_sum += bst.loss_sum;
+    es.correct += bst.correct;
+    es.seen += bst.seen;
+    if (job.on_batch) job.on_batch(job.on_batch_ctx, start + work.n, job.n, bst);
+    if (es.stopped) break;
+  }
+  return es;
+}
+
+int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int n, int* confusion, float* probs) {
+  const int k = inf.plan->desc.num_classes;
+  int correct = 0;
+  for (int i = 0; i < n; ++i) {
+    infer_u8(inf, src.image(src.ctx, idx[i]), probs);
+    const int pred = argmax(probs, k);
+    const int truth = src.label(src.ctx, idx[i]);
+    correct += pred == truth;
+    if (confusion) confusion[truth * k + pred]++;
+  }
+  return correct;
+}
+
+}  // namespace tv
