@@ -1,0 +1,87 @@
+// DepthwiseConv2D float reference kernel (channel multiplier 1): weights [k_h][k_w][c].
+#include "tv/ops.h"
+
+namespace tv {
+namespace {
+
+// The kernel taps [begin, end) of one axis that land inside the input for output coordinate `o`.
+struct TapRange {
+  int begin, end;
+};
+
+TapRange valid_taps(int o, int stride, int pad, int k, int in_size) {
+  const int origin = o * stride - pad;  // input coordinate of tap 0
+  TapRange r;
+  r.begin = origin < 0 ? -origin : 0;
+  r.end = in_size - origin < k ? in_size - origin : k;
+  if (r.end < r.begin) r.end = r.begin;
+  return r;
+}
+
+}  // namespace
+
+void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
+  const int c_n = g.in_c;
+  for (int oy = 0; oy < g.out_h; ++oy) {
+    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
+    for (int ox = 0; ox < g.out_w; ++ox) {
+      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+      const int iy0 = oy * g.stride_h - g.pad_top;
+      const int ix0 = ox * g.stride_w - g.pad_left;
+      float* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
+      for (int c = 0; c < c_n; ++c) o_px[c] = b[c];
+      // Each channel sums bias + taps in (ky, kx) order.
+      for (int ky = ry.begin; ky < ry.end; ++ky) {
+        for (int kx = rx.begin; kx < rx.end; ++kx) {
+          const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+          const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
+          for (int c = 0; c < c_n; ++c) o_px[c] += x[c] * k[c];
+        }
+      }
+    }
+  }
+}
+
+void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
+  const int c_n = g.in_c;
+  for (size_t i = 0, n = (size_t)g.in_h * g.in_w * c_n; i < n; ++i) din[i] = 0.0f;
+  for (int oy = 0; oy < g.out_h; ++oy) {
+    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
+    for (int ox = 0; ox < g.out_w; ++ox) {
+      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+      const int iy0 = oy * g.stride_h - g.pad_top;
+      const int ix0 = ox * g.stride_w - g.pad_left;
+      const float* d_px = dout + ((size_t)oy * g.out_w + ox) * c_n;
+      for (int ky = ry.begin; ky < ry.end; ++ky) {
+        for (int kx = rx.begin; kx < rx.end; ++kx) {
+          float* dx = din + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+          const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
+          for (int c = 0; c < c_n; ++c) dx[c] += d_px[c] * k[c];
+        }
+      }
+    }
+  }
+}
+
+void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
+  const int c_n = g.in_c;
+  for (int oy = 0; oy < g.out_h; ++oy) {
+    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
+    for (int ox = 0; ox < g.out_w; ++ox) {
+      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+      const int iy0 = oy * g.stride_h - g.pad_top;
+      const int ix0 = ox * g.stride_w - g.pad_left;
+      const float* d_px = dout + ((size_t)oy * g.out_w + ox) * c_n;
+      for (int c = 0; c < c_n; ++c) db[c] += d_px[c];
+      for (int ky = ry.begin; ky < ry.end; ++ky) {
+        for (int kx = rx.begin; kx < rx.end; ++kx) {
+          const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+          float* dk = dw + ((size_t)ky * g.k_w + kx) * c_n;
+          for (int c = 0; c < c_n; ++c) dk[c] += d_px[c] * x[c];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tv
