@@ -48,7 +48,11 @@ std::string bin_path(const std::string& name) { return std::string(TV_BIN_DIR) +
 
 std::string temp_dir(const std::string& tag) {
   static std::once_flag once;
-  std::call_once(once, [] { std::atexit(remove_temp_dirs); });
+  // Construct the list before registering the exit hook, so the list outlives the hook.
+  std::call_once(once, [] {
+    dirs_to_remove();
+    std::atexit(remove_temp_dirs);
+  });
   std::string tmpl = (fs::temp_directory_path() / ("tvtest-" + tag + "-XXXXXX")).string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
