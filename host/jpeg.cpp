@@ -1,0 +1,148 @@
+#include "host/jpeg.h"
+
+#include <turbojpeg.h>
+
+#include <cstring>
+
+#include "host/error.h"
+#include "tv/image.h"
+
+namespace tvh {
+namespace {
+
+// Owns a TurboJPEG handle (one per call, so decoding is safe from several threads).
+struct TjHandle {
+  tjhandle h = nullptr;
+  explicit TjHandle(bool compress) { h = compress ? tjInitCompress() : tjInitDecompress(); }
+  ~TjHandle() {
+    if (h) tjDestroy(h);
+  }
+  TjHandle(const TjHandle&) = delete;
+  TjHandle& operator=(const TjHandle&) = delete;
+};
+
+std::string tj_message(tjhandle h) {
+  std::string msg = tjGetErrorStr2(h);
+  while (!msg.empty() && (msg.back() == '.' || msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  return msg;
+}
+
+// libjpeg's JWRN_EXTRANEOUS_DATA: stray bytes between segments, the image itself is intact.
+bool is_harmless_warning(const std::string& msg) {
+  return msg.find("extraneous bytes before marker") != std::string::npos;
+}
+
+}  // namespace
+
+JpegHeader read_jpeg_header(const uint8_t* data, size_t size, const std::string& name) {
+  if (data == nullptr || size == 0) throw Error("'" + name + "' is empty, not a JPEG image.");
+  if (size > (size_t)0xffffffffu) throw Error("'" + name + "' is too large to be decoded as one JPEG image.");
+  TjHandle tj(false);
+  if (!tj.h) throw Error("cannot decode '" + name + "': TurboJPEG could not be initialised.");
+  int width = 0, height = 0, subsamp = 0, colorspace = 0;
+  if (tjDecompressHeader3(tj.h, data, (unsigned long)size, &width, &height, &subsamp, &colorspace) != 0) {
+    throw Error("'" + name + "' is not a readable JPEG image (" + tj_message(tj.h) + ").");
+  }
+  if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) {
+    throw Error("'" + name + "' is a CMYK JPEG, which is not supported: save it as an RGB JPEG.");
+  }
+  if (width <= 0 || height <= 0 || width > kMaxJpegSide || height > kMaxJpegSide ||
+      (long long)width * (long long)height > kMaxJpegPixels) {
+    throw Error("'" + name + "' claims " + std::to_string(width) + "x" + std::to_string(height) +
+                " pixels, outside the accepted 1.." + std::to_string(kMaxJpegSide) + " per side and " +
+                std::to_string(kMaxJpegPixels / 1000000) + " megapixels.");
+  }
+  JpegHeader header;
+  header.width = width;
+  header.height = height;
+  header.channels = colorspace == TJCS_GRAY ? 1 : 3;
+  return header;
+}
+
+Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int want_channels) {
+  if (want_channels != 0 && want_channels != 1 && want_channels != 3) {
+    throw Error("cannot decode '" + name + "' into " + std::to_string(want_channels) +
+                " channels: only 1 (gray) or 3 (RGB) are supported.");
+  }
+  const JpegHeader header = read_jpeg_header(data, size, name);
+  const int native_channels = header.channels;
+  const int pixel_format = native_channels == 1 ? TJPF_GRAY : TJPF_RGB;
+
+  Image native;
+  native.width = header.width;
+  native.height = header.height;
+  native.channels = native_channels;
+  native.pixels.resize((size_t)header.width * (size_t)header.height * (size_t)native_channels);
+
+  TjHandle tj(false);
+  if (!tj.h) throw Error("cannot decode '" + name + "': TurboJPEG could not be initialised.");
+  // First pass stops at the first libjpeg warning, so a warning about corrupt or truncated data is
+  // never masked by a later one. Only the harmless "extraneous bytes" warning earns a second pass.
+  int flags = TJFLAG_STOPONWARNING;
+  for (int pass = 0; pass < 2; ++pass) {
+    const int rc = tjDecompress2(tj.h, data, (unsigned long)size, native.pixels.data(), header.width, 0, header.height,
+                                 pixel_format, flags);
+    if (rc == 0) break;
+    const std::string msg = tj_message(tj.h);
+    const bool warning = tjGetErrorCode(tj.h) == TJERR_WARNING;
+    if (warning && is_harmless_warning(msg) && pass == 0) {
+      flags = 0;  // decode again, letting harmless warnings pass
+      continue;
+    }
+    if (warning && is_harmless_warning(msg)) break;
+    const bool truncated = msg.find("Premature end") != std::string::npos;
+    throw Error("'" + name + "' is " + (truncated ? "truncated" : "corrupt") + " and cannot be decoded (" + msg + ").");
+  }
+
+  if (want_channels == 0 || want_channels == native_channels) return native;
+
+  Image out;
+  out.width = native.width;
+  out.height = native.height;
+  out.channels = want_channels;
+  const size_t n = (size_t)native.width * (size_t)native.height;
+  out.pixels.resize(n * (size_t)want_channels);
+  const uint8_t* s = native.pixels.data();
+  uint8_t* d = out.pixels.data();
+  if (want_channels == 3) {
+    for (size_t i = 0; i < n; ++i) d[3 * i] = d[3 * i + 1] = d[3 * i + 2] = s[i];
+  } else {
+    for (size_t i = 0; i < n; ++i) d[i] = tv::luma_u8(s[3 * i], s[3 * i + 1], s[3 * i + 2]);
+  }
+  return out;
+}
+
+Image decode_jpeg(const std::vector<uint8_t>& bytes, const std::string& name, int want_channels) {
+  return decode_jpeg(bytes.data(), bytes.size(), name, want_channels);
+}
+
+std::vector<uint8_t> encode_jpeg(const uint8_t* pixels, int width, int height, int channels, int quality,
+                                 bool progressive) {
+  if (pixels == nullptr || width < 1 || height < 1 || width > 65535 || height > 65535) {
+    throw Error("cannot encode a JPEG of " + std::to_string(width) + "x" + std::to_string(height) +
+                " pixels: the size must be 1..65535 per side.");
+  }
+  if (channels != 1 && channels != 3) {
+    throw Error("cannot encode a JPEG with " + std::to_string(channels) + " channels: only 1 or 3 are supported.");
+  }
+  if (quality < 1 || quality > 100) {
+    throw Error("cannot encode a JPEG at quality " + std::to_string(quality) + ": it must be 1..100.");
+  }
+  TjHandle tj(true);
+  if (!tj.h) throw Error("cannot encode a JPEG: TurboJPEG could not be initialised.");
+  unsigned char* out = nullptr;
+  unsigned long out_size = 0;
+  const int flags = progressive ? TJFLAG_PROGRESSIVE : 0;
+  const int rc = tjCompress2(tj.h, pixels, width, 0, height, channels == 1 ? TJPF_GRAY : TJPF_RGB, &out, &out_size,
+                             channels == 1 ? TJSAMP_GRAY : TJSAMP_420, quality, flags);
+  if (rc != 0) {
+    const std::string msg = tj_message(tj.h);
+    if (out) tjFree(out);
+    throw Error("JPEG encoding failed (" + msg + ").");
+  }
+  std::vector<uint8_t> bytes(out, out + out_size);
+  tjFree(out);
+  return bytes;
+}
+
+}  // namespace tvh

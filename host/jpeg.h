@@ -1,0 +1,44 @@
+// JPEG decode and encode through libjpeg-turbo's TurboJPEG API.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+namespace tvh {
+
+// An interleaved (HWC) u8 image: channels 1 = gray, 3 = R, G, B.
+struct Image {
+  int width = 0, height = 0, channels = 0;
+  std::vector<uint8_t> pixels;  // width * height * channels bytes
+};
+
+// Largest side and pixel count decode_jpeg accepts; bigger headers are refused before decoding.
+constexpr int kMaxJpegSide = 8192;
+constexpr long long kMaxJpegPixels = 40LL * 1000 * 1000;
+
+// What a JPEG header says, read without decoding the image.
+struct JpegHeader {
+  int width = 0, height = 0;
+  int channels = 0;  // 1 for a grayscale JPEG, 3 for a colour one
+};
+
+// Reads the header of the JPEG in data[0 .. size); throws tvh::Error naming `name` when it is not a
+// JPEG, is CMYK/YCCK, or claims a side of 0 or > kMaxJpegSide or more than kMaxJpegPixels pixels.
+JpegHeader read_jpeg_header(const uint8_t* data, size_t size, const std::string& name);
+
+// Decodes the JPEG in data[0 .. size) (baseline or progressive, gray or colour) into want_channels
+// channels: 1 = gray, 3 = RGB, 0 = the file's own (1 for a grayscale JPEG, 3 otherwise). Colour -> gray
+// uses tv::luma_u8 and gray -> RGB replicates, exactly like tv::resize_nearest_crop. Throws tvh::Error
+// naming `name` on a bad header (see read_jpeg_header) and on corrupt or truncated data (libjpeg
+// warnings count as errors, except the harmless "extraneous bytes before marker").
+Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int want_channels);
+Image decode_jpeg(const std::vector<uint8_t>& bytes, const std::string& name, int want_channels);
+
+// Encodes a width x height x channels (1 or 3 = RGB) image as a JPEG with 4:2:0 chroma subsampling for
+// colour, quality 1..100, baseline or progressive. Throws tvh::Error on bad arguments or encoder failure.
+std::vector<uint8_t> encode_jpeg(const uint8_t* pixels, int width, int height, int channels, int quality,
+                                 bool progressive = false);
+
+}  // namespace tvh
