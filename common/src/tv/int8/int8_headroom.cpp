@@ -1,0 +1,46 @@
+// Worst-case accumulator magnitude per layer against the ESP32-S3's 20-bit MAC lanes.
+#include "tv/int8/int8_ops.h"
+
+namespace tv {
+namespace {
+
+int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+void consider(AccHeadroom& h, int64_t worst, int output) {
+  if (h.worst_output < 0 || worst > h.worst) {
+    h.worst = worst;
+    h.worst_output = output;
+  }
+}
+
+}  // namespace
+
+int headroom_bits_s8(int64_t worst) {
+  int bits = 0;
+  for (int64_t v = worst < 0 ? -worst : worst; v > 0; v >>= 1) ++bits;
+  return 19 - bits;
+}
+
+AccHeadroom acc_headroom_s8(int out_n, int fan_in, const int8_t* w, const int32_t* bias) {
+  AccHeadroom h;
+  for (int o = 0; o < out_n; ++o) {
+    int64_t sum = 0;
+    for (int i = 0; i < fan_in; ++i) sum += abs64(w[(size_t)o * fan_in + i]);
+    consider(h, sum * 128 + (bias ? abs64(bias[o]) : 0), o);
+  }
+  h.headroom_bits = headroom_bits_s8(h.worst);
+  return h;
+}
+
+AccHeadroom acc_headroom_depthwise_s8(int taps, int c, const int8_t* w, const int32_t* bias) {
+  AccHeadroom h;
+  for (int ch = 0; ch < c; ++ch) {
+    int64_t sum = 0;
+    for (int t = 0; t < taps; ++t) sum += abs64(w[(size_t)t * c + ch]);
+    consider(h, sum * 128 + (bias ? abs64(bias[ch]) : 0), ch);
+  }
+  h.headroom_bits = headroom_bits_s8(h.worst);
+  return h;
+}
+
+}  // namespace tv

@@ -1,0 +1,489 @@
+// Reading .espdl files into tvh::EspdlModel, and ESP-DL filter layout conversion.
+#include "host/espdl.h"
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <sstream>
+
+#include "espdl_generated.h"
+#include "host/error.h"
+
+namespace tvh {
+namespace {
+
+constexpr size_t kHeaderSize = 16;
+// Limits that keep a hostile file from asking for absurd allocations or products.
+constexpr int64_t kMaxElements = int64_t(1) << 32;
+constexpr size_t kMaxDims = 8;
+
+[[noreturn]] void fail(const std::string& source, const std::string& what) {
+  throw Error(source + ": " + what + ".");
+}
+
+uint32_t read_u32_le(const uint8_t* p) {
+  return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
+}
+
+std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::ostringstream o;
+  o << "[";
+  for (size_t i = 0; i < dims.size(); ++i) o << (i ? ", " : "") << dims[i];
+  o << "]";
+  return o.str();
+}
+
+template <typename T>
+void append_le(std::vector<uint8_t>& out, T v) {
+  uint8_t b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));  // the host is little-endian, as the file is
+  out.insert(out.end(), b, b + sizeof(T));
+}
+
+// Product of dims, checked: non-negative, at most kMaxDims dims and kMaxElements elements.
+int64_t checked_count(const std::vector<int64_t>& dims, const std::string& source,
+                      const std::string& what) {
+  if (dims.size() > kMaxDims) fail(source, what + " has " + std::to_string(dims.size()) + " dims");
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) fail(source, what + " has a negative dim in " + dims_text(dims));
+    if (d != 0 && n > kMaxElements / d) fail(source, what + " has too many elements " + dims_text(dims));
+    n *= d;
+  }
+  return n;
+}
+
+EspdlTensor convert_tensor(const espdl::Tensor* t, const std::string& source, const char* role) {
+  EspdlTensor out;
+  if (!t) fail(source, std::string("a null ") + role + " tensor");
+  out.name = str(t->name());
+  out.doc = str(t->doc_string());
+  out.dtype = EspdlDataType(t->data_type());
+  if (t->dims()) out.dims.assign(t->dims()->begin(), t->dims()->end());
+  if (t->exponents()) out.exponents.assign(t->exponents()->begin(), t->exponents()->end());
+  const std::string what = std::string(role) + " tensor '" + out.name + "'";
+  const int64_t count = checked_count(out.dims, source, what);
+
+  if (t->raw_data() && t->raw_data()->size() > 0) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(t->raw_data()->Data());
+    out.raw.assign(p, p + size_t(t->raw_data()->size()) * 16);
+  } else if (t->float_data() && t->float_data()->size() > 0) {
+    for (float v : *t->float_data()) append_le(out.raw, v);
+  } else if (t->int32_data() && t->int32_data()->size() > 0) {
+    // ONNX keeps int8/int16/int32 values in int32_data, one per entry.
+    const size_t es = espdl_dtype_size(out.dtype);
+    for (int32_t v : *t->int32_data()) {
+      if (es == 1) append_le(out.raw, int8_t(v));
+      else if (es == 2) append_le(out.raw, int16_t(v));
+      else append_le(out.raw, v);
+    }
+  } else if (t->int64_data() && t->int64_data()->size() > 0) {
+    for (int64_t v : *t->int64_data()) append_le(out.raw, v);
+  }
+  if (t->data_location() == espdl::DataLocation_EXTERNAL)
+    fail(source, what + " keeps its data in an external file, which is not supported");
+  const size_t es = espdl_dtype_size(out.dtype);
+  if (es == 0 && count > 0 && out.dtype != EspdlDataType::String)
+    fail(source, what + " has element type " + std::to_string(int(out.dtype)) +
+                     ", which is not a fixed-size number type");
+  if (es > 0 && uint64_t(count) * es > out.raw.size())
+    fail(source, what + " holds " + std::to_string(out.raw.size()) + " bytes but its dims " +
+                     dims_text(out.dims) + " need " + std::to_string(uint64_t(count) * es));
+  return out;
+}
+
+EspdlValueInfo convert_value_info(const espdl::ValueInfo* v, const std::string& source) {
+  EspdlValueInfo out;
+  if (!v) fail(source, "a null value_info entry");
+  out.name = str(v->name());
+  if (v->exponents()) out.exponents.assign(v->exponents()->begin(), v->exponents()->end());
+  const espdl::TypeInfo* ti = v->value_info_type();
+  const espdl::TensorTypeAndShape* tt = ti ? ti->value_as_tensor_type() : nullptr;
+  if (tt) {
+    out.dtype = EspdlDataType(tt->elem_type());
+    if (tt->shape() && tt->shape()->dim()) {
+      for (const espdl::Dimension* d : *tt->shape()->dim()) {
+        const espdl::DimensionValue* dv = d ? d->value() : nullptr;
+        out.dims.push_back(dv ? dv->dim_value() : 0);
+      }
+    }
+    checked_count(out.dims, source, "value '" + out.name + "'");
+  }
+  return out;
+}
+
+EspdlAttribute convert_attribute(const espdl::Attribute* a, const std::string& source) {
+  EspdlAttribute out;
+  if (!a) fail(source, "a null node attribute");
+  out.name = str(a->name());
+  out.type = a->attr_type();
+  if (a->f()) out.f = a->f()->f();
+  if (a->i()) out.i = a->i()->i();
+  if (a->s()) out.s.assign(reinterpret_cast<const char*>(a->s()->data()), a->s()->size());
+  if (a->floats()) out.floats.assign(a->floats()->begin(), a->floats()->end());
+  if (a->ints()) out.ints.assign(a->ints()->begin(), a->ints()->end());
+  if (a->strings())
+    for (const flatbuffers::String* s : *a->strings()) out.strings.push_back(str(s));
+  return out;
+}
+
+std::vector<std::string> string_list(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* v) {
+  std::vector<std::string> out;
+  if (v)
+    for (const flatbuffers::String* s : *v) out.push_back(str(s));
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- data types
+
+size_t espdl_dtype_size(EspdlDataType t) {
+  switch (t) {
+    case EspdlDataType::Float: return 4;
+    case EspdlDataType::UInt8: return 1;
+    case EspdlDataType::Int8: return 1;
+    case EspdlDataType::UInt16: return 2;
+    case EspdlDataType::Int16: return 2;
+    case EspdlDataType::Int32: return 4;
+    case EspdlDataType::Int64: return 8;
+    case EspdlDataType::Bool: return 1;
+    case EspdlDataType::Float16: return 2;
+    case EspdlDataType::Double: return 8;
+    case EspdlDataType::UInt32: return 4;
+    case EspdlDataType::UInt64: return 8;
+    default: return 0;
+  }
+}
+
+const char* espdl_dtype_name(EspdlDataType t) {
+  switch (t) {
+    case EspdlDataType::Undefined: return "UNDEFINED";
+    case EspdlDataType::Float: return "FLOAT";
+    case EspdlDataType::UInt8: return "UINT8";
+    case EspdlDataType::Int8: return "INT8";
+    case EspdlDataType::UInt16: return "UINT16";
+    case EspdlDataType::Int16: return "INT16";
+    case EspdlDataType::Int32: return "INT32";
+    case EspdlDataType::Int64: return "INT64";
+    case EspdlDataType::String: return "STRING";
+    case EspdlDataType::Bool: return "BOOL";
+    case EspdlDataType::Float16: return "FLOAT16";
+    case EspdlDataType::Double: return "DOUBLE";
+    case EspdlDataType::UInt32: return "UINT32";
+    case EspdlDataType::UInt64: return "UINT64";
+  }
+  return "UNKNOWN";
+}
+
+// ---------------------------------------------------------------- EspdlTensor
+
+size_t EspdlTensor::element_count() const {
+  size_t n = 1;
+  for (int64_t d : dims) n *= size_t(d);
+  return n;
+}
+
+int EspdlTensor::exponent() const {
+  if (exponents.size() != 1)
+    throw Error("tensor '" + name + "' has " + std::to_string(exponents.size()) +
+                " exponents where exactly one is needed.");
+  return int(exponents[0]);
+}
+
+namespace {
+template <typename T>
+std::vector<T> tensor_values(const EspdlTensor& t, EspdlDataType want) {
+  if (t.dtype != want)
+    throw Error("tensor '" + t.name + "' is " + espdl_dtype_name(t.dtype) + ", not " +
+                espdl_dtype_name(want) + ".");
+  const size_t n = t.element_count();
+  if (t.raw.size() < n * sizeof(T))
+    throw Error("tensor '" + t.name + "' holds fewer bytes than its dims need.");
+  std::vector<T> out(n);
+  if (n) std::memcpy(out.data(), t.raw.data(), n * sizeof(T));
+  return out;
+}
+}  // namespace
+
+std::vector<int8_t> EspdlTensor::as_int8() const { return tensor_values<int8_t>(*this, EspdlDataType::Int8); }
+std::vector<int32_t> EspdlTensor::as_int32() const {
+  return tensor_values<int32_t>(*this, EspdlDataType::Int32);
+}
+std::vector<int64_t> EspdlTensor::as_int64() const {
+  return tensor_values<int64_t>(*this, EspdlDataType::Int64);
+}
+std::vector<float> EspdlTensor::as_float() const { return tensor_values<float>(*this, EspdlDataType::Float); }
+
+// ---------------------------------------------------------------- EspdlNode / EspdlModel
+
+const EspdlAttribute* EspdlNode::find_attribute(const std::string& attr) const {
+  for (const EspdlAttribute& a : attributes)
+    if (a.name == attr) return &a;
+  return nullptr;
+}
+
+int64_t EspdlNode::attr_int(const std::string& attr, int64_t fallback) const {
+  const EspdlAttribute* a = find_attribute(attr);
+  return a ? a->i : fallback;
+}
+
+float EspdlNode::attr_float(const std::string& attr, float fallback) const {
+  const EspdlAttribute* a = find_attribute(attr);
+  return a ? a->f : fallback;
+}
+
+std::string EspdlNode::attr_string(const std::string& attr, const std::string& fallback) const {
+  const EspdlAttribute* a = find_attribute(attr);
+  return a ? a->s : fallback;
+}
+
+std::vector<int64_t> EspdlNode::attr_ints(const std::string& attr) const {
+  const EspdlAttribute* a = find_attribute(attr);
+  return a ? a->ints : std::vector<int64_t>();
+}
+
+const EspdlTensor* EspdlModel::find_initializer(const std::string& name) const {
+  for (const EspdlTensor& t : initializers)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+const EspdlValueInfo* EspdlModel::find_value_info(const std::string& name) const {
+  for (const auto* list : {&value_info, &inputs, &outputs})
+    for (const EspdlValueInfo& v : *list)
+      if (v.name == name) return &v;
+  return nullptr;
+}
+
+std::string EspdlModel::target() const {
+  for (const auto& kv : metadata)
+    if (kv.first == "target") return kv.second;
+  return "";
+}
+
+// ---------------------------------------------------------------- reading
+
+EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& source) {
+  if (size < kHeaderSize)
+    fail(source, "is " + std::to_string(size) + " bytes long, shorter than the 16-byte .espdl header");
+  if (std::memcmp(data, "EDL2", 4) != 0) {
+    std::string magic;
+    for (int i = 0; i < 4; ++i) {
+      const char c = char(data[i]);
+      magic += (c >= 32 && c < 127) ? c : '?';
+    }
+    if (magic == "EDL1" || magic == "PDL1" || magic == "PDL2" || magic == "PDL3")
+      fail(source, "is an ESP-DL '" + magic +
+                       "' file; only single-model EDL2 files (ESP-DL v3) are supported");
+    fail(source, "is not an .espdl file (it starts with '" + magic + "', not 'EDL2')");
+  }
+  const uint32_t mode = read_u32_le(data + 4);
+  const uint32_t length = read_u32_le(data + 8);
+  if (mode == 1)
+    fail(source, "is AES-encrypted (mode 1); export the model without encryption to read it here");
+  if (mode != 0) fail(source, "has an unknown mode " + std::to_string(mode) + " in its header");
+  if (read_u32_le(data + 12) != 0) fail(source, "has non-zero reserved header bytes 12..15");
+  const size_t available = size - kHeaderSize;
+  if (length > available)
+    fail(source, "is truncated: its header declares a " + std::to_string(length) +
+                     "-byte model but only " + std::to_string(available) + " bytes follow");
+  if (length < available)
+    fail(source, "has " + std::to_string(available - length) +
+                     " bytes after the model that its header does not account for");
+  if (length < 8) fail(source, "declares a model of only " + std::to_string(length) + " bytes");
+
+  // Copy the FlatBuffer to storage that is aligned like the device's (16 bytes): the verifier checks
+  // the alignment of every field relative to the buffer start, which the header keeps intact.
+  std::vector<uint8_t> body(data + kHeaderSize, data + size);
+  flatbuffers::Verifier verifier(body.data(), body.size(), /*max_depth=*/64, /*max_tables=*/1000000);
+  if (!espdl::VerifyModelBuffer(verifier))
+    fail(source, "is corrupt: its FlatBuffer fails verification against the ESP-DL schema");
+
+  const espdl::Model* m = espdl::GetModel(body.data());
+  EspdlModel out;
+  out.source = source;
+  out.ir_version = m->ir_version();
+  out.producer_name = str(m->producer_name());
+  if (m->metadata_props())
+    for (const espdl::StringStringEntry* e : *m->metadata_props())
+      if (e) out.metadata.emplace_back(str(e->key()), str(e->value()));
+  const espdl::Graph* g = m->graph();
+  if (!g) fail(source, "has no graph");
+  out.graph_name = str(g->name());
+  if (g->node()) {
+    for (const espdl::Node* n : *g->node()) {
+      if (!n) fail(source, "has a null node");
+      EspdlNode node;
+      node.name = str(n->name());
+      node.op_type = str(n->op_type());
+      node.inputs = string_list(n->input());
+      node.outputs = string_list(n->output());
+      if (n->attribute())
+        for (const espdl::Attribute* a : *n->attribute()) node.attributes.push_back(convert_attribute(a, source));
+      out.nodes.push_back(std::move(node));
+    }
+  }
+  if (g->initializer())
+    for (const espdl::Tensor* t : *g->initializer())
+      out.initializers.push_back(convert_tensor(t, source, "initializer"));
+  if (g->input())
+    for (const espdl::ValueInfo* v : *g->input()) out.inputs.push_back(convert_value_info(v, source));
+  if (g->output())
+    for (const espdl::ValueInfo* v : *g->output()) out.outputs.push_back(convert_value_info(v, source));
+  if (g->value_info())
+    for (const espdl::ValueInfo* v : *g->value_info()) out.value_info.push_back(convert_value_info(v, source));
+  if (g->test_inputs_value())
+    for (const espdl::Tensor* t : *g->test_inputs_value())
+      out.test_inputs.push_back(convert_tensor(t, source, "test input"));
+  if (g->test_outputs_value())
+    for (const espdl::Tensor* t : *g->test_outputs_value())
+      out.test_outputs.push_back(convert_tensor(t, source, "test output"));
+  return out;
+}
+
+EspdlModel espdl_read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot open the file for reading.");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw Error(path + ": reading the file failed.");
+  return espdl_parse(bytes.data(), bytes.size(), path);
+}
+
+// ---------------------------------------------------------------- filter layouts
+
+EspdlFilterLayout espdl_filter_layout(const EspdlTensor& filter, const std::string& source) {
+  std::string layout = filter.doc;
+  const std::string prefix = "layout ==> ";
+  if (layout.compare(0, prefix.size(), prefix) == 0) layout = layout.substr(prefix.size());
+  if (layout.find("(N/16)") == 0 || layout.find("N16") == 0) return EspdlFilterLayout::S3Packed;
+  if (layout == "NHWC" || layout == "NWC" || layout == "HWCN" || layout == "WCN")
+    return EspdlFilterLayout::Ours;
+  if (layout.find("(N/8)") == 0 || layout.find("N8") == 0)
+    fail(source, "filter '" + filter.name + "' uses the int16 layout '" + layout +
+                     "', which is not supported (int8 only)");
+  fail(source, "filter '" + filter.name + "' has an unknown layout '" + filter.doc + "'");
+}
+
+std::vector<int8_t> s3_conv_filter_to_ours(const int8_t* packed, int kh, int kw, int cin, int cout) {
+  const size_t taps = size_t(kh) * kw;
+  std::vector<int8_t> ours(taps * cin * cout);
+  size_t i = 0;
+  const int blocks = cout / 16;
+  for (int b = 0; b < blocks; ++b)
+    for (size_t t = 0; t < taps; ++t)
+      for (int c = 0; c < cin; ++c)
+        for (int j = 0; j < 16; ++j) ours[((size_t(b) * 16 + j) * taps + t) * cin + c] = packed[i++];
+  for (int n = blocks * 16; n < cout; ++n)
+    for (size_t t = 0; t < taps; ++t)
+      for (int c = 0; c < cin; ++c) ours[(size_t(n) * taps + t) * cin + c] = packed[i++];
+  return ours;
+}
+
+std::vector<int8_t> ours_conv_filter_to_s3(const int8_t* ours, int kh, int kw, int cin, int cout) {
+  const size_t taps = size_t(kh) * kw;
+  std::vector<int8_t> packed(taps * cin * cout);
+  size_t i = 0;
+  const int blocks = cout / 16;
+  for (int b = 0; b < blocks; ++b)
+    for (size_t t = 0; t < taps; ++t)
+      for (int c = 0; c < cin; ++c)
+        for (int j = 0; j < 16; ++j) packed[i++] = ours[((size_t(b) * 16 + j) * taps + t) * cin + c];
+  for (int n = blocks * 16; n < cout; ++n)
+    for (size_t t = 0; t < taps; ++t)
+      for (int c = 0; c < cin; ++c) packed[i++] = ours[(size_t(n) * taps + t) * cin + c];
+  return packed;
+}
+
+std::vector<int8_t> s3_depthwise_filter_to_ours(const int8_t* packed, int kh, int kw, int c) {
+  const size_t taps = size_t(kh) * kw;
+  std::vector<int8_t> ours(taps * c);
+  size_t i = 0;
+  const int blocks = c / 16, rem = c % 16;
+  for (int b = 0; b < blocks; ++b)
+    for (size_t t = 0; t < taps; ++t)
+      for (int j = 0; j < 16; ++j) ours[t * c + size_t(b) * 16 + j] = packed[i++];
+  for (size_t t = 0; t < taps; ++t)
+    for (int j = 0; j < rem; ++j) ours[t * c + size_t(blocks) * 16 + j] = packed[i++];
+  return ours;
+}
+
+std::vector<int8_t> ours_depthwise_filter_to_s3(const int8_t* ours, int kh, int kw, int c) {
+  const size_t taps = size_t(kh) * kw;
+  std::vector<int8_t> packed(taps * c);
+  size_t i = 0;
+  const int blocks = c / 16, rem = c % 16;
+  for (int b = 0; b < blocks; ++b)
+    for (size_t t = 0; t < taps; ++t)
+      for (int j = 0; j < 16; ++j) packed[i++] = ours[t * c + size_t(b) * 16 + j];
+  for (size_t t = 0; t < taps; ++t)
+    for (int j = 0; j < rem; ++j) packed[i++] = ours[t * c + size_t(blocks) * 16 + j];
+  return packed;
+}
+
+std::string s3_filter_layout_doc(int cout, bool one_dimensional) {
+  std::string s = one_dimensional ? "layout ==> (N/16)WC16" : "layout ==> (N/16)HWC16";
+  if (cout % 16 != 0) s += "_UNALIGNED";
+  return s;
+}
+
+EspdlFilter espdl_node_filter(const EspdlModel& model, const EspdlNode& node) {
+  const std::string where = "node '" + node.name + "' (" + node.op_type + ")";
+  if (node.inputs.size() < 2) fail(model.source, where + " has no filter input");
+  const EspdlTensor* w = model.find_initializer(node.inputs[1]);
+  if (!w) fail(model.source, where + " reads its filter '" + node.inputs[1] + "' from a non-constant");
+  if (w->dtype != EspdlDataType::Int8)
+    fail(model.source, where + " has a " + espdl_dtype_name(w->dtype) + " filter; only INT8 is supported");
+  if (w->exponents.size() != 1)
+    fail(model.source, where + " has " + std::to_string(w->exponents.size()) +
+                           " filter exponents; only per-tensor (one) is supported");
+  const EspdlFilterLayout layout = espdl_filter_layout(*w, model.source);
+  const std::vector<int8_t> raw = w->as_int8();
+  const std::vector<int64_t>& d = w->dims;
+  auto dim_ok = [](int64_t v) { return v > 0 && v <= (int64_t(1) << 24); };
+  for (int64_t v : d)
+    if (!dim_ok(v)) fail(model.source, where + " has filter dims " + dims_text(d));
+
+  EspdlFilter f;
+  f.exponent = int(w->exponents[0]);
+  if (node.op_type == "Gemm") {
+    if (node.attr_int("transB", 0) != 0) fail(model.source, where + " has transB = 1, which is not supported");
+    if (d.size() != 4 || d[0] != 1 || d[1] != 1)
+      fail(model.source, where + " has filter dims " + dims_text(d) + ", not [1, 1, in, out]");
+    f.cin = int(d[2]);
+    f.cout = int(d[3]);
+  } else if (node.op_type == "Conv") {
+    const int64_t group = node.attr_int("group", 1);
+    if (d.size() != 3 && d.size() != 4)
+      fail(model.source, where + " has filter dims " + dims_text(d) + " (neither 1-D nor 2-D)");
+    const size_t o = d.size() == 4 ? 1 : 0;  // offset of kw
+    f.kh = d.size() == 4 ? int(d[0]) : 1;
+    f.kw = int(d[o]);
+    if (group == 1) {
+      f.cin = int(d[o + 1]);
+      f.cout = int(d[o + 2]);
+    } else {
+      if (d[o + 2] != 1 || d[o + 1] != group)
+        fail(model.source, where + " is a grouped conv (group " + std::to_string(group) +
+                               ", filter " + dims_text(d) + "); only depthwise (group = channels) is supported");
+      f.depthwise = true;
+      f.cin = f.cout = int(group);
+    }
+  } else {
+    fail(model.source, where + " has no filter (only Conv and Gemm do)");
+  }
+  if (layout == EspdlFilterLayout::Ours)
+    f.weights = raw;
+  else if (f.depthwise)
+    f.weights = s3_depthwise_filter_to_ours(raw.data(), f.kh, f.kw, f.cin);
+  else
+    f.weights = s3_conv_filter_to_ours(raw.data(), f.kh, f.kw, f.cin, f.cout);
+  return f;
+}
+
+}  // namespace tvh
