@@ -1,0 +1,242 @@
+#include "host/config.h"
+
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "host/error.h"
+#include "host/files.h"
+
+using nlohmann::json;
+
+namespace tvh {
+
+TrainSetup preset_setup(const std::string& name) {
+  TrainSetup s;
+  s.preset = name;
+  if (!tv::preset_model(name.c_str(), 2, &s.model) || !tv::preset_recipe(name.c_str(), &s.recipe)) {
+    std::string known;
+    for (const char* const* n = tv::preset_names(); *n; ++n) known += std::string(known.empty() ? "" : ", ") + *n;
+    throw Error("unknown preset \"" + name + "\" (known presets: " + known + ").");
+  }
+  s.split = "reference";
+  return s;
+}
+
+namespace {
+
+struct Ctx {
+  std::string file;
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw Error(file + ": " + where + " " + what + ".");
+  }
+  void only(const json& obj, const std::string& where, std::initializer_list<const char*> keys) const {
+    if (!obj.is_object()) fail(where, "must be an object");
+    std::set<std::string> ok(keys.begin(), keys.end());
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+      if (!ok.count(it.key())) fail(where + "." + it.key(), "is not a known key");
+  }
+  double num(const json& obj, const std::string& where, const char* key, double lo, double hi, double def) const {
+    if (!obj.contains(key)) return def;
+    const json& v = obj[key];
+    if (!v.is_number()) fail(where + "." + key, "must be a number");
+    double x = v.get<double>();
+    if (!(x >= lo && x <= hi))
+      fail(where + "." + key, "is " + v.dump() + ", outside [" + json(lo).dump() + ", " + json(hi).dump() + "]");
+    return x;
+  }
+  int integer(const json& obj, const std::string& where, const char* key, int lo, int hi, int def) const {
+    if (!obj.contains(key)) return def;
+    const json& v = obj[key];
+    if (!v.is_number_integer()) fail(where + "." + key, "must be an integer");
+    long long x = v.get<long long>();
+    if (x < lo || x > hi)
+      fail(where + "." + key, "is " + std::to_string(x) + ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return (int)x;
+  }
+  bool boolean(const json& obj, const std::string& where, const char* key, bool def) const {
+    if (!obj.contains(key)) return def;
+    if (!obj[key].is_boolean()) fail(where + "." + key, "must be true or false");
+    return obj[key].get<bool>();
+  }
+  std::string str(const json& obj, const std::string& where, const char* key, std::initializer_list<const char*> allowed,
+                  const std::string& def) const {
+    if (!obj.contains(key)) return def;
+    if (!obj[key].is_string()) fail(where + "." + key, "must be a string");
+    std::string s = obj[key].get<std::string>();
+    std::string list;
+    for (const char* a : allowed) {
+      if (s == a) return s;
+      list += std::string(list.empty() ? "" : ", ") + a;
+    }
+    fail(where + "." + key, "is \"" + s + "\", expected one of " + list);
+  }
+};
+
+tv::LayerDesc parse_layer(const Ctx& c, const json& l, const std::string& where) {
+  if (!l.is_object() || !l.contains("type") || !l["type"].is_string()) c.fail(where, "needs a \"type\" string");
+  const std::string type = l["type"].get<std::string>();
+  tv::Padding pad = tv::Padding::Valid;
+  auto padding = [&](const char* def) {
+    return c.str(l, where, "padding", {"valid", "same"}, def) == "same" ? tv::Padding::Same : tv::Padding::Valid;
+  };
+  if (type == "conv2d") {
+    c.only(l, where, {"type", "filters", "kernel", "stride", "padding"});
+    pad = padding("valid");
+    return tv::conv2d_layer(c.integer(l, where, "filters", 1, 4096, 8), c.integer(l, where, "kernel", 1, 15, 3),
+                            c.integer(l, where, "stride", 1, 8, 1), pad);
+  }
+  if (type == "depthwise_conv2d") {
+    c.only(l, where, {"type", "kernel", "stride", "padding"});
+    pad = padding("same");
+    return tv::depthwise_layer(c.integer(l, where, "kernel", 1, 15, 3), c.integer(l, where, "stride", 1, 8, 1), pad);
+  }
+  if (type == "maxpool2d" || type == "avgpool2d") {
+    c.only(l, where, {"type", "kernel", "stride"});
+    int k = c.integer(l, where, "kernel", 1, 15, 2);
+    int s = c.integer(l, where, "stride", 1, 15, k);
+    return type == "maxpool2d" ? tv::maxpool_layer(k, s) : tv::avgpool_layer(k, s);
+  }
+  if (type == "adaptive_avgpool2d") {
+    c.only(l, where, {"type", "out_h", "out_w"});
+    return tv::adaptive_avgpool_layer(c.integer(l, where, "out_h", 1, 4096, 1), c.integer(l, where, "out_w", 1, 4096, 1));
+  }
+  if (type == "global_avgpool") {
+    c.only(l, where, {"type"});
+    return tv::global_avgpool_layer();
+  }
+  if (type == "dense") {
+    c.only(l, where, {"type", "units"});
+    return tv::dense_layer(c.integer(l, where, "units", 0, 65535, 0));
+  }
+  if (type == "relu") {
+    c.only(l, where, {"type"});
+    return tv::relu_layer();
+  }
+  if (type == "leaky_relu") {
+    c.only(l, where, {"type", "alpha"});
+    return tv::leaky_relu_layer((float)c.num(l, where, "alpha", 0.0, 0.999, 0.1));
+  }
+  if (type == "flatten") {
+    c.only(l, where, {"type"});
+    return tv::flatten_layer();
+  }
+  if (type == "clip") {
+    c.only(l, where, {"type", "lo", "hi"});
+    return tv::clip_layer((float)c.num(l, where, "lo", -1e30, 0, -50), (float)c.num(l, where, "hi", 1e-30, 1e30, 50));
+  }
+  c.fail(where + ".type", "is \"" + type +
+                              "\", not a layer type (conv2d, depthwise_conv2d, maxpool2d, avgpool2d, adaptive_avgpool2d, "
+                              "global_avgpool, dense, relu, leaky_relu, flatten, clip)");
+}
+
+}  // namespace
+
+void apply_config_text(const std::string& text, const std::string& name, TrainSetup* s) {
+  Ctx c{name};
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(name + ": not valid JSON (" + std::string(e.what()) + ").");
+  }
+  c.only(root, "the config", {"preset", "model", "training", "split"});
+  if (root.contains("preset")) {
+    if (!root["preset"].is_string()) c.fail("preset", "must be a string");
+    *s = preset_setup(root["preset"].get<std::string>());
+  }
+  if (root.contains("model")) {
+    const json& m = root["model"];
+    c.only(m, "model", {"input", "layers"});
+    tv::ModelDesc d = s->model;
+    if (m.contains("input")) {
+      const json& in = m["input"];
+      c.only(in, "model.input", {"height", "width", "channels", "order", "scale", "offset"});
+      d.input.height = (uint16_t)c.integer(in, "model.input", "height", 1, 4096, d.input.height);
+      d.input.width = (uint16_t)c.integer(in, "model.input", "width", 1, 4096, d.input.width);
+      d.input.channels = (uint16_t)c.integer(in, "model.input", "channels", 1, 3, d.input.channels);
+      if (d.input.channels == 2) c.fail("model.input.channels", "must be 1 or 3");
+      std::string order = c.str(in, "model.input", "order", {"RGB", "BGR", "GRAY"},
+                                d.input.channels == 1 ? "GRAY" : (d.input.order == tv::ChannelOrder::BGR ? "BGR" : "RGB"));
+      d.input.order = order == "GRAY" ? tv::ChannelOrder::GRAY : order == "BGR" ? tv::ChannelOrder::BGR : tv::ChannelOrder::RGB;
+      if ((d.input.channels == 1) != (d.input.order == tv::ChannelOrder::GRAY))
+        c.fail("model.input.order", "\"" + order + "\" does not match " + std::to_string(d.input.channels) + " channel(s)");
+      d.input.scale = (float)c.num(in, "model.input", "scale", -1e6, 1e6, d.input.scale);
+      d.input.offset = (float)c.num(in, "model.input", "offset", -1e6, 1e6, d.input.offset);
+    }
+    if (m.contains("layers")) {
+      const json& ls = m["layers"];
+      if (!ls.is_array() || ls.empty()) c.fail("model.layers", "must be a non-empty array");
+      if (ls.size() > (size_t)tv::kMaxLayers) c.fail("model.layers", "has more than " + std::to_string(tv::kMaxLayers) + " layers");
+      d.num_layers = 0;
+      for (size_t i = 0; i < ls.size(); ++i)
+        tv::add_layer(&d, parse_layer(c, ls[i], "model.layers[" + std::to_string(i) + "]"));
+    }
+    s->model = d;
+    s->preset = "custom";
+  }
+  if (root.contains("training")) {
+    const json& t = root["training"];
+    const std::string w = "training";
+    c.only(t, w, {"optimizer", "loss", "lr", "beta1", "beta2", "eps", "momentum", "weight_decay", "weight_clip",
+                  "grad_clip_norm", "batch_reduction", "epochs", "batch_size", "lanes", "schedule", "warmup_epochs",
+                  "lr_min_factor", "augment", "restore_best"});
+    tv::TrainRecipe& r = s->recipe;
+    r.opt.optimizer = c.str(t, w, "optimizer", {"adam", "sgd"}, r.opt.optimizer == tv::OptimizerKind::SGD ? "sgd" : "adam") == "sgd"
+                          ? tv::OptimizerKind::SGD
+                          : tv::OptimizerKind::Adam;
+    r.opt.loss = c.str(t, w, "loss", {"cross_entropy", "mse"}, r.opt.loss == tv::LossKind::MSE ? "mse" : "cross_entropy") == "mse"
+                     ? tv::LossKind::MSE
+                     : tv::LossKind::CrossEntropy;
+    r.opt.lr = (float)c.num(t, w, "lr", 1e-9, 10, r.opt.lr);
+    r.opt.beta1 = (float)c.num(t, w, "beta1", 0, 0.999999, r.opt.beta1);
+    r.opt.beta2 = (float)c.num(t, w, "beta2", 0, 0.99999999, r.opt.beta2);
+    r.opt.eps = (float)c.num(t, w, "eps", 1e-12, 1, r.opt.eps);
+    r.opt.momentum = (float)c.num(t, w, "momentum", 0, 0.999999, r.opt.momentum);
+    r.opt.weight_decay = (float)c.num(t, w, "weight_decay", 0, 1, r.opt.weight_decay);
+    r.opt.weight_clip = (float)c.num(t, w, "weight_clip", 0, 1e6, r.opt.weight_clip);
+    r.opt.grad_clip_norm = (float)c.num(t, w, "grad_clip_norm", 0, 1e9, r.opt.grad_clip_norm);
+    r.epochs = c.integer(t, w, "epochs", 1, 100000, r.epochs);
+    r.batch_size = c.integer(t, w, "batch_size", 1, 4096, r.batch_size);
+    std::string red = c.str(t, w, "batch_reduction", {"sum", "mean"}, r.opt.grad_scale == 1.f ? "sum" : "mean");
+    r.opt.grad_scale = red == "sum" ? 1.f : 1.f / (float)r.batch_size;
+    r.opt.lanes = c.integer(t, w, "lanes", 1, tv::kMaxLanes, r.opt.lanes);
+    r.cosine = c.str(t, w, "schedule", {"constant", "cosine"}, r.cosine ? "cosine" : "constant") == "cosine";
+    r.warmup_epochs = c.integer(t, w, "warmup_epochs", 0, 100000, r.warmup_epochs);
+    r.lr_min_factor = (float)c.num(t, w, "lr_min_factor", 0, 1, r.lr_min_factor);
+    r.restore_best = c.boolean(t, w, "restore_best", r.restore_best);
+    if (t.contains("augment")) {
+      const json& a = t["augment"];
+      c.only(a, "training.augment", {"flip", "shift", "brightness"});
+      r.aug_flip = c.boolean(a, "training.augment", "flip", r.aug_flip);
+      r.aug_shift = c.integer(a, "training.augment", "shift", 0, 64, r.aug_shift);
+      r.aug_brightness = (float)c.num(a, "training.augment", "brightness", 0, 0.9, r.aug_brightness);
+    }
+  }
+  if (root.contains("split")) {
+    const json& sp = root["split"];
+    c.only(sp, "split", {"kind", "last_n", "val_fraction"});
+    s->split = c.str(sp, "split", "kind", {"reference", "fraction"}, s->split);
+    s->recipe.val_last_n = c.integer(sp, "split", "last_n", 0, 100000, s->recipe.val_last_n);
+    s->val_fraction = c.num(sp, "split", "val_fraction", 0, 0.95, s->val_fraction);
+  }
+}
+
+void apply_config_file(const std::string& path, TrainSetup* setup) {
+  std::vector<uint8_t> bytes = read_file(path, 16 << 20);
+  apply_config_text(std::string(bytes.begin(), bytes.end()), path, setup);
+}
+
+void parse_input_size(const std::string& text, int* h, int* w, int* c) {
+  static const std::regex re("^([0-9]{1,5})x([0-9]{1,5})x([0-9])$");
+  std::smatch m;
+  if (!std::regex_match(text, m, re))
+    throw Error("--input \"" + text + "\" is not of the form HxWxC (for example 64x64x3 or 28x28x1).");
+  *h = std::stoi(m[1]);
+  *w = std::stoi(m[2]);
+  *c = std::stoi(m[3]);
+  if (*h < 1 || *w < 1 || *h > 4096 || *w > 4096 || (*c != 1 && *c != 3))
+    throw Error("--input \"" + text + "\": height and width must be 1..4096 and channels 1 or 3.");
+}
+
+}  // namespace tvh

@@ -1,0 +1,37 @@
+// Human-readable reports: confusion matrices, per-class accuracy, a training-curve SVG, progress.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "host/training.h"
+
+namespace tvh {
+
+// A confusion matrix (rows = true class) with per-class accuracy, as text lines.
+std::string confusion_text(const std::vector<std::string>& classes, const std::vector<int>& confusion);
+// An SVG picture of loss and accuracy (train and validation) per epoch.
+std::string curve_svg(const std::vector<EpochRecord>& history, const std::string& title);
+// Where the curve picture goes for a model path: model.tvb -> model.curve.svg.
+std::string curve_path_for(const std::string& model_path);
+
+// Progress on stderr: a bar with ETA when stderr is a terminal, nothing in between otherwise.
+class Progress {
+ public:
+  explicit Progress(bool enabled);
+  // Updates the bar: epoch (1-based) of epochs, done of total samples in this epoch.
+  void update(int epoch, int epochs, int done, int total);
+  // Clears the bar line (before printing a normal line).
+  void clear();
+  bool is_terminal() const { return tty_; }
+
+ private:
+  bool tty_;
+  double start_;
+  double last_draw_ = -1;
+  bool drawn_ = false;
+};
+
+// "12.3 KB" style byte counts.
+std::string human_bytes(size_t bytes);
+
+}  // namespace tvh

@@ -1,0 +1,60 @@
+// Training and evaluating float models on a decoded dataset (the host side of tv::train_epoch).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "host/dataset.h"
+#include "tv/net.h"
+#include "tv/presets.h"
+
+namespace tvh {
+
+struct EpochRecord {
+  int epoch = 0;            // 1-based
+  double train_loss = 0;    // mean over the epoch's samples, as seen during training
+  double train_acc = 0;     // running accuracy during the epoch
+  double val_acc = -1;      // after the epoch (-1 when there is no validation split)
+  float lr = 0;
+  int skipped_batches = 0;  // dropped by the NaN/Inf guard
+};
+
+struct EvalResult {
+  int correct = 0;
+  int total = 0;
+  std::vector<int> confusion;  // [true * K + predicted]
+  double accuracy() const { return total ? (double)correct / total : 0.0; }
+};
+
+struct TrainRequest {
+  const tv::ModelPlan* plan = nullptr;
+  tv::TrainRecipe recipe;
+  const Dataset* dataset = nullptr;
+  std::vector<int> train, val;        // indices into the dataset
+  uint64_t seed = 1;
+  int threads = 1;
+  const std::vector<float>* init = nullptr;  // start from these weights instead of He init
+  // Progress callbacks (may be empty): after every batch and after every epoch.
+  std::function<void(int epoch, int done, int total)> on_batch;
+  std::function<void(const EpochRecord&)> on_epoch;
+};
+
+struct TrainResult {
+  std::vector<float> params;
+  std::vector<EpochRecord> history;
+  double train_seconds = 0;  // the training loop only (no validation, no decoding)
+  double eval_seconds = 0;   // per-epoch validation
+  EvalResult train_eval;     // the final weights on the training images
+  EvalResult val_eval;       // the final weights on the validation images
+  int best_epoch = 0;        // when the recipe restores the best weights
+  tv::TrainMemory memory;
+  tv::InferenceMemory infer_memory;
+};
+
+// Trains; the result depends only on the request's data, recipe and seed (not on threads).
+TrainResult train_model(const TrainRequest& req);
+// Evaluates float weights on dataset images idx.
+EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds, const std::vector<int>& idx);
+
+}  // namespace tvh

@@ -1,0 +1,14 @@
+// tvtrain: a folder of photos (or a .zip of one) -> a trained, evaluated model (.tvb).
+#include <cstdio>
+#include <exception>
+
+#include "tvtrain.h"
+
+int main(int argc, char** argv) {
+  try {
+    return tvtrain_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tvtrain: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,312 @@
+#include "tvtrain.h"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "host/config.h"
+#include "host/dataset.h"
+#include "host/error.h"
+#include "host/evaluate.h"
+#include "host/files.h"
+#include "host/model_io.h"
+#include "host/report.h"
+#include "host/training.h"
+#include "tv/legacy.h"
+
+using nlohmann::json;
+
+namespace {
+
+struct Args {
+  std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes;
+  int epochs = 0, batch = 0, lanes = 0, threads = 1, kfold = 0, val_last = -1;
+  double lr = 0, val_fraction = -1;
+  uint64_t seed = 1;
+  bool eval = false, json = false, no_curve = false, quiet = false;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return "[" + s + "]";
+}
+
+json confusion_json(const std::vector<int>& cm, int k) {
+  json rows = json::array();
+  for (int i = 0; i < k; ++i) rows.push_back(std::vector<int>(cm.begin() + i * k, cm.begin() + (i + 1) * k));
+  return rows;
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+}  // namespace
+
+int tvtrain_main(int argc, char** argv) {
+  Args a;
+  CLI::App app{"tvtrain: train a small CNN on a folder of photos (one sub-folder per class) or a .zip of one.\n"
+               "  tvtrain photos/ -o model.tvb\n"
+               "  tvtrain photos/ --preset webmcu -o model.tvb --raw-out myWeights.bin\n"
+               "  tvtrain photos/ --eval --init model.tvb"};
+  app.set_version_flag("--version", std::string("tvtrain ") + TV_VERSION);
+  app.add_option("dataset", a.dataset, "Dataset folder or .zip (one sub-folder per class)")->required();
+  app.add_option("-o,--output", a.output, "Write the trained model (.tvb) here");
+  app.add_option("--preset", a.preset, "Model and recipe: tinyvision (default, recommended) or webmcu (the reference)");
+  app.add_option("--config", a.config, "JSON model/training config (see host/config.h for the format)");
+  app.add_option("--input", a.input, "Model input HxWxC, e.g. 28x28x1 or 96x96x3 (every layer follows)");
+  app.add_option("--epochs", a.epochs, "Override the recipe's epochs")->check(CLI::Range(1, 100000));
+  app.add_option("--batch", a.batch, "Override the recipe's batch size")->check(CLI::Range(1, 4096));
+  app.add_option("--lr", a.lr, "Override the recipe's learning rate")->check(CLI::Range(1e-9, 10.0));
+  app.add_option("--lanes", a.lanes, "Gradient lanes (fixes the summation order; threads never change results)")
+      ->check(CLI::Range(1, 8));
+  app.add_option("--seed", a.seed, "Seed for initialization, shuffling, splits and augmentation (default 1)");
+  app.add_option("--threads", a.threads, "Threads (results are identical for any count)")->check(CLI::Range(1, 64));
+  app.add_option("--classes", a.classes, "Explicit class list a,b,c (default: sorted folder names)");
+  app.add_option("--split", a.split, "Validation split: reference (last N per class, default) or fraction")
+      ->check(CLI::IsMember({"reference", "fraction"}));
+  app.add_option("--val-last", a.val_last, "N for the reference split (default 3)")->check(CLI::Range(0, 100000));
+  app.add_option("--val-fraction", a.val_fraction, "Fraction for --split fraction (default 0.2)")
+      ->check(CLI::Range(0.0, 0.95));
+  app.add_option("--kfold", a.kfold, "K-fold cross-validation: report mean and sd of validation accuracy")
+      ->check(CLI::Range(2, 1000));
+  app.add_option("--init", a.init, "Start from a model (.tvb, or the reference's raw myWeights.bin)");
+  app.add_flag("--eval", a.eval, "With --init: evaluate the model on every image, no training");
+  app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
+  app.add_flag("--json", a.json, "Print one JSON object with the results on stdout");
+  app.add_flag("--no-curve", a.no_curve, "Do not write the loss/accuracy curve (model.curve.svg)");
+  app.add_flag("-q,--quiet", a.quiet, "Only errors on stderr");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  auto log = [&](const std::string& s) {
+    if (!a.quiet) std::fprintf(stderr, "%s\n", s.c_str());
+  };
+
+  if (a.eval && a.init.empty()) throw tvh::Error("--eval needs --init MODEL (the model to evaluate).");
+  if (!a.eval && a.kfold == 0 && a.output.empty()) throw tvh::Error("give -o MODEL.tvb (where to write the trained model).");
+  if (a.kfold && !a.output.empty()) throw tvh::Error("--kfold only evaluates the recipe and writes no model; drop -o.");
+  if (a.kfold && a.eval) throw tvh::Error("--kfold and --eval cannot be combined.");
+
+  // The setup: preset, then config file, then command-line overrides.
+  tvh::TrainSetup setup = tvh::preset_setup(a.preset);
+  if (!a.config.empty()) tvh::apply_config_file(a.config, &setup);
+  if (a.epochs) setup.recipe.epochs = a.epochs;
+  if (a.batch) {
+    bool mean = setup.recipe.opt.grad_scale != 1.f;
+    setup.recipe.batch_size = a.batch;
+    if (mean) setup.recipe.opt.grad_scale = 1.f / (float)a.batch;
+  }
+  if (a.lr > 0) setup.recipe.opt.lr = (float)a.lr;
+  if (a.lanes) setup.recipe.opt.lanes = a.lanes;
+  if (a.val_last >= 0) setup.recipe.val_last_n = a.val_last;
+  if (app.count("--split")) setup.split = a.split;
+  if (a.val_fraction >= 0) setup.val_fraction = a.val_fraction;
+
+  // A starting model fixes the architecture and (for .tvb) the class list.
+  tvh::LoadedModel init;
+  std::vector<std::string> classes = split_list(a.classes);
+  if (!a.init.empty()) {
+    if (!a.input.empty()) throw tvh::Error("--input cannot change the shape of an --init model (" + a.init + ").");
+    tvh::RawOptions raw;
+    raw.labels = classes;
+    init = tvh::load_model(a.init, raw);
+    setup.model = init.plan->desc;
+    if (init.format == "tvb") {
+      if (classes.empty()) classes = init.labels;
+      else if (classes != init.labels)
+        throw tvh::Error("--classes " + join(classes) + " differs from " + a.init + "'s classes " + join(init.labels) + ".");
+    }
+  } else if (!a.input.empty()) {
+    int h, w, c;
+    tvh::parse_input_size(a.input, &h, &w, &c);
+    tv::set_input(&setup.model, h, w, c);
+  }
+
+  tvh::DatasetOptions dopt;
+  dopt.path = a.dataset;
+  dopt.classes = classes;
+  dopt.height = setup.model.input.height;
+  dopt.width = setup.model.input.width;
+  dopt.channels = setup.model.input.channels;
+  dopt.order = setup.model.input.order;
+  dopt.threads = a.threads;
+  tvh::Dataset ds = tvh::load_dataset(dopt);
+  for (const auto& w : ds.warnings) log("warning: " + w);
+  for (const auto& s : ds.skipped) log("skipped " + s.first + ": " + s.second);
+  if (!ds.skipped.empty()) log(std::to_string(ds.skipped.size()) + " unreadable image(s) skipped.");
+  log("dataset " + a.dataset + ": " + std::to_string(ds.size()) + " images, classes " + join(ds.classes) + ", decoded in " +
+      fmt("%.3f", ds.decode_seconds) + " s");
+  if (!init.plan && ds.classes.size() < 2) throw tvh::Error(a.dataset + ": needs at least two classes with images.");
+  if (init.plan && init.format == "tvb" && ds.classes != init.labels)
+    throw tvh::Error(a.dataset + " has classes " + join(ds.classes) + " but " + a.init + " was trained on " +
+                     join(init.labels) + ".");
+  if (init.plan && (int)ds.classes.size() != init.plan->desc.num_classes)
+    throw tvh::Error(a.dataset + " has " + std::to_string(ds.classes.size()) + " classes " + join(ds.classes) + " but " +
+                     a.init + " has " + std::to_string(init.plan->desc.num_classes) + ".");
+  if (init.plan && init.format != "tvb") init.labels = ds.classes;
+
+  setup.model.num_classes = (uint16_t)ds.classes.size();
+  auto plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the model" : "--input " + a.input);
+
+  // ---- --eval: every image, no training ----
+  if (a.eval) {
+    tvh::EvalResult r = tvh::evaluate_model(init, ds, tvh::all_indices(ds));
+    log("evaluated " + a.init + " on " + std::to_string(r.total) + " images: accuracy " + fmt("%.2f", 100 * r.accuracy()) +
+        " % (" + std::to_string(r.correct) + "/" + std::to_string(r.total) + ")");
+    if (!a.quiet) std::fprintf(stderr, "%s", tvh::confusion_text(ds.classes, r.confusion).c_str());
+    if (a.json) {
+      json j = {{"model", a.init},
+                {"int8", init.int8},
+                {"classes", ds.classes},
+                {"accuracy", r.accuracy()},
+                {"correct", r.correct},
+                {"total", r.total},
+                {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())},
+                {"decode_seconds", ds.decode_seconds},
+                {"skipped_images", ds.skipped.size()}};
+      std::printf("%s\n", j.dump(2).c_str());
+    }
+    return 0;
+  }
+
+  if (init.plan && init.int8) throw tvh::Error(a.init + " is an int8 model: training resumes from float models only.");
+  tvh::Progress progress(!a.quiet);
+  auto make_request = [&](const tvh::Split& sp) {
+    tvh::TrainRequest req;
+    req.plan = plan.get();
+    req.recipe = setup.recipe;
+    req.dataset = &ds;
+    req.train = sp.train;
+    req.val = sp.val;
+    req.seed = a.seed;
+    req.threads = a.threads;
+    req.init = init.plan ? &init.params : nullptr;
+    req.on_batch = [&](int epoch, int done, int total) { progress.update(epoch, setup.recipe.epochs, done, total); };
+    return req;
+  };
+
+  // ---- --kfold K ----
+  if (a.kfold) {
+    if ((size_t)a.kfold > ds.size()) throw tvh::Error(a.dataset + ": --kfold " + std::to_string(a.kfold) + " needs at least that many images.");
+    std::vector<tvh::Split> folds = tvh::kfold_splits(ds, a.kfold, a.seed);
+    std::vector<double> accs;
+    json fold_json = json::array();
+    double train_seconds = 0;
+    for (size_t f = 0; f < folds.size(); ++f) {
+      tvh::TrainResult r = tvh::train_model(make_request(folds[f]));
+      progress.clear();
+      accs.push_back(r.val_eval.accuracy());
+      train_seconds += r.train_seconds;
+      log("fold " + std::to_string(f + 1) + "/" + std::to_string(folds.size()) + ": validation accuracy " +
+          fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" + std::to_string(r.val_eval.correct) + "/" +
+          std::to_string(r.val_eval.total) + ")");
+      fold_json.push_back({{"val_accuracy", r.val_eval.accuracy()}, {"val_correct", r.val_eval.correct},
+                           {"val_images", r.val_eval.total}, {"train_seconds", r.train_seconds}});
+    }
+    double mean = 0, sd = 0;
+    for (double x : accs) mean += x;
+    mean /= accs.size();
+    for (double x : accs) sd += (x - mean) * (x - mean);
+    sd = accs.size() > 1 ? std::sqrt(sd / (accs.size() - 1)) : 0;
+    log(std::to_string(a.kfold) + "-fold cross-validation: " + fmt("%.2f", 100 * mean) + " % +- " + fmt("%.2f", 100 * sd) +
+        " % (sample sd)");
+    if (a.json) {
+      json j = {{"classes", ds.classes},     {"preset", setup.preset},        {"kfold", a.kfold},
+                {"cv_accuracy_mean", mean},  {"cv_accuracy_sd", sd},          {"folds", fold_json},
+                {"epochs", setup.recipe.epochs}, {"train_seconds", train_seconds}, {"decode_seconds", ds.decode_seconds},
+                {"params", plan->param_count}};
+      std::printf("%s\n", j.dump(2).c_str());
+    }
+    return 0;
+  }
+
+  // ---- train ----
+  if (!a.raw_out.empty() && !tv::legacy_compatible(*plan))
+    throw tvh::Error("--raw-out " + a.raw_out + ": the raw myWeights.bin format only holds the webmcu network at 64x64x3.");
+  tvh::Split split = setup.split == "fraction" ? tvh::fraction_split(ds, setup.val_fraction, a.seed)
+                                                : tvh::reference_split(ds, setup.recipe.val_last_n);
+  tvh::TrainRequest req = make_request(split);
+  req.on_epoch = [&](const tvh::EpochRecord& e) {
+    progress.clear();
+    std::string line = "epoch " + std::to_string(e.epoch) + "/" + std::to_string(setup.recipe.epochs) + "  loss " +
+                       fmt("%.4f", e.train_loss) + "  train acc " + fmt("%.1f", 100 * e.train_acc) + " %";
+    if (e.val_acc >= 0) line += "  val acc " + fmt("%.1f", 100 * e.val_acc) + " %";
+    line += "  lr " + fmt("%.2e", e.lr);
+    if (e.skipped_batches) line += "  (" + std::to_string(e.skipped_batches) + " batches dropped: NaN/Inf gradient)";
+    log(line);
+  };
+  log("training " + setup.preset + " (" + std::to_string(plan->param_count) + " parameters) on " +
+      std::to_string(split.train.size()) + " images, validating on " + std::to_string(split.val.size()) + "; " +
+      std::to_string(setup.recipe.epochs) + " epochs, batch " + std::to_string(setup.recipe.batch_size) + ", seed " +
+      std::to_string(a.seed) + ", " + std::to_string(a.threads) + " thread(s), " + std::to_string(setup.recipe.opt.lanes) + " lane(s)");
+  tvh::TrainResult r = tvh::train_model(req);
+  progress.clear();
+  log("training loop " + fmt("%.3f", r.train_seconds) + " s (" +
+      fmt("%.1f", r.history.empty() ? 0.0 : 1e3 * r.train_seconds / r.history.size()) + " ms/epoch)");
+  log("train accuracy " + fmt("%.2f", 100 * r.train_eval.accuracy()) + " % (" + std::to_string(r.train_eval.correct) + "/" +
+      std::to_string(r.train_eval.total) + "), validation accuracy " + fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" +
+      std::to_string(r.val_eval.correct) + "/" + std::to_string(r.val_eval.total) + ")" +
+      (r.best_epoch ? " with the weights of epoch " + std::to_string(r.best_epoch) : std::string()));
+  if (!a.quiet && r.val_eval.total) std::fprintf(stderr, "%s", tvh::confusion_text(ds.classes, r.val_eval.confusion).c_str());
+  log("memory on the device: training " + std::to_string(r.memory.total_bytes) + " bytes (" + tvh::human_bytes(r.memory.total_bytes) +
+      "), inference " + std::to_string(r.infer_memory.total_bytes) + " bytes (" + tvh::human_bytes(r.infer_memory.total_bytes) + ")");
+
+  std::ostringstream prov;
+  prov << "tool=tvtrain " << TV_VERSION << "\npreset=" << setup.preset << "\ndataset=" << a.dataset << "\nseed=" << a.seed
+       << "\nepochs=" << setup.recipe.epochs << "\ntrain_images=" << split.train.size() << "\nval_images=" << split.val.size()
+       << "\nval_accuracy=" << fmt("%.4f", r.val_eval.accuracy()) << "\n";
+  if (!a.init.empty()) prov << "init=" << a.init << "\n";
+  tvh::save_float_model(a.output, *plan, r.params.data(), ds.classes, prov.str());
+  log("wrote " + a.output);
+  if (!a.raw_out.empty()) {
+    tvh::save_raw_weights(a.raw_out, *plan, r.params.data());
+    log("wrote " + a.raw_out);
+  }
+  if (!a.no_curve) {
+    std::string svg = tvh::curve_path_for(a.output);
+    tvh::write_file_atomic(svg, tvh::curve_svg(r.history, setup.preset + " on " + a.dataset));
+    log("wrote " + svg);
+  }
+  if (a.json) {
+    json hist = json::array();
+    for (const auto& e : r.history)
+      hist.push_back({{"epoch", e.epoch}, {"loss", e.train_loss}, {"train_accuracy", e.train_acc}, {"val_accuracy", e.val_acc}, {"lr", e.lr}});
+    json j = {{"classes", ds.classes},
+              {"preset", setup.preset},
+              {"train_images", split.train.size()},
+              {"val_images", split.val.size()},
+              {"epochs", setup.recipe.epochs},
+              {"train_seconds", r.train_seconds},
+              {"decode_seconds", ds.decode_seconds},
+              {"train_accuracy", r.train_eval.accuracy()},
+              {"val_accuracy", r.val_eval.accuracy()},
+              {"val_correct", r.val_eval.correct},
+              {"confusion_matrix", confusion_json(r.val_eval.confusion, (int)ds.classes.size())},
+              {"params", plan->param_count},
+              {"memory", {{"train_bytes", r.memory.total_bytes}, {"infer_bytes", r.infer_memory.total_bytes}, {"lanes", setup.recipe.opt.lanes}}},
+              {"seed", a.seed},
+              {"threads", a.threads},
+              {"skipped_images", ds.skipped.size()},
+              {"history", hist},
+              {"output", a.output}};
+    std::printf("%s\n", j.dump(2).c_str());
+  }
+  return 0;
+}
