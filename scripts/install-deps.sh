@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages TinyVision builds and tests with, only those that are missing.
+set -euo pipefail
+PKGS=(cmake make g++ pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libturbojpeg0-dev
+      libjpeg62-turbo-dev libzip-dev zlib1g-dev libflatbuffers-dev flatbuffers-compiler clang libclang-rt-dev python3)
+# Optional: the PyTorch peer for bench/ (TV_WITH_TORCH=1).
+if [ "${TV_WITH_TORCH:-0}" = 1 ]; then PKGS+=(python3-torch); fi
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

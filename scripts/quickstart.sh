@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The README's first command: install what is missing, build, and run the main job on datasets/:
+# photos -> trained model (tvtrain) -> int8 (tvquant) -> C header (tvexport).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh
+BIN=build/bin
+OUT=${TV_OUT:-out}
+mkdir -p "$OUT"
+echo "== 1. train: datasets/shapes -> $OUT/model.tvb"
+"$BIN/tvtrain" datasets/shapes -o "$OUT/model.tvb" --threads "$(nproc)"
+if "$BIN/tvquant" --help 2>/dev/null | grep -q -- "--calib"; then
+  echo "== 2. quantize: $OUT/model.tvb -> $OUT/model.q8.tvb (power-of-two int8, ESP-DL rules)"
+  "$BIN/tvquant" "$OUT/model.tvb" --calib datasets/shapes -o "$OUT/model.q8.tvb"
+  MODEL="$OUT/model.q8.tvb"
+else
+  echo "== 2. quantize: tvquant is not built with quantization yet; exporting the float model"
+  MODEL="$OUT/model.tvb"
+fi
+echo "== 3. export: $MODEL -> $OUT/model.h"
+if "$BIN/tvexport" "$MODEL" -o "$OUT/model.h"; then
+  echo "done: $OUT/model.tvb, $OUT/model.curve.svg, $OUT/model.h"
+else
+  echo "tvexport could not write the header" >&2
+  exit 1
+fi

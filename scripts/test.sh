@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The README's second command: build everything and run every test (googletest via ctest, the
+# device-safety build of common/, and a bounded libFuzzer run of the blob and .espdl readers).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+JOBS=$(nproc)
+echo "== build (Release) =="
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$JOBS"
+echo "== device-safety build of common/ (-fno-exceptions -fno-rtti -Werror) =="
+cmake --build build --target tvcore_device -j"$JOBS"
+echo "== fuzz (libFuzzer, bounded) =="
+FUZZ_SECONDS=${TV_FUZZ_SECONDS:-20}
+CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTV_BUILD_FUZZ=ON -DTV_BUILD_TESTS=OFF >/dev/null
+cmake --build build/fuzz -j"$JOBS" --target fuzz_blob fuzz_make_seed $(grep -q fuzz_espdl fuzz/CMakeLists.txt && [ -f fuzz/fuzz_espdl.cpp ] && echo fuzz_espdl)
+mkdir -p build/fuzz/corpus-blob build/fuzz/corpus-espdl
+build/fuzz/bin/fuzz_make_seed build/fuzz/corpus-blob/seed.tvb
+build/fuzz/bin/fuzz_blob -max_total_time="$FUZZ_SECONDS" -seed=1 -rss_limit_mb=2048 build/fuzz/corpus-blob 2>build/fuzz/fuzz_blob.log \
+  || { tail -40 build/fuzz/fuzz_blob.log; echo "fuzz_blob found a crash"; exit 1; }
+tail -1 build/fuzz/fuzz_blob.log
+if [ -x build/fuzz/bin/fuzz_espdl ]; then
+  if [ -d ../shared/espdl-golden ]; then cp ../shared/espdl-golden/*.espdl build/fuzz/corpus-espdl/ 2>/dev/null || true; fi
+  build/fuzz/bin/fuzz_espdl -max_total_time="$FUZZ_SECONDS" -seed=1 -rss_limit_mb=2048 build/fuzz/corpus-espdl 2>build/fuzz/fuzz_espdl.log \
+    || { tail -40 build/fuzz/fuzz_espdl.log; echo "fuzz_espdl found a crash"; exit 1; }
+  tail -1 build/fuzz/fuzz_espdl.log
+fi
+echo "== tests =="
+cd build
+ctest -j"$JOBS" --output-on-failure --timeout 900
