@@ -129,8 +129,7 @@ int tvtrain_main(int argc, char** argv) {
     init = tvh::load_model(a.init, raw);
     setup.model = init.plan->desc;
     if (init.format == "tvb") {
-      if (classes.empty()) classes = init.labels;
-      else if (classes != init.labels)
+      if (!classes.empty() && classes != init.labels)
         throw tvh::Error("--classes " + join(classes) + " differs from " + a.init + "'s classes " + join(init.labels) + ".");
     }
   } else if (!a.input.empty()) {
