@@ -1,0 +1,962 @@
+#include "tv/header_writer.h"
+
+#include <string.h>
+
+#include "tv/crc32.h"
+#include "tv/legacy.h"
+#include "tv/net.h"
+
+namespace tv {
+
+namespace {
+
+// ---------------------------------------------------------------- exact decimal formatting
+
+// A small unsigned big integer (little-endian 32-bit limbs), enough for m * 2^104 * 10^6 and
+// m * 10^54 (m < 2^24): the largest products the float formatters need.
+struct Big {
+  static constexpr int kLimbs = 10;
+  uint32_t w[kLimbs];
+  int n;  // limbs in use; w[n-1] != 0 unless n == 0
+};
+
+void big_set(Big* b, uint64_t v) {
+  b->n = 0;
+  while (v) {
+    b->w[b->n++] = (uint32_t)v;
+    v >>= 32;
+  }
+}
+
+void big_trim(Big* b) {
+  while (b->n > 0 && b->w[b->n - 1] == 0) --b->n;
+}
+
+void big_mul_small(Big* b, uint32_t m) {
+  uint64_t carry = 0;
+  for (int i = 0; i < b->n; ++i) {
+    uint64_t t = (uint64_t)b->w[i] * m + carry;
+    b->w[i] = (uint32_t)t;
+    carry = t >> 32;
+  }
+  if (carry && b->n < Big::kLimbs) b->w[b->n++] = (uint32_t)carry;
+}
+
+void big_shl(Big* b, int bits) {
+  if (b->n == 0) return;
+  const int limbs = bits / 32, r = bits % 32;
+  int n = b->n + limbs + 1;
+  if (n > Big::kLimbs) n = Big::kLimbs;  // callers stay far below the capacity
+  for (int i = n - 1; i >= 0; --i) {
+    const int src = i - limbs;
+    uint32_t hi = (src >= 0 && src < b->n) ? b->w[src] : 0;
+    uint32_t lo = (src - 1 >= 0 && src - 1 < b->n) ? b->w[src - 1] : 0;
+    b->w[i] = r ? (hi << r) | (lo >> (32 - r)) : hi;
+  }
+  b->n = n;
+  big_trim(b);
+}
+
+// Divides by d in place; returns the remainder.
+uint32_t big_div_small(Big* b, uint32_t d) {
+  uint64_t rem = 0;
+  for (int i = b->n - 1; i >= 0; --i) {
+    uint64_t cur = (rem << 32) | b->w[i];
+    b->w[i] = (uint32_t)(cur / d);
+    rem = cur % d;
+  }
+  big_trim(b);
+  return (uint32_t)rem;
+}
+
+bool big_bit(const Big& b, int i) {
+  const int limb = i / 32;
+  return limb < b.n && ((b.w[limb] >> (i % 32)) & 1u);
+}
+
+// How the discarded part of a division compares with half of the divisor.
+enum Rest { kExact = 0, kBelowHalf = 1, kHalf = 2, kAboveHalf = 3 };
+
+// Shifts right by s > 0 bits; returns how the discarded bits compare with half.
+Rest big_shr(Big* b, int s) {
+  const bool half = big_bit(*b, s - 1);
+  bool sticky = false;
+  for (int i = 0; i < s - 1 && !sticky; ++i) sticky = big_bit(*b, i);
+  const int limbs = s / 32, r = s % 32;
+  for (int i = 0; i < b->n; ++i) {
+    const int src = i + limbs;
+    uint32_t lo = src < b->n ? b->w[src] : 0;
+    uint32_t hi = src + 1 < b->n ? b->w[src + 1] : 0;
+    b->w[i] = r ? (lo >> r) | (hi << (32 - r)) : lo;
+  }
+  big_trim(b);
+  if (!half) return sticky ? kBelowHalf : kExact;
+  return sticky ? kAboveHalf : kHalf;
+}
+
+// Divides by 10^j (j > 0); returns how the remainder compares with half of 10^j.
+Rest big_div_pow10(Big* b, int j) {
+  bool sticky = false;
+  uint32_t last = 0;
+  for (int i = 0; i < j; ++i) {
+    if (i > 0 && last) sticky = true;
+    last = big_div_small(b, 10);
+  }
+  if (last > 5 || (last == 5 && sticky)) return kAboveHalf;
+  if (last == 5) return kHalf;
+  return (last || sticky) ? kBelowHalf : kExact;
+}
+
+void big_add_one(Big* b) {
+  for (int i = 0; i < b->n; ++i)
+    if (++b->w[i] != 0) return;
+  if (b->n < Big::kLimbs) b->w[b->n++] = 1;
+}
+
+// Compares with a 64-bit value: -1, 0, 1.
+int big_cmp_u64(const Big& b, uint64_t v) {
+  if (b.n > 2) return 1;
+  uint64_t x = b.n == 0 ? 0 : (b.n == 1 ? b.w[0] : ((uint64_t)b.w[1] << 32 | b.w[0]));
+  return x < v ? -1 : (x > v ? 1 : 0);
+}
+
+uint64_t big_u64(const Big& b) {
+  return b.n == 0 ? 0 : (b.n == 1 ? b.w[0] : ((uint64_t)b.w[1] << 32 | b.w[0]));
+}
+
+// q = m * 2^e * 10^k rounded half-to-even (round) or truncated (!round). Never both e < 0 and k < 0
+// (the callers' ranges exclude it: a float below 2^24 needs k > 0 for nine digits).
+void scaled(uint32_t m, int e, int k, bool round, Big* q) {
+  big_set(q, m);
+  if (e > 0) big_shl(q, e);
+  for (int i = 0; i < k; ++i) big_mul_small(q, 10);
+  Rest rest = kExact;
+  if (e < 0)
+    rest = big_shr(q, -e);
+  else if (k < 0)
+    rest = big_div_pow10(q, -k);
+  if (round && (rest == kAboveHalf || (rest == kHalf && q->n > 0 && (q->w[0] & 1u)))) big_add_one(q);
+}
+
+// A finite float as m * 2^e; false for inf/NaN.
+bool decompose(float v, bool* negative, uint32_t* m, int* e) {
+  uint32_t bits;
+  memcpy(&bits, &v, 4);
+  *negative = (bits >> 31) != 0;
+  const uint32_t exp = (bits >> 23) & 0xFFu, frac = bits & 0x7FFFFFu;
+  if (exp == 0xFFu) return false;
+  if (exp == 0) {
+    *m = frac;
+    *e = -149;
+  } else {
+    *m = frac | 0x800000u;
+    *e = (int)exp - 150;
+  }
+  return true;
+}
+
+int floor_div(int a, int b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+size_t put_digits(uint64_t v, char* out) {  // no sign, at least one digit
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (int i = 0; i < n; ++i) out[i] = tmp[n - 1 - i];
+  return (size_t)n;
+}
+
+bool is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+size_t format_int(int64_t v, char* buf) {
+  size_t n = 0;
+  uint64_t u = (uint64_t)v;
+  if (v < 0) {
+    buf[n++] = '-';
+    u = 0 - u;
+  }
+  n += put_digits(u, buf + n);
+  buf[n] = 0;
+  return n;
+}
+
+size_t format_float_g9(float v, char* buf) {
+  bool neg;
+  uint32_t m;
+  int e;
+  if (!decompose(v, &neg, &m, &e)) {
+    buf[0] = 0;
+    return 0;
+  }
+  size_t n = 0;
+  if (neg) buf[n++] = '-';
+  if (m == 0) {
+    buf[n++] = '0';
+    buf[n] = 0;
+    return n;
+  }
+  // Decimal exponent x with 10^x <= v < 10^(x+1): estimate from the binary exponent, then correct.
+  int bitlen = 0;
+  for (uint32_t t = m; t; t >>= 1) ++bitlen;
+  int x = floor_div((bitlen - 1 + e) * 78913, 262144);  // log10(2) ~ 78913 / 2^18
+  Big q;
+  for (int guard = 0; guard < 8; ++guard) {
+    scaled(m, e, 8 - x, false, &q);
+    if (big_cmp_u64(q, 1000000000ull) >= 0) {
+      ++x;
+    } else if (big_cmp_u64(q, 100000000ull) < 0) {
+      --x;
+    } else {
+      break;
+    }
+  }
+  scaled(m, e, 8 - x, true, &q);
+  uint64_t d = big_u64(q);
+  if (d >= 1000000000ull) {  // rounding carried into a tenth digit
+    d /= 10;
+    ++x;
+  }
+  char digits[9];
+  for (int i = 8; i >= 0; --i) {
+    digits[i] = (char)('0' + d % 10);
+    d /= 10;
+  }
+  int nd = 9;
+  while (nd > 1 && digits[nd - 1] == '0') --nd;  // %g drops trailing zeros
+  if (x < -4 || x >= 9) {
+    buf[n++] = digits[0];
+    if (nd > 1) {
+      buf[n++] = '.';
+      for (int i = 1; i < nd; ++i) buf[n++] = digits[i];
+    }
+    buf[n++] = 'e';
+    buf[n++] = x < 0 ? '-' : '+';
+    int ax = x < 0 ? -x : x;
+    if (ax < 10) buf[n++] = '0';
+    n += put_digits((uint64_t)ax, buf + n);
+  } else if (x >= 0) {
+    for (int i = 0; i <= x; ++i) buf[n++] = digits[i];
+    if (nd > x + 1) {
+      buf[n++] = '.';
+      for (int i = x + 1; i < nd; ++i) buf[n++] = digits[i];
+    }
+  } else {
+    buf[n++] = '0';
+    buf[n++] = '.';
+    for (int i = 0; i < -x - 1; ++i) buf[n++] = '0';
+    for (int i = 0; i < nd; ++i) buf[n++] = digits[i];
+  }
+  buf[n] = 0;
+  return n;
+}
+
+size_t format_float_literal(float v, char* buf) {
+  size_t n = format_float_g9(v, buf);
+  if (n == 0) return 0;
+  bool plain = true;
+  for (size_t i = 0; i < n; ++i)
+    if (buf[i] == '.' || buf[i] == 'e') plain = false;
+  if (plain) {
+    buf[n++] = '.';
+    buf[n++] = '0';
+  }
+  buf[n++] = 'f';
+  buf[n] = 0;
+  return n;
+}
+
+size_t format_float_fixed6(float v, char* buf) {
+  bool neg;
+  uint32_t m;
+  int e;
+  if (!decompose(v, &neg, &m, &e)) {
+    buf[0] = 0;
+    return 0;
+  }
+  Big q;
+  scaled(m, e, 6, true, &q);
+  char rev[kFloatTextMax];
+  int nd = 0;
+  while (q.n > 0) rev[nd++] = (char)('0' + big_div_small(&q, 10));
+  while (nd < 7) rev[nd++] = '0';
+  size_t n = 0;
+  if (neg) buf[n++] = '-';
+  for (int i = nd - 1; i >= 6; --i) buf[n++] = rev[i];
+  buf[n++] = '.';
+  for (int i = 5; i >= 0; --i) buf[n++] = rev[i];
+  buf[n] = 0;
+  return n;
+}
+
+namespace {
+
+// ---------------------------------------------------------------- buffered text output
+
+class Out {
+ public:
+  explicit Out(const TextSink& sink) : sink_(sink) {}
+  ~Out() { flush(); }
+  void put(const char* s, size_t n) {
+    while (n) {
+      if (len_ == sizeof(buf_)) flush();
+      size_t k = sizeof(buf_) - len_;
+      if (k > n) k = n;
+      memcpy(buf_ + len_, s, k);
+      len_ += k;
+      s += k;
+      n -= k;
+    }
+  }
+  void str(const char* s) { put(s, strlen(s)); }
+  void ch(char c) { put(&c, 1); }
+  void num(int64_t v) {
+    char b[24];
+    put(b, format_int(v, b));
+  }
+  void hex32(uint32_t v) {
+    char b[10] = {'0', 'x'};
+    for (int i = 0; i < 8; ++i) b[2 + i] = "0123456789ABCDEF"[(v >> (28 - 4 * i)) & 15u];
+    put(b, 10);
+  }
+  void hex8(uint8_t v) {
+    char b[4] = {'0', 'x', "0123456789ABCDEF"[v >> 4], "0123456789ABCDEF"[v & 15u]};
+    put(b, 4);
+  }
+  // A number for a comment ("inf" and "nan" are fine there).
+  void g9(float v) {
+    char b[kFloatTextMax];
+    size_t n = format_float_g9(v, b);
+    if (n)
+      put(b, n);
+    else
+      str(v != v ? "nan" : (v < 0 ? "-inf" : "inf"));
+  }
+  // The prefix, as given or in upper case.
+  void prefix(const char* p, bool upper) {
+    for (; *p; ++p) ch(upper && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p);
+  }
+  // Text inside a C string literal: quotes, backslashes, "??" (trigraphs) and non-printable bytes
+  // escaped (octal, three digits, so a following digit cannot extend the escape).
+  void c_string_text(const char* s, size_t n) {
+    char prev = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned char c = (unsigned char)s[i];
+      if (c == '"' || c == '\\') {
+        ch('\\');
+        ch((char)c);
+      } else if (c == '?' && prev == '?') {
+        str("\\?");
+      } else if (c < 0x20 || c > 0x7E) {
+        octal(c);
+      } else {
+        ch((char)c);
+      }
+      prev = (char)c;
+    }
+  }
+  // Text inside a // comment: no backslash (it could splice lines), no "??", printable ASCII only.
+  void comment_text(const char* s, size_t n) {
+    char prev = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned char c = (unsigned char)s[i];
+      if (c == '\\' || c < 0x20 || c > 0x7E || (c == '?' && prev == '?'))
+        octal(c);
+      else
+        ch((char)c);
+      prev = (char)c;
+    }
+  }
+  void flush() {
+    if (len_) sink_.write(sink_.ctx, buf_, len_);
+    len_ = 0;
+  }
+
+ private:
+  void octal(unsigned char c) {
+    char b[4] = {'\\', (char)('0' + (c >> 6)), (char)('0' + ((c >> 3) & 7)), (char)('0' + (c & 7))};
+    put(b, 4);
+  }
+  TextSink sink_;
+  char buf_[512];
+  size_t len_ = 0;
+};
+
+uint32_t rd32(const uint8_t* p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+float rdf(const uint8_t* p) {
+  uint32_t u = rd32(p);
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+bool finite(float v) {
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  return ((u >> 23) & 0xFFu) != 0xFFu;
+}
+
+// ---------------------------------------------------------------- identifiers
+
+// The C identifier suffix of tensor i: its name with every other character turned into '_'; or
+// "tensor<i>" when that is reserved or an earlier tensor has the same sanitized name. Names of the
+// form "tensor<digits>" are reserved, so the two kinds never clash.
+struct Ident {
+  char s[kTensorNameMax + 16];
+};
+
+void sanitize(const char* name, Ident* out) {
+  size_t n = 0;
+  for (; name[n] && n < (size_t)kTensorNameMax; ++n) out->s[n] = is_ident_char(name[n]) ? name[n] : '_';
+  out->s[n] = 0;
+}
+
+bool ends_with(const char* s, const char* suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+// Reserved: the writer's own names (labels, blob, act_exps, *_exps, *_EXP, tensor<digits>) and
+// anything without a lower-case letter (it could clash with the upper-case #defines).
+bool reserved(const char* s) {
+  if (!*s || !strcmp(s, "labels") || !strcmp(s, "blob") || !strcmp(s, "act_exps") || ends_with(s, "_exps") ||
+      ends_with(s, "_EXP"))
+    return true;
+  if (!strncmp(s, "tensor", 6)) {
+    const char* p = s + 6;
+    while (*p >= '0' && *p <= '9') ++p;
+    if (!*p) return true;
+  }
+  for (const char* p = s; *p; ++p)
+    if (*p >= 'a' && *p <= 'z') return false;
+  return true;
+}
+
+void tensor_ident(const BlobView& v, int i, Ident* out) {
+  sanitize(v.tensors[i].name, out);
+  bool taken = reserved(out->s);
+  for (int j = 0; j < i && !taken; ++j) {
+    Ident other;
+    sanitize(v.tensors[j].name, &other);
+    taken = !strcmp(other.s, out->s);
+  }
+  if (taken) {
+    memcpy(out->s, "tensor", 6);
+    out->s[6 + format_int(i, out->s + 6)] = 0;
+  }
+}
+
+bool valid_prefix(const char* p) {
+  if (!p || !*p || (*p >= '0' && *p <= '9')) return false;
+  size_t n = 0;
+  for (; p[n]; ++n)
+    if (!is_ident_char(p[n]) || n > 64) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------- pieces of the TinyVision header
+
+void layer_summary(Out& o, const ModelPlan& plan, int i) {
+  const LayerDesc& d = plan.desc.layers[i];
+  const LayerPlan& lp = plan.layers[i];
+  o.str("//   ");
+  if (i < 10) o.ch(' ');
+  o.num(i);
+  o.ch(' ');
+  o.str(layer_type_name(d.type));
+  switch (d.type) {
+    case LayerType::Conv2D:
+    case LayerType::DepthwiseConv2D:
+      if (d.type == LayerType::Conv2D) {
+        o.ch(' ');
+        o.num(lp.out.c);
+        o.str(" filters");
+      }
+      o.ch(' ');
+      o.num(d.kernel_h);
+      o.ch('x');
+      o.num(d.kernel_w);
+      o.str(" stride ");
+      o.num(d.stride_h);
+      if (d.stride_w != d.stride_h) {
+        o.ch('x');
+        o.num(d.stride_w);
+      }
+      o.str(d.padding == Padding::Same ? " same" : " valid");
+      break;
+    case LayerType::MaxPool2D:
+    case LayerType::AvgPool2D:
+      o.ch(' ');
+      o.num(d.kernel_h);
+      o.ch('x');
+      o.num(d.kernel_w);
+      o.str(" stride ");
+      o.num(d.stride_h);
+      break;
+    case LayerType::LeakyReLU:
+      o.str(" alpha ");
+      o.g9(d.alpha);
+      break;
+    case LayerType::Clip:
+      o.str(" [");
+      o.g9(d.lo);
+      o.str(", ");
+      o.g9(d.hi);
+      o.ch(']');
+      break;
+    default: break;
+  }
+  o.str(" -> ");
+  o.num(lp.out.h);
+  o.ch('x');
+  o.num(lp.out.w);
+  o.ch('x');
+  o.num(lp.out.c);
+  if (lp.weight_count + lp.bias_count) {
+    o.str(", ");
+    o.num((int64_t)(lp.weight_count + lp.bias_count));
+    o.str(" parameters");
+  }
+  o.ch('\n');
+}
+
+const char* order_name(ChannelOrder order) {
+  switch (order) {
+    case ChannelOrder::RGB: return "RGB";
+    case ChannelOrder::BGR: return "BGR";
+    case ChannelOrder::GRAY: return "GRAY";
+  }
+  return "?";
+}
+
+// "#define <PREFIX>_<name> "
+void define(Out& o, const char* prefix, const char* name) {
+  o.str("#define ");
+  o.str(prefix);
+  o.ch('_');
+  o.str(name);
+  o.ch(' ');
+}
+
+void float_literal_or_paren(Out& o, float v) {
+  char b[kFloatTextMax];
+  size_t n = format_float_literal(v, b);
+  if (b[0] == '-') {
+    o.ch('(');
+    o.put(b, n);
+    o.ch(')');
+  } else {
+    o.put(b, n);
+  }
+}
+
+// Values of one array, `per_line` to a line, each line indented by two spaces.
+template <typename Emit>
+void array_body(Out& o, size_t count, int per_line, Emit emit) {
+  for (size_t i = 0; i < count; ++i) {
+    if (i % (size_t)per_line == 0) o.str("  ");
+    emit(i);
+    if (i + 1 < count) o.ch(',');
+    o.ch((i + 1) % (size_t)per_line == 0 || i + 1 == count ? '\n' : ' ');
+  }
+}
+
+void dims_text(Out& o, const BlobTensor& t) {
+  for (int d = 0; d < t.ndim; ++d) {
+    o.ch('[');
+    o.num(t.dims[d]);
+    o.ch(']');
+  }
+}
+
+void array_open(Out& o, const char* prefix, const char* c_type, const char* ident, const char* suffix, size_t n) {
+  o.str(prefix);
+  o.str("_ALIGN16 const ");
+  o.str(c_type);
+  o.ch(' ');
+  o.str(prefix);
+  o.ch('_');
+  o.str(ident);
+  o.str(suffix);
+  o.ch('[');
+  o.num((int64_t)n);
+  o.str("] = {\n");
+}
+
+Status check_tensor_values(const BlobView& v) {
+  for (int i = 0; i < v.num_tensors; ++i) {
+    const BlobTensor& t = v.tensors[i];
+    if (t.dtype != DType::F32) continue;
+    const uint8_t* p = (const uint8_t*)t.data;
+    const size_t n = t.elements();
+    for (size_t k = 0; k < n; ++k)
+      if (!finite(rdf(p + 4 * k))) return make_status(StatusCode::BadParameter, t.layer, i, (int32_t)k);
+  }
+  return ok_status();
+}
+
+void write_tensor(Out& o, const char* prefix, const BlobView& v, int i) {
+  const BlobTensor& t = v.tensors[i];
+  Ident id;
+  tensor_ident(v, i, &id);
+  const size_t n = t.elements();
+  const uint8_t* p = (const uint8_t*)t.data;
+  o.str("\n// layer ");
+  o.num(t.layer);
+  o.str(" (");
+  o.str(t.layer < v.model.num_layers ? layer_type_name(v.model.layers[t.layer].type) : "?");
+  o.str(t.role == TensorRole::Weight ? ") weights \"" : ") biases \"");
+  o.comment_text(t.name, strlen(t.name));
+  o.str("\": ");
+  o.str(dtype_name(t.dtype));
+  o.ch(' ');
+  dims_text(o, t);
+  o.str(", ");
+  o.num((int64_t)n);
+  o.str(" values");
+  if (t.dtype != DType::F32) {
+    if (t.exp_count) {
+      o.str(", real = q * 2^");
+      o.str(prefix);
+      o.ch('_');
+      o.str(id.s);
+      o.str("_exps[channel]");
+    } else {
+      o.str(", real = q * 2^");
+      o.num(t.exponent);
+    }
+  }
+  o.ch('\n');
+  if (t.dtype != DType::F32) {
+    o.str("#define ");
+    o.str(prefix);
+    o.ch('_');
+    o.str(id.s);
+    o.str("_EXP (");
+    o.num(t.exponent);
+    o.str(")\n");
+    if (t.exp_count) {
+      array_open(o, prefix, "int8_t", id.s, "_exps", t.exp_count);
+      array_body(o, t.exp_count, 16, [&](size_t k) { o.num(t.channel_exps[k]); });
+      o.str("};\n");
+    }
+  }
+  if (n == 0) {
+    o.str("// (no values)\n");
+    return;
+  }
+  switch (t.dtype) {
+    case DType::F32:
+      array_open(o, prefix, "float", id.s, "", n);
+      array_body(o, n, 8, [&](size_t k) {
+        char b[kFloatTextMax];
+        o.put(b, format_float_literal(rdf(p + 4 * k), b));
+      });
+      break;
+    case DType::I8:
+      array_open(o, prefix, "int8_t", id.s, "", n);
+      array_body(o, n, 16, [&](size_t k) { o.num((int8_t)p[k]); });
+      break;
+    case DType::I32:
+      array_open(o, prefix, "int32_t", id.s, "", n);
+      array_body(o, n, 8, [&](size_t k) {
+        const int32_t x = (int32_t)rd32(p + 4 * k);
+        if (x == INT32_MIN)
+          o.str("(-2147483647 - 1)");
+        else
+          o.num(x);
+      });
+      break;
+  }
+  o.str("};\n");
+}
+
+}  // namespace
+
+Status write_tinyvision_header(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
+                               const ModelPlan* plan) {
+  if (!sink.write || !blob.base || !valid_prefix(opt.prefix)) return make_status(StatusCode::InvalidArgument);
+  if (crc32(0, blob.base, blob.size) != blob_crc) return make_status(StatusCode::BlobBadCrc);
+  ModelPlan own;  // only planned when the caller did not hand a plan in
+  if (plan) {
+    if (!same_model(plan->desc, blob.model)) return make_status(StatusCode::BlobModelMismatch);
+  } else {
+    Status st = plan_model(blob.model, &own);
+    if (!st.ok()) return st;
+    plan = &own;
+  }
+  const InputDesc& in = blob.model.input;
+  if (!finite(in.scale) || !finite(in.offset)) return make_status(StatusCode::BadParameter, -1, -1, 0);
+  Status st = check_tensor_values(blob);
+  if (!st.ok()) return st;
+  const char* P = opt.prefix;
+  const bool q8 = blob.is_int8();
+  const InferenceMemory im = inference_memory(*plan);
+  const TrainOptions defaults;
+  const TrainMemory tm = training_memory(*plan, defaults);
+
+  Out o(sink);
+  // ---- banner
+  o.str("// ");
+  o.str(P);
+  o.str(": a TinyVision model as a C header, written by ");
+  o.str(opt.tool ? opt.tool : "tvexport");
+  if (opt.version && *opt.version) {
+    o.ch(' ');
+    o.comment_text(opt.version, strlen(opt.version));
+  }
+  o.str(".\n// Source: a .tvb blob of ");
+  o.num((int64_t)blob.size);
+  o.str(" bytes, CRC-32 ");
+  o.hex32(blob_crc);
+  o.str(" (zlib crc32 of the whole blob). Same blob -> same header, byte for byte.\n");
+  o.str("//\n// ");
+  o.str(P);
+  o.str("_blob below is the complete blob: the firmware decodes it with tv::blob_decode, the same\n");
+  o.str("// code and checks as for a blob on the SD card. The named per-layer arrays after the #defines\n");
+  o.str("// hold the same numbers for people to read; nothing needs them at run time.\n");
+  o.str("// In C, include this header in one translation unit only (its arrays have external linkage).\n");
+  o.str("//\n// Input: ");
+  o.num(in.height);
+  o.ch('x');
+  o.num(in.width);
+  o.ch('x');
+  o.num(in.channels);
+  o.ch(' ');
+  o.str(order_name(in.order));
+  o.str(", value = pixel * ");
+  o.g9(in.scale);
+  o.str(" + ");
+  o.g9(in.offset);
+  o.str(". Weights: ");
+  o.str(q8 ? "int8 (power-of-two exponents)" : "float32");
+  o.str(". Classes: ");
+  o.num(blob.model.num_classes);
+  o.str(".\n// Layers:\n");
+  for (int i = 0; i < plan->num_layers; ++i) layer_summary(o, *plan, i);
+  o.str("// Labels:");
+  for (int i = 0; i < blob.num_labels; ++i) {
+    const char* t;
+    size_t len;
+    blob_label(blob, i, &t, &len);
+    o.str(i ? ", \"" : " \"");
+    o.c_string_text(t, len);
+    o.ch('"');
+  }
+  o.ch('\n');
+  if (blob.provenance_len) {
+    o.str("// Provenance:\n");
+    const char* s = blob.provenance;
+    size_t left = blob.provenance_len;
+    while (left) {
+      size_t k = 0;
+      while (k < left && s[k] != '\n') ++k;
+      size_t shown = k;
+      while (shown && s[shown - 1] == 0) --shown;  // NUL padding, if any
+      if (shown) {
+        o.str("//   ");
+        o.comment_text(s, shown);
+        o.ch('\n');
+      }
+      if (k < left) ++k;
+      s += k;
+      left -= k;
+    }
+  }
+  // ---- guard, includes, portable attributes
+  o.str("#ifndef ");
+  o.prefix(P, true);
+  o.str("_H\n#define ");
+  o.prefix(P, true);
+  o.str("_H\n\n#include <stdint.h>\n\n");
+  o.str("// 16-byte alignment for every array (the blob decoder and SIMD loads rely on it).\n");
+  const char* align_lines[] = {
+      "#if defined(__GNUC__) || defined(__clang__)\n",
+      "#define P_ALIGN16 __attribute__((aligned(16)))\n",
+      "#define P_UNUSED __attribute__((unused))\n",
+      "#elif defined(_MSC_VER)\n",
+      "#define P_ALIGN16 __declspec(align(16))\n",
+      "#define P_UNUSED\n",
+      "#elif defined(__cplusplus) && __cplusplus >= 201103L\n",
+      "#define P_ALIGN16 alignas(16)\n",
+      "#define P_UNUSED\n",
+      "#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n",
+      "#define P_ALIGN16 _Alignas(16)\n",
+      "#define P_UNUSED\n",
+      "#else\n",
+      "#define P_ALIGN16 /* unknown compiler: copy the blob to aligned memory before decoding */\n",
+      "#define P_UNUSED\n",
+      "#endif\n\n",
+  };
+  for (const char* line : align_lines) {
+    if (line[0] == '#' && !strncmp(line, "#define P_", 10)) {
+      o.str("#define ");
+      o.str(P);
+      o.str(line + 9);  // "_ALIGN16 ..." / "_UNUSED ..."
+    } else {
+      o.str(line);
+    }
+  }
+  // ---- model facts
+  define(o, P, "NUM_CLASSES");
+  o.num(blob.model.num_classes);
+  o.str("\n");
+  define(o, P, "INPUT_HEIGHT");
+  o.num(in.height);
+  o.str("\n");
+  define(o, P, "INPUT_WIDTH");
+  o.num(in.width);
+  o.str("\n");
+  define(o, P, "INPUT_CHANNELS");
+  o.num(in.channels);
+  o.str("\n");
+  define(o, P, "CHANNEL_ORDER");
+  o.num((int)in.order);
+  o.str(" /* tv::ChannelOrder: 0 RGB, 1 BGR, 2 GRAY; this model: ");
+  o.str(order_name(in.order));
+  o.str(" */\n");
+  define(o, P, "INPUT_SCALE");
+  float_literal_or_paren(o, in.scale);
+  o.str(" /* input value = pixel * SCALE + OFFSET */\n");
+  define(o, P, "INPUT_OFFSET");
+  float_literal_or_paren(o, in.offset);
+  o.str("\n");
+  define(o, P, "IS_INT8");
+  o.num(q8 ? 1 : 0);
+  o.str("\n");
+  define(o, P, "PARAM_COUNT");
+  o.num((int64_t)plan->param_count);
+  o.str("\n");
+  o.str("// Memory on the ESP32-S3 in bytes, from tv::inference_memory and tv::training_memory with the\n");
+  o.str("// default TrainOptions (Adam, ");
+  o.num(defaults.lanes);
+  o.str(" gradient lanes, no best-weights snapshot)");
+  o.str(q8 ? "; float-engine figures (this is an int8 blob).\n" : ".\n");
+  define(o, P, "PARAMS_BYTES");
+  o.num((int64_t)im.params_bytes);
+  o.str(" /* float32 weights and biases */\n");
+  define(o, P, "INFERENCE_ARENA_BYTES");
+  o.num((int64_t)im.work_bytes);
+  o.str(" /* inference work arena; the weights can stay in flash */\n");
+  define(o, P, "TRAINING_LANES");
+  o.num(defaults.lanes);
+  o.str("\n");
+  define(o, P, "TRAINING_ARENA_BYTES");
+  o.num((int64_t)tm.total_bytes);
+  o.str(" /* the whole training arena (weights, gradients, Adam state, activations) */\n");
+  define(o, P, "BLOB_SIZE");
+  o.num((int64_t)blob.size);
+  o.str("\n");
+  define(o, P, "BLOB_CRC32");
+  o.hex32(blob_crc);
+  o.str("u /* zlib crc32 of the whole blob */\n\n");
+  // ---- labels
+  o.str(P);
+  o.str("_UNUSED static const char* const ");
+  o.str(P);
+  o.str("_labels[");
+  o.num(blob.num_labels);
+  o.str("] = {");
+  for (int i = 0; i < blob.num_labels; ++i) {
+    const char* t;
+    size_t len;
+    blob_label(blob, i, &t, &len);
+    o.str(i ? ", \"" : "\"");
+    o.c_string_text(t, len);
+    o.ch('"');
+  }
+  o.str("};\n");
+  // ---- the tensors, for people
+  for (int i = 0; i < blob.num_tensors; ++i) write_tensor(o, P, blob, i);
+  if (blob.num_act_exps) {
+    o.str("\n// int8 activation exponents: [0] the input, [i + 1] the output of layer i (real = q * 2^e)\n");
+    array_open(o, P, "int8_t", "act_exps", "", (size_t)blob.num_act_exps);
+    array_body(o, (size_t)blob.num_act_exps, 16, [&](size_t k) { o.num(blob.act_exps[k]); });
+    o.str("};\n");
+  }
+  // ---- the blob, for the firmware
+  o.str("\n// The complete .tvb blob (decode with tv::blob_decode(");
+  o.str(P);
+  o.str("_blob, ");
+  o.str(P);
+  o.str("_BLOB_SIZE, &view)).\n");
+  array_open(o, P, "unsigned char", "blob", "", blob.size);
+  array_body(o, blob.size, 16, [&](size_t k) { o.hex8(blob.base[k]); });
+  o.str("};\n\n#endif /* ");
+  o.prefix(P, true);
+  o.str("_H */\n");
+  return ok_status();
+}
+
+Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* const* labels, int num_labels,
+                               const TextSink& sink) {
+  if (!raw || !sink.write || (num_labels > 0 && !labels)) return make_status(StatusCode::InvalidArgument);
+  const int classes = legacy_classes_for_size(size);
+  if (classes == 0) return make_status(StatusCode::LegacySizeMismatch, -1, (int32_t)size, 0);
+  if (num_labels != classes) return make_status(StatusCode::ClassCountMismatch, -1, num_labels, classes);
+  for (int i = 0; i < num_labels; ++i)
+    if (!labels[i]) return make_status(StatusCode::InvalidArgument);
+  const size_t floats = size / 4;
+  for (size_t k = 0; k < floats; ++k)
+    if (!finite(rdf(raw + 4 * k))) return make_status(StatusCode::BadParameter, -1, -1, (int32_t)k);
+
+  Out o(sink);
+  // The reference firmware's exact text, line ends included (two of its lines end in LF only).
+  o.str("#ifndef MY_MODEL_H\n#define MY_MODEL_H\r\n");
+  o.str("// ======================================================\r\n");
+  o.str("// IMPORTANT: After copying this file to your sketch folder,\r\n");
+  o.str("// update BOTH of the following lines in your main sketch\r\n");
+  o.str("// to match the number of classes and labels used during training:\r\n");
+  o.str("//\r\n");
+  o.str("//   #define NUM_CLASSES ");
+  o.num(classes);
+  o.str("\n//   String myClassLabels[NUM_CLASSES] = {");
+  for (int i = 0; i < num_labels; ++i) {
+    o.str(i ? ", \"" : "\"");
+    o.c_string_text(labels[i], strlen(labels[i]));
+    o.ch('"');
+  }
+  o.str("};\r\n");
+  o.str("//\r\n");
+  o.str("// Then uncomment:  #define USE_BAKED_WEIGHTS\r\n");
+  o.str("// ======================================================\r\n");
+  struct Block {
+    const char* name;
+    size_t count;
+  };
+  const Block blocks[6] = {{"conv1_w", 108},
+                           {"conv1_b", 4},
+                           {"conv2_w", 288},
+                           {"conv2_b", 8},
+                           {"output_w", (size_t)29 * 29 * 8 * (size_t)classes},
+                           {"output_b", (size_t)classes}};
+  size_t pos = 0;
+  for (const Block& b : blocks) {
+    o.str("const float myModel_");
+    o.str(b.name);
+    o.str("[] = { ");
+    for (size_t i = 0; i < b.count; ++i) {
+      char t[kFloatTextMax];
+      o.put(t, format_float_fixed6(rdf(raw + 4 * (pos + i)), t));
+      o.ch('f');
+      if (i + 1 < b.count) o.str(", ");
+      if ((i + 1) % 8 == 0) o.str("\r\n");
+    }
+    o.str(" };\r\n");
+    pos += b.count;
+  }
+  o.str("#endif\r\n");
+  return ok_status();
+}
+
+}  // namespace tv

@@ -1,0 +1,74 @@
+// The one C-header writer: a decoded .tvb blob -> a C header, streamed as text into a sink.
+//
+// Device-safe (no heap, no snprintf, no I/O): the firmware writes the same header to its SD card
+// after training on the device, and it must be byte-identical to what tvexport writes on the host.
+// Numbers are formatted by the integer routines below, which are exact (correctly rounded on the
+// exact binary value, as glibc's printf), so host and device produce the same bytes.
+//
+// Two styles:
+//  - TinyVision (write_tinyvision_header): include guard and identifiers from a prefix; a banner with
+//    the tool, its version and the blob's CRC-32 (no timestamp: same blob -> same header); #defines for
+//    the input, classes and exact arena sizes; the labels; every tensor as a named, 16-byte-aligned
+//    const array (for people to read); and the complete blob as PREFIX_blob, which is what the
+//    firmware decodes (blob_decode), so a baked model is validated exactly like an SD-card blob.
+//  - webmcu (write_webmcu_header_raw): the reference firmware's myWeights.h, byte for byte its shape
+//    (CRLF lines, "%.6f" + "f", 8 values per line), from raw myWeights.bin bytes (tv::legacy_export).
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tv/blob.h"
+#include "tv/model.h"
+#include "tv/status.h"
+
+namespace tv {
+
+// Where the text goes: write(ctx, s, n) receives the header in order, in chunks of any size.
+struct TextSink {
+  void* ctx;
+  void (*write)(void* ctx, const char* s, size_t n);
+};
+
+// Room for any formatted float below, terminating NUL included ("%.6f" of -FLT_MAX is 47 chars).
+constexpr size_t kFloatTextMax = 64;
+
+// Formats v exactly as printf("%.9g") would (correctly rounded, round-half-even on the exact value).
+// Writes a NUL-terminated string into buf (kFloatTextMax bytes); returns its length, 0 for inf/NaN.
+size_t format_float_g9(float v, char* buf);
+// A C float literal that the compiler parses back to exactly v: the "%.9g" text, ".0" appended when
+// it has neither '.' nor exponent, then 'f' (0.1f -> "0.100000001f", 1 -> "1.0f", -0 -> "-0.0f").
+// Returns its length, 0 for inf/NaN.
+size_t format_float_literal(float v, char* buf);
+// Formats v exactly as printf("%.6f") would (correctly rounded; "-0.000000" for negative values that
+// round to zero, as glibc). Returns its length, 0 for inf/NaN.
+size_t format_float_fixed6(float v, char* buf);
+// Decimal text of a signed integer; returns its length (buf holds at least 21 bytes).
+size_t format_int(int64_t v, char* buf);
+
+struct HeaderOptions {
+  const char* prefix = "TV_MODEL";  // a C identifier; the include guard is its upper-case form + "_H"
+  const char* tool = "tvexport";    // named in the banner
+  const char* version = "";         // the tool's version (the host passes TV_VERSION)
+};
+
+// Writes the TinyVision-style header of a decoded blob. blob_crc is the CRC-32 (zlib crc32) of the
+// blob's bytes [blob.base, blob.base + blob.size); it is checked, then printed in the banner and
+// as PREFIX_BLOB_CRC32. `plan` may be null (the writer then plans blob.model itself, which needs
+// about sizeof(ModelPlan) of stack); when given it must be the plan of blob.model.
+// Refusals (nothing is guaranteed about the partial text already written, so write into a temporary):
+//   InvalidArgument (bad prefix or sink), BlobBadCrc (blob_crc does not match),
+//   BlobModelMismatch (plan is not blob.model's), plan_model's status for an invalid model, and
+//   BadParameter with layer = the tensor's layer, a = tensor index (-1: input scale/offset),
+//   b = element index, when a value is infinite or NaN (a C header cannot hold it exactly).
+Status write_tinyvision_header(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
+                               const ModelPlan* plan = nullptr);
+
+// Writes the reference firmware's myWeights.h from the bytes of a raw myWeights.bin (legacy layout,
+// see tv/legacy.h) and the class labels (NUL-terminated; one per class). Refusals:
+//   InvalidArgument (null pointers), LegacySizeMismatch (size fits no class count),
+//   ClassCountMismatch (label count differs, a = labels, b = classes), BadParameter (a value is
+//   infinite or NaN: a = -1, b = its float index in the file).
+Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* const* labels, int num_labels,
+                               const TextSink& sink);
+
+}  // namespace tv
