@@ -1,0 +1,53 @@
+// Running an int8 (.tvb with kBlobFlagInt8) model: the layer-by-layer glue over the int8 kernels.
+//
+// The int8 blob convention (written by tvquant, read here, by tvexport and by the firmware):
+// - act_exps holds num_layers + 1 exponents: [0] the input's, [i + 1] layer i's output's.
+//   MaxPool, ReLU, Clip and Flatten keep their input's exponent.
+// - Every conv / depthwise / dense layer has an I8 weight tensor (one exponent, or per-output-channel
+//   exponents: not for the ESP32-S3) and an I32 bias tensor at exponent e_in + e_w (per channel:
+//   e_in + e_w[c]). The requantization shift e_out - e_in - e_w must be >= 0.
+// - ReLU after a conv/dense is applied to the int8 output, which equals ESP-DL's fused ReLU.
+// - LeakyReLU runs as a 256-entry table built from alpha and its exponents; Clip clamps the integers
+//   at [quantize(lo), quantize(hi)]; AvgPool and GlobalAvgPool round as ESP-DL does; an
+//   AdaptiveAvgPool2D whose bins are all equal runs as an AvgPool, otherwise it is refused.
+// - The final layer's output is turned into probabilities by softmax in double.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tv/blob.h"
+#include "tv/int8/int8_ops.h"
+#include "tv/model.h"
+
+namespace tv {
+
+struct Q8Model {
+  const ModelPlan* plan = nullptr;
+  const int8_t* weights[kMaxLayers] = {nullptr};
+  const int32_t* biases[kMaxLayers] = {nullptr};
+  int8_t weight_exp[kMaxLayers] = {0};
+  const int8_t* channel_exps[kMaxLayers] = {nullptr};  // per-output-channel weight exponents, or null
+  int8_t act_exps[kMaxLayers + 1] = {0};
+  int8_t luts[kMaxLayers][256];  // LeakyReLU tables (only the rows of LeakyReLU layers are used)
+};
+
+struct Q8Memory {
+  size_t weight_bytes;  // int8 weights + int32 biases
+  size_t work_bytes;    // int8 activation work buffer
+  size_t total_bytes;
+};
+Q8Memory q8_memory(const ModelPlan& plan);
+
+// Checks an int8 blob against its plan (dtypes, element counts, exponents, shifts >= 0, supported
+// ops) and points the model at the blob's tensors (the blob must outlive it).
+Status q8_bind(const BlobView& view, const ModelPlan& plan, Q8Model* model);
+
+// Runs one uint8 HWC image (already at the input size): normalizes, quantizes at act_exps[0], runs
+// every layer in `work` (q8_memory().work_bytes), writes num_classes probabilities; when logits is
+// not null also the final int8 outputs (at act_exps[num_layers]).
+void q8_infer_u8(const Q8Model& m, const uint8_t* image, int8_t* work, float* probs, int8_t* logits = nullptr);
+// Same from an already-quantized input (act_exps[0]); returns a pointer to the final int8 outputs
+// inside work. Used to reproduce test vectors.
+const int8_t* q8_run(const Q8Model& m, const int8_t* input, int8_t* work);
+
+}  // namespace tv
