@@ -1,0 +1,404 @@
+#include "app.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jpeg_info.h"
+#include "tv/image.h"
+
+namespace tvfw {
+
+const char* tier_name(WeightTier t) {
+  switch (t) {
+    case WeightTier::SD: return "SD";
+    case WeightTier::Baked: return "baked";
+    case WeightTier::HeInit: return "He-init";
+  }
+  return "?";
+}
+
+App::App(Hal& hal, const AppConfig& config) : hal_(hal), cfg_(config) {}
+
+// ---------------------------------------------------------------- output
+
+void App::say(const char* fmt, ...) {
+  char line[320];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n > sizeof line - 2) n = (int)sizeof line - 2;
+  line[n++] = '\n';
+  hal_.serial_write(line, (size_t)n);
+}
+
+void App::show(const char* l0, const char* l1, const char* l2, const char* l3) {
+  if (!hal_.display_present()) return;
+  const char* lines[kDisplayLines] = {l0, l1, l2, l3};
+  hal_.display_lines(lines, kDisplayLines);
+}
+
+void App::fatal(const char* fmt, ...) {
+  char line[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  say("FATAL: %s", line);
+  show("FATAL", "see serial");
+  hal_.halt();
+  for (;;) hal_.delay_ms(1000);
+}
+
+// ---------------------------------------------------------------- boot
+
+void App::setup() {
+  say("%s", "");
+  say("=== TinyVision " TV_FIRMWARE_VERSION " ===");
+  num_classes_ = cfg_.num_labels;
+  if (num_classes_ < 2 || num_classes_ > kMaxClasses)
+    fatal("the firmware is configured with %d classes; it needs 2 to %d", num_classes_, kMaxClasses);
+  for (int i = 0; i < num_classes_; ++i) {
+    const char* l = cfg_.labels[i];
+    if (!l || !l[0] || strlen(l) > (size_t)kMaxLabelLength || strchr(l, '/') || strcmp(l, ".") == 0 ||
+        strcmp(l, "..") == 0)
+      fatal("class label %d ('%s') must be a folder name of 1 to %d characters", i, l ? l : "", kMaxLabelLength);
+    strcpy(labels_[i], l);
+  }
+  if (!tv::preset_model(cfg_.preset, num_classes_, &desc_) || !tv::preset_recipe(cfg_.preset, &recipe_))
+    fatal("unknown model preset '%s'", cfg_.preset);
+  if (cfg_.epochs > 0) recipe_.epochs = cfg_.epochs;
+  if (cfg_.val_last_n >= 0) recipe_.val_last_n = cfg_.val_last_n;
+  const tv::Status st = tv::plan_model(desc_, &plan_);
+  if (!st.ok()) fatal("the %s model does not plan: %s (layer %d)", cfg_.preset, tv::status_text(st.code), st.layer);
+
+  say("Model: %s, %dx%dx%d input, %d classes, %u parameters, %.1f MFLOP per image", cfg_.preset, plan_.input.h,
+      plan_.input.w, plan_.input.c, num_classes_, (unsigned)plan_.param_count, (double)plan_.flops_forward / 1e6);
+  for (int i = 0; i < num_classes_; ++i) say("  class %d: %s", i, labels_[i]);
+
+  const tv::InferenceMemory im = tv::inference_memory(plan_);
+  params_ = (float*)hal_.psram_alloc(im.params_bytes);
+  infer_arena_ = hal_.psram_alloc(im.work_bytes);
+  input_ = (uint8_t*)hal_.psram_alloc(plan_.input.size());
+  lut_ = (uint16_t*)hal_.psram_alloc(((size_t)plan_.input.w + plan_.input.h) * sizeof(uint16_t));
+  if (!params_ || !infer_arena_ || !input_ || !lut_)
+    fatal("cannot allocate %u bytes of PSRAM for the model (free: %u)",
+          (unsigned)(im.params_bytes + im.work_bytes + plan_.input.size()), (unsigned)hal_.psram_free_bytes());
+  say("Memory: weights %u B + inference arena %u B in PSRAM (%u B still free)", (unsigned)im.params_bytes,
+      (unsigned)im.work_bytes, (unsigned)hal_.psram_free_bytes());
+  const tv::Status is = tv::inference_init(&inf_, &plan_, params_, infer_arena_, im.work_bytes);
+  if (!is.ok()) fatal("inference_init: %s", tv::status_text(is.code));
+
+  say("SD card: %s", hal_.sd_ready() ? "mounted" : "not found (capture, training and saving need one)");
+  load_weights();
+
+  hal_.start_tick(kTouchPollMs, &App::on_tick, this);
+  say("Ready. Touch: 1-2 taps = next, 3+ taps = select. Serial: t = next, l = select, ? = help.");
+  print_menu();
+}
+
+// ---------------------------------------------------------------- input
+
+void App::on_tick(void* ctx) {
+  App* app = (App*)ctx;
+  const Gesture g = app->touch_.update(app->hal_.millis(), app->hal_.touch_read());
+  if (g != Gesture::None) {
+    app->pending_taps_.store((uint8_t)(app->touch_.last_taps() > 255 ? 255 : app->touch_.last_taps()));
+    app->pending_gesture_.store((uint8_t)g);
+  }
+}
+
+App::Input App::poll_input(bool training) {
+  for (;;) {
+    const int c = hal_.serial_read();
+    if (c < 0) break;
+    switch (c) {
+      case 't': case 'T': return Input::Next;
+      case 'l': case 'L': return Input::Select;
+      case 'x': case 'X': return Input::Stop;
+      case '?': case 'h': case 'H': return Input::Help;
+      case '\r': case '\n': case ' ': case '\t': continue;
+      default:
+        if (c >= 32 && c < 127) say("Unknown command '%c' (t = next, l = select, ? = help)", c);
+        continue;
+    }
+  }
+  const uint8_t g = pending_gesture_.exchange(0);
+  if (g == (uint8_t)Gesture::None) return Input::None;
+  const int taps = pending_taps_.load();
+  if (g == (uint8_t)Gesture::Select) {
+    say("Touch: %d taps (select)", taps);
+    return Input::Select;
+  }
+  if (training) say("Touch: %d tap%s ignored while training (3+ taps stop it)", taps, taps > 1 ? "s" : "");
+  else say("Touch: %d tap%s (next)", taps, taps > 1 ? "s" : "");
+  return Input::Next;
+}
+
+void App::print_help() {
+  say("Commands: t = next / capture, l = select / back, x = stop training, ? = this help");
+  say("Touch pad: 1-2 taps = next / capture, 3+ taps = select / back / stop training");
+  say("Weights in use: %s (%s)", tier_name(tier_), weights_source_);
+}
+
+bool App::waiting_for_input() const {
+  return mode_ == Mode::Menu || mode_ == Mode::Capture || (mode_ == Mode::Infer && camera_missing_);
+}
+
+void App::loop() {
+  const Input in = poll_input(false);
+  if (in == Input::Help) print_help();
+  switch (mode_) {
+    case Mode::Menu:
+      if (in == Input::Next) {
+        menu_index_ = (menu_index_ + 1) % menu_items();
+        print_menu();
+      } else if (in == Input::Select) {
+        select_item();
+      }
+      break;
+    case Mode::Capture:
+      if (in == Input::Next) {
+        capture_one();
+      } else if (in == Input::Select || in == Input::Stop) {
+        say("Leaving capture mode: %d images of %s on the card", capture_count_, labels_[capture_class_]);
+        mode_ = Mode::Menu;
+        print_menu();
+      }
+      break;
+    case Mode::Infer:
+      if (in == Input::Next || in == Input::Select || in == Input::Stop) {
+        leave_infer();
+        break;
+      }
+      infer_frame();
+      break;
+  }
+  hal_.delay_ms(mode_ == Mode::Infer && !camera_missing_ ? 1 : kIdleDelayMs);
+}
+
+// ---------------------------------------------------------------- menu
+
+void App::print_menu() {
+  say("%s", "");
+  say("=== MENU ===");
+  for (int i = 0; i < menu_items(); ++i) {
+    const char* name = i < num_classes_ ? labels_[i] : (i == num_classes_ ? "Train" : "Infer");
+    say("%s%d. %s", i == menu_index_ ? "> " : "", i + 1, name);
+  }
+  say("Commands: t=next (tap)  l=select (3+ taps)");
+  char l1[24], l2[24];
+  const char* name = menu_index_ < num_classes_ ? labels_[menu_index_] : (menu_index_ == num_classes_ ? "Train" : "Infer");
+  snprintf(l1, sizeof l1, "%d/%d", menu_index_ + 1, menu_items());
+  snprintf(l2, sizeof l2, "> %s", name);
+  show("MENU", l1, l2, tier_name(tier_));
+}
+
+void App::select_item() {
+  if (menu_index_ < num_classes_) {
+    enter_capture(menu_index_);
+  } else if (menu_index_ == num_classes_) {
+    train();
+    print_menu();
+  } else {
+    enter_infer();
+  }
+}
+
+// ---------------------------------------------------------------- capture
+
+namespace {
+
+struct CaptureScan {
+  int count = 0;
+  int max_n = -1;
+};
+
+void scan_capture_entry(void* ctx, const char* name, bool is_dir) {
+  CaptureScan& s = *(CaptureScan*)ctx;
+  if (is_dir || !is_jpeg_name(name)) return;
+  s.count++;
+  // img_<n>.jpg: remember the largest n so new names never collide
+  if (strncmp(name, "img_", 4) != 0) return;
+  long n = 0;
+  const char* p = name + 4;
+  if (*p < '0' || *p > '9') return;
+  while (*p >= '0' && *p <= '9' && n < 1000000000L) n = n * 10 + (*p++ - '0');
+  if (*p == '.' && n > s.max_n && n < 2000000000L) s.max_n = (int)n;
+}
+
+}  // namespace
+
+void App::enter_capture(int cls) {
+  say("%s", "");
+  say(">>> Collection mode: %s", labels_[cls]);
+  say("  TAP (1-2 taps) or 't' = capture image");
+  say("  3+ taps or 'l' = back to the menu");
+  if (!hal_.sd_ready()) {
+    say("No SD card: cannot save images");
+    show("No SD card");
+    print_menu();
+    return;
+  }
+  char dir[kPathMax];
+  join_path(dir, kImagesDir, "/", labels_[cls]);
+  if (!hal_.exists(kImagesDir)) hal_.mkdir(kImagesDir);
+  if (!hal_.exists(dir) && !hal_.mkdir(dir)) {
+    say("Cannot create %s", dir);
+    print_menu();
+    return;
+  }
+  CaptureScan scan;
+  hal_.list_dir(dir, scan_capture_entry, &scan);
+  capture_class_ = cls;
+  capture_count_ = scan.count;
+  capture_next_ = scan.max_n + 1;
+  mode_ = Mode::Capture;
+  touch_.reset();
+  say("%s holds %d images; the next one is img_%d.jpg", dir, scan.count, capture_next_);
+  char l2[24];
+  snprintf(l2, sizeof l2, "%d images", capture_count_);
+  show("CAPTURE", labels_[cls], l2, "tap=shoot");
+}
+
+void App::capture_one() {
+  const uint8_t* jpeg = nullptr;
+  size_t size = 0;
+  if (!hal_.camera_grab(&jpeg, &size)) {
+    say("Camera: no frame, nothing saved");
+    return;
+  }
+  char dir[kPathMax], path[kPathMax], tmp[kPathMax], num[16];
+  join_path(dir, kImagesDir, "/", labels_[capture_class_]);
+  // never overwrite: step over any name that exists already
+  for (;;) {
+    snprintf(num, sizeof num, "%d", capture_next_);
+    join_path(path, dir, "/img_", num, ".jpg");
+    if (!hal_.exists(path)) break;
+    capture_next_++;
+  }
+  // written under a name training ignores, then renamed: a power cut never leaves half a JPEG
+  join_path(tmp, dir, "/img_", num, ".tmp");
+  Why why;
+  bool ok = false;
+  const int f = hal_.file_open(tmp, true);
+  if (f < 0) {
+    why.set("cannot create %s", tmp);
+  } else {
+    const long w = hal_.file_write(f, jpeg, size);
+    const bool closed = hal_.file_close(f);
+    if (w != (long)size || !closed) why.set("writing %s failed after %ld of %u bytes", tmp, w, (unsigned)size);
+    else if (!hal_.rename(tmp, path)) why.set("cannot rename %s to %s", tmp, path);
+    else ok = true;
+    if (!ok) hal_.remove(tmp);
+  }
+  hal_.camera_release();
+  if (!ok) {
+    say("Capture failed: %s", why.text);
+    return;
+  }
+  capture_next_++;
+  capture_count_++;
+  say("Saved: %s (%u bytes, Total: %d)", path, (unsigned)size, capture_count_);
+  char l2[24];
+  snprintf(l2, sizeof l2, "%d images", capture_count_);
+  show("CAPTURE", labels_[capture_class_], l2, "saved");
+}
+
+// ---------------------------------------------------------------- infer
+
+bool App::ensure_rgb(int width, int height) {
+  const size_t need = (size_t)width * (size_t)height * 3;
+  if (need <= rgb_cap_) return true;
+  if (rgb_) hal_.psram_free(rgb_);
+  rgb_ = (uint8_t*)hal_.psram_alloc(need);
+  rgb_cap_ = rgb_ ? need : 0;
+  return rgb_ != nullptr;
+}
+
+bool App::jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Why* why) {
+  int w = 0, h = 0;
+  if (!jpeg_dimensions(jpeg, size, &w, &h)) {
+    why->set("not a JPEG (no frame header)");
+    return false;
+  }
+  if ((long)w * (long)h > kMaxDecodePixels) {
+    why->set("%dx%d is larger than the %ld pixels this firmware decodes", w, h, kMaxDecodePixels);
+    return false;
+  }
+  if (!ensure_rgb(w, h)) {
+    why->set("no memory to decode a %dx%d JPEG", w, h);
+    return false;
+  }
+  decodes_++;
+  if (!hal_.jpeg_decode_rgb(jpeg, size, w, h, rgb_)) {
+    why->set("the JPEG data is corrupt");
+    return false;
+  }
+  if (!tv::resize_nearest_crop(rgb_, w, h, 3, dst, plan_.input.w, plan_.input.h, desc_.input.order, false, lut_)) {
+    why->set("cannot resize %dx%d to the model input", w, h);
+    return false;
+  }
+  return true;
+}
+
+void App::enter_infer() {
+  say("%s", "");
+  say(">>> Inference mode");
+  say("Instructions: t, l or any tap = back to the menu");
+  if (!trained_weights_) say("Note: the weights are He-init random (no model on the card or baked in): train first");
+  say("Weights: %s (%s)", tier_name(tier_), weights_source_);
+  mode_ = Mode::Infer;
+  frame_number_ = 0;
+  camera_missing_ = false;
+  touch_.reset();
+  show("INFER", "...");
+}
+
+void App::leave_infer() {
+  say("Leaving inference mode after %u frames", (unsigned)frame_number_);
+  if (rgb_) hal_.psram_free(rgb_);
+  rgb_ = nullptr;
+  rgb_cap_ = 0;
+  mode_ = Mode::Menu;
+  print_menu();
+}
+
+void App::infer_frame() {
+  const uint64_t t0 = hal_.micros();
+  const uint8_t* jpeg = nullptr;
+  size_t size = 0;
+  if (!hal_.camera_grab(&jpeg, &size)) {
+    if (!camera_missing_) say("Camera: no frame");
+    camera_missing_ = true;
+    return;
+  }
+  camera_missing_ = false;
+  Why why;
+  const bool ok = jpeg_to_input(jpeg, size, input_, &why);
+  hal_.camera_release();
+  frame_number_++;
+  if (!ok) {
+    say("Frame %u: skipped, %s", (unsigned)frame_number_, why.text);
+    return;
+  }
+  tv::infer_u8(inf_, input_, probs_);
+  const int best = tv::argmax(probs_, num_classes_);
+  const double ms = (double)(hal_.micros() - t0) / 1000.0;
+  char all[kMaxClasses * 6 + 1];
+  size_t used = 0;
+  for (int k = 0; k < num_classes_; ++k) {
+    const int n = snprintf(all + used, sizeof all - used, "%s%.0f%%", k ? " " : "", 100.0 * probs_[k]);
+    if (n > 0) used += (size_t)n;
+  }
+  say("Frame %u: %.1f ms (%.1f FPS) Pred: %s (%.1f%%) | All: %s", (unsigned)frame_number_, ms,
+      ms > 0 ? 1000.0 / ms : 0.0, labels_[best], 100.0 * probs_[best], all);
+  char l2[24], l3[24];
+  snprintf(l2, sizeof l2, "%.1f%%", 100.0 * probs_[best]);
+  snprintf(l3, sizeof l3, "%.0f ms", ms);
+  show("INFER", labels_[best], l2, l3);
+}
+
+}  // namespace tvfw

@@ -1,0 +1,162 @@
+// The TinyVision device application: menu, capture, train, infer and the weight tiers, over the
+// hardware layer in hal.h. The same code runs on the ESP32-S3 and in the Linux simulator (tvsim).
+//
+// Menu: one item per class (capture images of it), then Train, then Infer.
+//   Touch: 1-2 taps = next item, 3+ taps = select.  Serial: t = next, l = select, ? = help.
+// Capture (a class item): a tap / 't' saves the camera's current JPEG as /images/<label>/img_<n>.jpg
+//   (never overwriting a file); 3+ taps / 'l' go back to the menu.
+// Train: trains on the card's images with the core, starting from the loaded weights; 3+ taps or
+//   'l' / 'x' stop within a batch and save. Saves /header/model.tvb atomically (previous model kept as
+//   model.tvb.bak), the C header /header/model.h, and for the webmcu preset /header/myWeights.bin.
+// Infer: camera -> JPEG decode -> resize (the core's LUT crop-resize) -> forward, one line per frame;
+//   any tap or t / l goes back to the menu.
+// Boot: weights from the SD card (model.tvb, its interrupted-save and backup copies, then the
+//   reference's myWeights.bin for the webmcu preset) > the baked header > He-init; every refused tier
+//   is named with its reason.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include <atomic>
+
+#include "card.h"
+#include "config.h"
+#include "hal.h"
+#include "touch.h"
+#include "tv/blob.h"
+#include "tv/model.h"
+#include "tv/net.h"
+#include "tv/presets.h"
+
+namespace tvfw {
+
+// Where the weights in use came from.
+enum class WeightTier : uint8_t { SD, Baked, HeInit };
+const char* tier_name(WeightTier t);
+
+// Card paths.
+constexpr const char* kImagesDir = "/images";
+constexpr const char* kHeaderDir = "/header";
+constexpr const char* kModelPath = "/header/model.tvb";
+constexpr const char* kModelTmpPath = "/header/model.tvb.tmp";
+constexpr const char* kModelBakPath = "/header/model.tvb.bak";
+constexpr const char* kHeaderPath = "/header/model.h";
+constexpr const char* kLegacyPath = "/header/myWeights.bin";
+
+constexpr size_t kMaxBlobBytes = 4u << 20;       // largest model file read from the card
+constexpr size_t kMaxImageFileBytes = 2u << 20;  // largest JPEG read from the card
+constexpr long kMaxDecodePixels = 1024L * 1024;  // largest JPEG decoded (its RGB lives in PSRAM)
+constexpr uint32_t kIdleDelayMs = 10;            // main-loop pause while waiting for input
+
+// What the last training run did (also printed).
+struct TrainReport {
+  bool ran = false;
+  bool stopped = false;
+  bool saved = false;
+  int images = 0, train_images = 0, val_images = 0, skipped = 0;
+  int epochs_run = 0;
+  int samples = 0;
+  int val_correct = 0;
+  uint32_t decodes = 0;            // JPEG decodes of this run (one per image)
+  uint32_t reference_decodes = 0;  // what the reference firmware would decode for the same run
+};
+
+class App {
+ public:
+  App(Hal& hal, const AppConfig& config);
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Boot: plans the model, allocates its memory, loads weights by tier, shows the menu.
+  void setup();
+  // One pass of the main loop: handles input, and in Infer classifies one frame.
+  void loop();
+  // True when the app is waiting for input (menu, capture, or Infer without camera frames).
+  bool waiting_for_input() const;
+
+  WeightTier tier() const { return tier_; }
+  uint32_t jpeg_decodes() const { return decodes_; }
+  const TrainReport& last_train() const { return report_; }
+
+ private:
+  enum class Mode : uint8_t { Menu, Capture, Infer };
+  enum class Input : uint8_t { None, Next, Select, Stop, Help };
+
+  // ---- output ----
+  void say(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  void show(const char* l0, const char* l1 = "", const char* l2 = "", const char* l3 = "");
+  [[noreturn]] void fatal(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+  // ---- input ----
+  static void on_tick(void* ctx);
+  Input poll_input(bool training);
+  void print_help();
+
+  // ---- menu ----
+  int menu_items() const { return num_classes_ + 2; }
+  void print_menu();
+  void select_item();
+
+  // ---- capture ----
+  void enter_capture(int cls);
+  void capture_one();
+
+  // ---- infer ----
+  void enter_infer();
+  void infer_frame();
+  void leave_infer();
+  bool ensure_rgb(int width, int height);
+  // Decodes a JPEG and resizes it to the model input in `dst`; counts the decode.
+  bool jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Why* why);
+
+  // ---- weights (weights.cpp) ----
+  void load_weights();
+  bool try_blob(const uint8_t* data, size_t size, Why* why);
+  bool try_blob_file(const char* path, Why* why);
+  bool try_legacy_file(const char* path, Why* why);
+  bool save_model(Why* why);
+
+  // ---- training (train.cpp) ----
+  void train();
+
+  Hal& hal_;
+  AppConfig cfg_;
+  int num_classes_ = 0;
+  char labels_[kMaxClasses][kMaxLabelLength + 1] = {};
+
+  // the model
+  tv::ModelDesc desc_;
+  tv::ModelPlan plan_;
+  tv::TrainRecipe recipe_;
+  float* params_ = nullptr;
+  void* infer_arena_ = nullptr;
+  tv::Inference inf_;
+  uint8_t* input_ = nullptr;    // one image at the model's input size
+  uint16_t* lut_ = nullptr;     // resize lookup tables (input width + height)
+  float probs_[kMaxClasses] = {};
+  tv::BlobView view_;           // scratch for decoding blobs
+  WeightTier tier_ = WeightTier::HeInit;
+  bool trained_weights_ = false;  // the weights came from a file or from training (not He-init)
+  char weights_source_[kPathMax] = {0};
+
+  // decoding
+  uint8_t* rgb_ = nullptr;
+  size_t rgb_cap_ = 0;
+  uint32_t decodes_ = 0;
+
+  // user interface
+  Mode mode_ = Mode::Menu;
+  int menu_index_ = 0;
+  int capture_class_ = 0;
+  int capture_next_ = 0;     // next img_<n> number
+  int capture_count_ = 0;    // images of the class on the card
+  TouchReader touch_;
+  std::atomic<uint8_t> pending_gesture_{0};
+  std::atomic<uint8_t> pending_taps_{0};
+  uint32_t frame_number_ = 0;
+  bool camera_missing_ = false;
+  int train_runs_ = 0;
+  TrainReport report_;
+};
+
+}  // namespace tvfw

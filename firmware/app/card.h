@@ -1,0 +1,68 @@
+// SD-card helpers of the app: whole-file reads, buffered writes, and the atomic replace with
+// backup that every save goes through.
+//
+// Atomic replace of PATH (what a power cut at any moment leaves behind):
+//   1. write PATH.tmp, close it, read it back and compare its CRC-32 with what was written;
+//   2. keep_backup: remove PATH.bak, rename PATH -> PATH.bak;  otherwise: remove PATH;
+//   3. rename PATH.tmp -> PATH.
+// Before 3 the previous file is intact (at PATH, or at PATH.bak with a verified PATH.tmp beside
+// it); after 3 the new one is in place. The boot loader knows this and looks at PATH, then (when
+// PATH is missing) at PATH.tmp, then at PATH.bak.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hal.h"
+
+namespace tvfw {
+
+constexpr size_t kPathMax = 160;
+constexpr size_t kWhyMax = 200;
+
+// A one-sentence reason, filled when something fails.
+struct Why {
+  char text[kWhyMax] = {0};
+  void set(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+};
+
+// "base" + "suffix" into out (kPathMax); false when it does not fit.
+bool join_path(char* out, const char* a, const char* b, const char* c = "", const char* d = "");
+
+// Reads the whole file into a new psram buffer (*data, freed by the caller with hal.psram_free).
+// Refuses files larger than max_bytes. False with a reason otherwise.
+bool read_whole_file(Hal& hal, const char* path, size_t max_bytes, uint8_t** data, size_t* size, Why* why);
+
+// Buffered writing to an open card file; remembers the first failure, counts bytes and their CRC-32.
+class CardWriter {
+ public:
+  CardWriter(Hal& hal, int handle) : hal_(hal), handle_(handle) {}
+  void write(const void* data, size_t n);
+  // Writes what is buffered; false when any write so far failed.
+  bool flush();
+  bool failed() const { return failed_; }
+  size_t bytes() const { return bytes_; }
+  uint32_t crc() const { return crc_; }
+
+ private:
+  Hal& hal_;
+  int handle_;
+  uint8_t buf_[512];
+  size_t used_ = 0;
+  size_t bytes_ = 0;
+  uint32_t crc_ = 0;
+  bool failed_ = false;
+};
+
+// Produces a file's content into a writer; false to abandon the save (with a reason).
+typedef bool (*ContentFn)(void* ctx, CardWriter* out, Why* why);
+
+// Replaces `path` atomically as described above. False with a reason naming the step and file;
+// the previous file is then still in place.
+bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ctx, bool keep_backup, Why* why);
+// The same for bytes in memory.
+bool replace_file_atomic(Hal& hal, const char* path, const uint8_t* data, size_t size, bool keep_backup, Why* why);
+
+// True for "*.jpg" / "*.jpeg" in any letter case that are not hidden (".name").
+bool is_jpeg_name(const char* name);
+
+}  // namespace tvfw

@@ -1,0 +1,141 @@
+// tvsim: the TinyVision firmware running on Linux against the simulated board (hal_sim/).
+// It boots like the device, reads serial input from stdin, prints the serial output on stdout, and
+// exits when its input has ended and the app is waiting for more.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "app.h"
+#include "sim_hal.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: tvsim --sd DIR [--camera DIR] [options] < script\n"
+    "\n"
+    "Runs the TinyVision firmware against a simulated XIAO ESP32-S3 Sense. stdin is the serial input\n"
+    "(t = next, l = select, x = stop training, ? = help); lines starting with '~' script the board:\n"
+    "  ~tap [N]  ~hold MS  ~touch VALUE MS  ~wait MS  ~frames N\n"
+    "stdout is the serial output; tvsim's own notes go to stderr.\n"
+    "\n"
+    "options:\n"
+    "  --sd DIR             the SD card (a folder); without it the board has no card\n"
+    "  --camera DIR         camera frames: the .jpg files of DIR, one per grab, in name order\n"
+    "  --labels A,B,...     the classes the firmware is built for (default: the folders in DIR/images)\n"
+    "  --preset NAME        model preset (webmcu, tinyvision; default webmcu)\n"
+    "  --epochs N           override the recipe's epochs\n"
+    "  --val-last N         validation images per class (default: the recipe's, 3)\n"
+    "  --seed N             seed for He-init and shuffling (default 1)\n"
+    "  --cores N            simulated cores for the gradient lanes (default 2)\n"
+    "  --oled FILE|-        render the OLED as text (appended to FILE, or - for stderr)\n"
+    "  --psram-bytes N      PSRAM budget (default 8388608)\n"
+    "  --sd-fail-write-at N the card accepts N bytes of writes, then every write fails\n"
+    "  --power-cut-at N     the power goes after N card units (a byte written, a file created,\n"
+    "                       renamed or removed, a folder made): exit status 86\n"
+    "exit status: 0 at the end of the input, 2 bad arguments, 3 the app halted, 86 power cut\n";
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  std::fprintf(stderr, "tvsim: %s\n\n%s", msg.c_str(), kUsage);
+  std::exit(2);
+}
+
+long long number(const std::string& flag, const char* v) {
+  char* end = nullptr;
+  const long long n = std::strtoll(v, &end, 10);
+  if (!*v || *end || n < 0) usage_error(flag + " needs a non-negative whole number, not '" + v + "'");
+  return n;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    const size_t end = comma == std::string::npos ? s.size() : comma;
+    out.push_back(s.substr(start, end - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool is_dir(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::vector<std::string> image_folders(const std::string& sd) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir((sd + "/images").c_str())) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.' && is_dir(sd + "/images/" + e->d_name)) out.push_back(e->d_name);
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tvsim::SimOptions opt;
+  tvfw::AppConfig cfg;
+  std::string preset = "webmcu";
+  std::vector<std::string> labels;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= argc) usage_error("unknown option or missing value: " + a);
+    const char* v = argv[++i];
+    if (a == "--sd") opt.sd_dir = v;
+    else if (a == "--camera") opt.camera_dir = v;
+    else if (a == "--labels") labels = split_commas(v);
+    else if (a == "--preset") preset = v;
+    else if (a == "--epochs") cfg.epochs = (int)number(a, v);
+    else if (a == "--val-last") cfg.val_last_n = (int)number(a, v);
+    else if (a == "--seed") cfg.seed = (uint64_t)number(a, v);
+    else if (a == "--cores") opt.cores = std::max(1, (int)number(a, v));
+    else if (a == "--oled") opt.oled = v;
+    else if (a == "--psram-bytes") opt.psram_bytes = (size_t)number(a, v);
+    else if (a == "--sd-fail-write-at") opt.fail_write_at = number(a, v);
+    else if (a == "--power-cut-at") opt.power_cut_at = number(a, v);
+    else usage_error("unknown option " + a);
+  }
+  if (!opt.sd_dir.empty() && !is_dir(opt.sd_dir)) usage_error("--sd " + opt.sd_dir + " is not a folder");
+  if (!opt.camera_dir.empty() && !is_dir(opt.camera_dir))
+    usage_error("--camera " + opt.camera_dir + " is not a folder");
+  if (labels.empty() && !opt.sd_dir.empty()) labels = image_folders(opt.sd_dir);
+  if (labels.size() < 2)
+    usage_error("the firmware needs at least two classes: give --labels A,B or put class folders in SD/images");
+  if (labels.size() > (size_t)tvfw::kMaxClasses) usage_error("at most 16 classes");
+  cfg.preset = preset.c_str();
+  cfg.num_labels = (int)labels.size();
+  for (size_t i = 0; i < labels.size(); ++i) cfg.labels[i] = labels[i].c_str();
+
+  tvsim::SimHal hal(opt);
+  static tvfw::App* app = nullptr;  // the board's one application, as in the sketch
+  app = new tvfw::App(hal, cfg);
+  app->setup();
+  for (;;) {
+    app->loop();
+    if (app->waiting_for_input()) {
+      if (hal.input_finished()) break;
+      hal.wait_for_input(5);
+    }
+  }
+  hal.start_tick(tvfw::kTouchPollMs, nullptr, nullptr);  // no more ticks into the app
+  std::fflush(stdout);
+  std::fprintf(stderr, "tvsim: %llu JPEG decodes, %llu bytes written to the card, PSRAM peak %zu bytes\n",
+               (unsigned long long)hal.decodes(), (unsigned long long)hal.card_bytes_written(), hal.psram_peak());
+  delete app;
+  return 0;
+}
