@@ -1,0 +1,53 @@
+// The core stays device-safe: scan common/ for what must never be there (host headers, exceptions,
+// heap allocation). The tvcore_device target (-fno-exceptions -fno-rtti -Werror) checks the rest.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+// Removes // and /* */ comments and string literals, so only code is scanned.
+std::string strip(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (s.compare(i, 2, "//") == 0) {
+      while (i < s.size() && s[i] != '\n') ++i;
+    } else if (s.compare(i, 2, "/*") == 0) {
+      size_t e = s.find("*/", i + 2);
+      i = e == std::string::npos ? s.size() : e + 2;
+    } else if (s[i] == '"') {
+      ++i;
+      while (i < s.size() && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+      ++i;
+      out += "\"\"";
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+}  // namespace
+
+TEST(DeviceSafety, CoreUsesNoHostOnlyFacility) {
+  const std::regex forbidden(
+      R"(#\s*include\s*<(iostream|fstream|sstream|cstdio|stdio\.h|string|vector|map|memory|thread|mutex|filesystem|stdexcept|exception|typeinfo|functional|chrono|regex)>|\bthrow\b|\btry\s*\{|\bcatch\s*\(|\bmalloc\s*\(|\bcalloc\s*\(|\brealloc\s*\(|\bfree\s*\(|\bnew\s+[A-Za-z_]|\bdelete\s|dynamic_cast|typeid|\bprintf\s*\(|\bfopen\s*\()");
+  int files = 0;
+  for (auto& e : fs::recursive_directory_iterator(tvtest::source_path("common/src"))) {
+    std::string ext = e.path().extension().string();
+    if (ext != ".h" && ext != ".cpp") continue;
+    ++files;
+    std::ifstream f(e.path());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    std::string code = strip(ss.str());
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(code, m, forbidden)) << e.path() << " uses \"" << m.str() << "\"";
+  }
+  EXPECT_GT(files, 20);
+}

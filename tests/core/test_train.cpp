@@ -1,0 +1,292 @@
+// Training discipline: He init, lanes, Adam/SGD steps, clipping, the NaN/Inf guard, best weights,
+// and that nothing is allocated inside a training or inference step.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "tv/net.h"
+#include "tv/optim.h"
+#include "tv/presets.h"
+#include "tv/rng.h"
+#include "tv/train_loop.h"
+
+// Counts every operator new in this test binary, to prove the core's steps allocate nothing.
+static std::atomic<long> g_allocations{0};
+void* operator new(std::size_t n) {
+  g_allocations++;
+  void* p = std::malloc(n ? n : 1);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace tv;
+
+namespace {
+
+// A tiny model and a synthetic two-class problem: bright left half vs bright right half.
+struct Toy {
+  ModelDesc desc;
+  ModelPlan plan;
+  std::vector<uint8_t> images;
+  std::vector<int> labels;
+  static constexpr int kN = 24, kS = 12;
+  Toy() {
+    desc.input.height = desc.input.width = kS;
+    desc.input.channels = 1;
+    desc.input.order = ChannelOrder::GRAY;
+    desc.num_classes = 2;
+    add_layer(&desc, conv2d_layer(4, 3, 1, Padding::Same));
+    add_layer(&desc, relu_layer());
+    add_layer(&desc, maxpool_layer(2));
+    add_layer(&desc, depthwise_layer(3));
+    add_layer(&desc, leaky_relu_layer(0.1f));
+    add_layer(&desc, flatten_layer());
+    add_layer(&desc, dense_layer());
+    EXPECT_TRUE(plan_model(desc, &plan).ok());
+    Rng r(3);
+    images.resize((size_t)kN * kS * kS);
+    for (int n = 0; n < kN; ++n) {
+      labels.push_back(n % 2);
+      for (int y = 0; y < kS; ++y)
+        for (int x = 0; x < kS; ++x) {
+          bool bright = (n % 2 == 0) ? x < kS / 2 : x >= kS / 2;
+          images[((size_t)n * kS + y) * kS + x] = (uint8_t)((bright ? 180 : 40) + r.below(40));
+        }
+    }
+  }
+  const uint8_t* image(int i) const { return images.data() + (size_t)i * kS * kS; }
+};
+
+struct Arena {
+  std::vector<uint8_t> raw;
+  uint8_t* p;
+  explicit Arena(size_t n) : raw(n + 64) { p = (uint8_t*)(((uintptr_t)raw.data() + 63) & ~(uintptr_t)63); }
+};
+
+const uint8_t* toy_image(void* ctx, int i) { return ((Toy*)ctx)->image(i); }
+int toy_label(void* ctx, int i) { return ((Toy*)ctx)->labels[(size_t)i]; }
+
+// Trains the toy for `epochs` and returns the final parameters.
+std::vector<float> train_toy(Toy& toy, TrainRecipe r, uint64_t seed, const LaneRunner* runner, double* first_loss,
+                             double* last_loss) {
+  Arena arena(training_memory(toy.plan, r.opt).total_bytes);
+  Trainer tr;
+  EXPECT_TRUE(trainer_init(&tr, &toy.plan, r.opt, arena.p, arena.raw.size() - 64).ok());
+  he_init(toy.plan, tr.params, seed);
+  std::vector<int> idx(Toy::kN), order(Toy::kN);
+  for (int i = 0; i < Toy::kN; ++i) idx[i] = i;
+  std::vector<uint8_t> aug(augment_scratch_bytes(r, toy.plan) * r.opt.lanes + 16);
+  EpochJob job;
+  job.trainer = &tr;
+  job.recipe = &r;
+  job.source.ctx = &toy;
+  job.source.image = toy_image;
+  job.source.label = toy_label;
+  job.train = idx.data();
+  job.n = Toy::kN;
+  job.order = order.data();
+  job.aug_scratch = aug.data();
+  job.seed = seed;
+  job.runner = runner;
+  for (int e = 0; e < r.epochs; ++e) {
+    job.epoch = e;
+    EpochStats s = train_epoch(job);
+    if (e == 0 && first_loss) *first_loss = s.mean_loss();
+    if (last_loss) *last_loss = s.mean_loss();
+  }
+  return std::vector<float>(tr.params, tr.params + toy.plan.param_count);
+}
+
+TrainRecipe toy_recipe() {
+  TrainRecipe r = webmcu_recipe();
+  r.opt.lr = 3e-3f;
+  r.epochs = 15;
+  r.batch_size = 6;
+  return r;
+}
+
+// Runs lanes in reverse order: a different schedule that must not change any bit.
+void reverse_runner(void*, int lanes, LaneFn fn, void* arg) {
+  for (int l = lanes - 1; l >= 0; --l) fn(arg, l);
+}
+
+}  // namespace
+
+TEST(Train, HeInitIsSeededAndScaledByFanIn) {
+  Toy toy;
+  std::vector<float> a(toy.plan.param_count), b(toy.plan.param_count), c(toy.plan.param_count);
+  he_init(toy.plan, a.data(), 11);
+  he_init(toy.plan, b.data(), 11);
+  he_init(toy.plan, c.data(), 12);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  // The dense layer: fan_in = 6*6*4 = 144, sd = sqrt(2/144).
+  ModelDesc d;
+  ModelPlan p;
+  webmcu_model(3, &d);
+  ASSERT_TRUE(plan_model(d, &p).ok());
+  std::vector<float> w(p.param_count);
+  he_init(p, w.data(), 5);
+  const LayerPlan& dense = p.layers[8];
+  double s2 = 0;
+  for (size_t i = 0; i < dense.weight_count; ++i) s2 += (double)w[dense.param_offset + i] * w[dense.param_offset + i];
+  double sd = std::sqrt(s2 / dense.weight_count);
+  EXPECT_NEAR(sd, std::sqrt(2.0 / 6728), 0.05 * std::sqrt(2.0 / 6728));
+  for (size_t i = 0; i < dense.bias_count; ++i) EXPECT_EQ(w[dense.param_offset + dense.weight_count + i], 0.f);
+}
+
+TEST(Train, LossFallsAndTheToyIsLearned) {
+  Toy toy;
+  double first = 0, last = 0;
+  std::vector<float> p = train_toy(toy, toy_recipe(), 1, nullptr, &first, &last);
+  EXPECT_LT(last, first * 0.5) << first << " -> " << last;
+}
+
+TEST(Train, LaneScheduleNeverChangesABit) {
+  Toy toy;
+  LaneRunner rev;
+  rev.run = reverse_runner;
+  TrainRecipe r = toy_recipe();
+  r.epochs = 3;
+  for (int lanes : {1, 2, 3}) {
+    r.opt.lanes = lanes;
+    std::vector<float> a = train_toy(toy, r, 9, nullptr, nullptr, nullptr);
+    std::vector<float> b = train_toy(toy, r, 9, &rev, nullptr, nullptr);
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * 4)) << lanes << " lanes";
+  }
+}
+
+TEST(Train, AugmentationIsSeededPerSample) {
+  TrainRecipe r;
+  r.aug_flip = true;
+  r.aug_shift = 2;
+  r.aug_brightness = 0.3f;
+  std::vector<uint8_t> src(8 * 8 * 3), a(src.size()), b(src.size()), c(src.size());
+  for (size_t i = 0; i < src.size(); ++i) src[i] = (uint8_t)(i * 5);
+  augment_image(r, src.data(), a.data(), 8, 8, 3, 42, 3, 7);
+  augment_image(r, src.data(), b.data(), 8, 8, 3, 42, 3, 7);
+  EXPECT_EQ(a, b);
+  bool differs = false;
+  for (int e = 0; e < 8 && !differs; ++e) {
+    augment_image(r, src.data(), c.data(), 8, 8, 3, 42, e, 8);
+    differs = c != a;
+  }
+  EXPECT_TRUE(differs);
+}
+
+TEST(Optim, AdamFirstStepMatchesTheFormula) {
+  // With m = v = 0, step 1: m = (1-b1) g, v = (1-b2) g^2, alpha = lr sqrt(1-b2)/(1-b1),
+  // p -= alpha * m / (sqrt(v) + eps).
+  float p[3] = {0.5f, -0.25f, 2.f}, g[3] = {0.1f, -2.f, 0.f}, m[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+  adam_step(p, g, m, v, 3, 1e-2f, 0.9f, 0.999f, 1e-6f, 1, 0.f, 0.f);
+  for (int i = 0; i < 3; ++i) {
+    float mi = 0.1f * g[i], vi = 0.001f * g[i] * g[i];
+    float alpha = (float)(1e-2 * std::sqrt(1.0 - 0.999) / (1.0 - 0.9));
+    float expect = (i == 0 ? 0.5f : i == 1 ? -0.25f : 2.f) - alpha * mi / (std::sqrt(vi) + 1e-6f);
+    EXPECT_FLOAT_EQ(p[i], expect) << i;
+  }
+  // Weight clip.
+  float q[1] = {9.99f}, gq[1] = {-1.f}, mq[1] = {0}, vq[1] = {0};
+  adam_step(q, gq, mq, vq, 1, 1.f, 0.9f, 0.999f, 1e-6f, 1, 0.f, 10.f);
+  EXPECT_EQ(q[0], 10.f);
+}
+
+TEST(Optim, SgdMomentumAccumulatesVelocity) {
+  float p[1] = {1.f}, g[1] = {0.5f}, vel[1] = {0.f};
+  sgd_step(p, g, vel, 1, 0.1f, 0.9f, 0.f, 0.f);
+  EXPECT_FLOAT_EQ(vel[0], 0.5f);
+  EXPECT_FLOAT_EQ(p[0], 1.f - 0.05f);
+  sgd_step(p, g, vel, 1, 0.1f, 0.9f, 0.f, 0.f);
+  EXPECT_FLOAT_EQ(vel[0], 0.9f * 0.5f + 0.5f);
+  EXPECT_FLOAT_EQ(p[0], 0.95f - 0.1f * 0.95f);
+}
+
+TEST(Train, GradientClippingAndTheNanGuard) {
+  Toy toy;
+  TrainOptions opt;
+  opt.lanes = 1;
+  opt.grad_clip_norm = 1e-3f;
+  opt.keep_best = true;
+  Arena arena(training_memory(toy.plan, opt).total_bytes);
+  Trainer tr;
+  ASSERT_TRUE(trainer_init(&tr, &toy.plan, opt, arena.p, arena.raw.size() - 64).ok());
+  he_init(toy.plan, tr.params, 1);
+  std::vector<float> before(tr.params, tr.params + toy.plan.param_count);
+  trainer_begin_batch(&tr);
+  trainer_sample(&tr, 0, toy.image(0), 0, nullptr);
+  trainer_sample(&tr, 0, toy.image(1), 1, nullptr);
+  // Keep the gradient to check the clipped step direction.
+  std::vector<float> g(tr.lanes[0].grad, tr.lanes[0].grad + toy.plan.param_count);
+  ASSERT_TRUE(trainer_end_batch(&tr));
+  EXPECT_GT(tr.last_grad_norm, 1e-3f);
+  double norm = 0;
+  for (float x : g) norm += (double)x * x;
+  norm = std::sqrt(norm);
+  // After clipping, the gradient that reached Adam is g * (1e-3 / norm).
+  for (size_t i = 0; i < g.size(); i += 37) EXPECT_NEAR(tr.lanes[0].grad[i], g[i] * 1e-3 / norm, 1e-9);
+
+  // Best-weights snapshot: save, change, restore.
+  trainer_save_best(&tr);
+  std::vector<float> saved(tr.params, tr.params + toy.plan.param_count);
+  trainer_begin_batch(&tr);
+  trainer_sample(&tr, 0, toy.image(2), 0, nullptr);
+  ASSERT_TRUE(trainer_end_batch(&tr));
+  EXPECT_NE(0, std::memcmp(saved.data(), tr.params, saved.size() * 4));
+  trainer_restore_best(&tr);
+  EXPECT_EQ(0, std::memcmp(saved.data(), tr.params, saved.size() * 4));
+
+  // A NaN in the gradient: the step is dropped and the weights stay as they were.
+  trainer_begin_batch(&tr);
+  trainer_sample(&tr, 0, toy.image(3), 1, nullptr);
+  tr.lanes[0].grad[5] = std::nanf("");
+  uint32_t steps = tr.step;
+  EXPECT_FALSE(trainer_end_batch(&tr));
+  EXPECT_EQ(tr.step, steps);
+  EXPECT_EQ(tr.skipped_steps, 1u);
+  EXPECT_EQ(0, std::memcmp(saved.data(), tr.params, saved.size() * 4));
+  trainer_begin_batch(&tr);
+  trainer_sample(&tr, 0, toy.image(3), 1, nullptr);
+  tr.lanes[0].grad[7] = INFINITY;
+  EXPECT_FALSE(trainer_end_batch(&tr));
+}
+
+TEST(Train, MseLossTrainsToo) {
+  Toy toy;
+  TrainRecipe r = toy_recipe();
+  r.opt.loss = LossKind::MSE;
+  r.opt.optimizer = OptimizerKind::SGD;
+  r.opt.lr = 0.02f;
+  r.opt.grad_scale = 1.f / 6;
+  double first = 0, last = 0;
+  train_toy(toy, r, 2, nullptr, &first, &last);
+  EXPECT_LT(last, first);
+}
+
+TEST(Train, StepsAllocateNothing) {
+  Toy toy;
+  TrainOptions opt;
+  opt.lanes = 2;
+  Arena arena(training_memory(toy.plan, opt).total_bytes);
+  Arena iarena(inference_memory(toy.plan).work_bytes);
+  Trainer tr;
+  ASSERT_TRUE(trainer_init(&tr, &toy.plan, opt, arena.p, arena.raw.size() - 64).ok());
+  he_init(toy.plan, tr.params, 1);
+  Inference inf;
+  ASSERT_TRUE(inference_init(&inf, &toy.plan, tr.params, iarena.p, iarena.raw.size() - 64).ok());
+  float probs[2];
+  long before = g_allocations.load();
+  for (int b = 0; b < 3; ++b) {
+    trainer_begin_batch(&tr);
+    for (int i = 0; i < 6; ++i) trainer_sample(&tr, i % 2, toy.image(i), toy.labels[i], nullptr);
+    trainer_end_batch(&tr);
+    infer_u8(inf, toy.image(b), probs);
+  }
+  EXPECT_EQ(g_allocations.load(), before);
+}
