@@ -681,20 +681,9 @@ void write_tensor(Out& o, const char* prefix, const BlobView& v, int i) {
   o.str("};\n");
 }
 
-}  // namespace
-
-Status write_tinyvision_header(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
-                               const ModelPlan* plan) {
-  if (!sink.write || !blob.base || !valid_prefix(opt.prefix)) return make_status(StatusCode::InvalidArgument);
-  if (crc32(0, blob.base, blob.size) != blob_crc) return make_status(StatusCode::BlobBadCrc);
-  ModelPlan own;  // only planned when the caller did not hand a plan in
-  if (plan) {
-    if (!same_model(plan->desc, blob.model)) return make_status(StatusCode::BlobModelMismatch);
-  } else {
-    Status st = plan_model(blob.model, &own);
-    if (!st.ok()) return st;
-    plan = &own;
-  }
+// The header of a blob whose plan is known and checked (the body of write_tinyvision_header).
+Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
+                     const ModelPlan* plan) {
   const InputDesc& in = blob.model.input;
   if (!finite(in.scale) || !finite(in.offset)) return make_status(StatusCode::BadParameter, -1, -1, 0);
   Status st = check_tensor_values(blob);
@@ -896,6 +885,27 @@ Status write_tinyvision_header(const BlobView& blob, uint32_t blob_crc, const He
   o.prefix(P, true);
   o.str("_H */\n");
   return ok_status();
+}
+
+// Plans the blob's model on this function's own stack (about 4 KB), used only when the caller has no
+// plan, so a caller that has one does not pay for it.
+__attribute__((noinline)) Status write_self_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt,
+                                                    const TextSink& sink) {
+  ModelPlan own;
+  Status st = plan_model(blob.model, &own);
+  if (!st.ok()) return st;
+  return write_planned(blob, blob_crc, opt, sink, &own);
+}
+
+}  // namespace
+
+Status write_tinyvision_header(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
+                               const ModelPlan* plan) {
+  if (!sink.write || !blob.base || !valid_prefix(opt.prefix)) return make_status(StatusCode::InvalidArgument);
+  if (crc32(0, blob.base, blob.size) != blob_crc) return make_status(StatusCode::BlobBadCrc);
+  if (!plan) return write_self_planned(blob, blob_crc, opt, sink);
+  if (!same_model(plan->desc, blob.model)) return make_status(StatusCode::BlobModelMismatch);
+  return write_planned(blob, blob_crc, opt, sink, plan);
 }
 
 Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* const* labels, int num_labels,
