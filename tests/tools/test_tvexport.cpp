@@ -189,7 +189,10 @@ TEST(Tvexport, WebmcuHeaderCompilesAndHoldsEveryWeightBitExactly) {
 
 TEST(Tvexport, TinyvisionModelWithAwkwardLabelsCompiles) {
   std::string dir = tvtest::temp_dir("tvexport-tiny");
-  std::vector<std::string> labels = {"say \"hi\"", "back\\slash\\", "what?" "?!", "caf\xc3\xa9", "tab\tend"};
+  std::vector<std::string> labels = {"say \"hi\"", "back\\slash\\",
+                                     "what?"
+                                     "?!",
+                                     "caf\xc3\xa9", "tab\tend"};
   std::string tvb = make_tvb(dir, "tinyvision", labels, 5, true);
   compile_and_compare(dir, tvb, labels, "--name my_net", "my_net");
 }
@@ -262,6 +265,20 @@ TEST(Tvexport, Int8BlobCompilesWithItsExponents) {
   EXPECT_NE(h.find("TV_MODEL_l0_conv2d_w_exps[2]"), std::string::npos);
   EXPECT_NE(h.find("TV_MODEL_act_exps[5]"), std::string::npos);
   EXPECT_NE(h.find("#define TV_MODEL_IS_INT8 1"), std::string::npos);
+  // info reads int8 blobs too.
+  std::string out, err;
+  ASSERT_EQ(tvtest::run_command(tvexport() + " info --json " + q(dir + "/q8.tvb"), &out, &err), 0) << err;
+  nlohmann::json j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["dtype"], "int8");
+  EXPECT_EQ(j["layers"].size(), 4u);
+  EXPECT_EQ(j["labels"], nlohmann::json({"off", "on"}));
+  // The webmcu style and the raw format hold float weights only.
+  EXPECT_EQ(
+      tvtest::run_command(tvexport() + " " + q(dir + "/q8.tvb") + " --style webmcu -o " + q(dir + "/w.h"), &out, &err),
+      1);
+  EXPECT_NE(err.find("q8.tvb"), std::string::npos) << err;
+  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(dir + "/q8.tvb") + " -o " + q(dir + "/w.bin"), &out, &err), 1);
+  EXPECT_NE(err.find("q8.tvb"), std::string::npos) << err;
 }
 
 TEST(Tvexport, SameModelGivesIdenticalHeaderBytes) {
