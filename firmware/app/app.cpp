@@ -349,7 +349,7 @@ void App::enter_infer() {
   say(">>> Inference mode");
   say("Instructions: t, l or any tap = back to the menu");
   if (!trained_weights_) say("Note: the weights are He-init random (no model on the card or baked in): train first");
-  say("Weights: %s (%s)", tier_name(tier_), weights_source_);
+  say("Weights: %s (%s), %s engine", tier_name(tier_), weights_source_, int8_ ? "int8" : "float");
   mode_ = Mode::Infer;
   frame_number_ = 0;
   camera_missing_ = false;
@@ -384,7 +384,8 @@ void App::infer_frame() {
     say("Frame %u: skipped, %s", (unsigned)frame_number_, why.text);
     return;
   }
-  tv::infer_u8(inf_, input_, probs_);
+  if (int8_) tv::q8_infer_u8(q8_, input_, q8_work_, probs_);
+  else tv::infer_u8(inf_, input_, probs_);
   const int best = tv::argmax(probs_, num_classes_);
   const double ms = (double)(hal_.micros() - t0) / 1000.0;
   char all[kMaxClasses * 6 + 1];

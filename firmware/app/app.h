@@ -24,6 +24,7 @@
 #include "hal.h"
 #include "touch.h"
 #include "tv/blob.h"
+#include "tv/int8/q8_model.h"
 #include "tv/model.h"
 #include "tv/net.h"
 #include "tv/presets.h"
@@ -111,7 +112,9 @@ class App {
 
   // ---- weights (weights.cpp) ----
   void load_weights();
-  bool try_blob(const uint8_t* data, size_t size, Why* why);
+  // Checks a blob against the compiled model and loads it (float: into params_; int8: bound in place,
+  // so the bytes must outlive the model). *keep becomes true when the caller must not free them.
+  bool try_blob(const uint8_t* data, size_t size, bool* keep, Why* why);
   bool try_blob_file(const char* path, Why* why);
   bool try_legacy_file(const char* path, Why* why);
   bool save_model(Why* why);
@@ -135,6 +138,10 @@ class App {
   uint16_t* lut_ = nullptr;     // resize lookup tables (input width + height)
   float probs_[kMaxClasses] = {};
   tv::BlobView view_;           // scratch for decoding blobs
+  bool int8_ = false;           // the loaded model is int8 (runs with the core's q8 engine)
+  tv::Q8Model q8_;
+  int8_t* q8_work_ = nullptr;
+  uint8_t* blob_keep_ = nullptr;  // an int8 blob read from the card (its tensors are used in place)
   WeightTier tier_ = WeightTier::HeInit;
   bool trained_weights_ = false;  // the weights came from a file or from training (not He-init)
   char weights_source_[kPathMax] = {0};

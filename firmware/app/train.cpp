@@ -101,6 +101,11 @@ void App::train() {
     say("No SD card: cannot train");
     return;
   }
+  if (int8_) {
+    say("The loaded model is int8 (quantized) and training needs float weights: keep the float model.tvb on");
+    say("the card (tvquant writes the int8 one for deployment), or remove it to train from scratch.");
+    return;
+  }
   say(trained_weights_ ? "Continuing from saved weights" : "Starting fresh training");
   Why why;
 
@@ -291,7 +296,7 @@ void App::train() {
   job.n = n_train;
   job.order = list.label + n;  // `keep` is no longer needed: its ints become the shuffle order
   job.aug_scratch = aug;
-  job.seed = tv::mix_seed(cfg_.seed, 0x7261696eULL, (uint64_t)train_runs_++);
+  job.seed = cfg_.seed;  // as tvtrain: the same images, seed and lanes train the same bits as on the host
   job.runner = &runner;
   job.stop = &progress.stop;
   job.on_batch_ctx = &progress;

@@ -33,7 +33,8 @@ void describe_labels(const tv::BlobView& v, char* out, size_t cap) {
 }  // namespace
 
 // Checks a blob against the compiled model and, when it fits, loads its weights into params_.
-bool App::try_blob(const uint8_t* data, size_t size, Why* why) {
+bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Why* why) {
+  *keep = false;
   const tv::Status st = tv::blob_decode(data, size, &view_);
   if (!st.ok()) {
     why->set("%s", tv::status_text(st.code));
@@ -49,14 +50,26 @@ bool App::try_blob(const uint8_t* data, size_t size, Why* why) {
     return false;
   }
   if (view_.is_int8()) {
-    // The int8 engine slots in here (a second Inference kind bound to the blob's int8 tensors).
-    why->set("it is an int8 model and this build runs float models only");
-    return false;
-  }
-  const tv::Status ls = tv::blob_load_float_params(view_, plan_, params_);
-  if (!ls.ok()) {
-    why->set("%s", tv::status_text(ls.code));
-    return false;
+    const tv::Status qs = tv::q8_bind(view_, plan_, &q8_);
+    if (!qs.ok()) {
+      why->set("its int8 tensors do not fit the model: %s (layer %d)", tv::status_text(qs.code), qs.layer);
+      return false;
+    }
+    const tv::Q8Memory qm = tv::q8_memory(plan_);
+    if (!q8_work_) q8_work_ = (int8_t*)hal_.psram_alloc(qm.work_bytes);
+    if (!q8_work_) {
+      why->set("no memory for the int8 work buffer (%u bytes)", (unsigned)qm.work_bytes);
+      return false;
+    }
+    int8_ = true;
+    *keep = true;
+  } else {
+    const tv::Status ls = tv::blob_load_float_params(view_, plan_, params_);
+    if (!ls.ok()) {
+      why->set("%s", tv::status_text(ls.code));
+      return false;
+    }
+    int8_ = false;
   }
   // Labels: the firmware's own names decide the /images folders; a difference is worth a warning.
   bool same = view_.num_labels == num_classes_;
@@ -78,14 +91,20 @@ bool App::try_blob_file(const char* path, Why* why) {
   size_t size = 0;
   if (!read_whole_file(hal_, path, kMaxBlobBytes, &data, &size, why)) return false;
   Why inner;
-  const bool ok = try_blob(data, size, &inner);
+  bool keep = false;
+  const bool ok = try_blob(data, size, &keep, &inner);
   if (ok) {
-    snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x", path, (unsigned)size,
-             (unsigned)tv::crc32(0, data, size));
+    snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", path, (unsigned)size,
+             (unsigned)tv::crc32(0, data, size), int8_ ? ", int8" : "");
   } else {
     why->set("%s", inner.text);
   }
-  hal_.psram_free(data);
+  if (keep) {
+    if (blob_keep_) hal_.psram_free(blob_keep_);
+    blob_keep_ = data;
+  } else {
+    hal_.psram_free(data);
+  }
   return ok;
 }
 
@@ -166,11 +185,12 @@ void App::load_weights() {
   // Tier 2: the header compiled into the firmware.
   const BakedModel baked = baked_model();
   if (baked.blob) {
-    if (try_blob(baked.blob, baked.size, &why)) {
+    bool keep = false;  // the baked bytes live in flash for good
+    if (try_blob(baked.blob, baked.size, &keep, &why)) {
       tier_ = WeightTier::Baked;
       trained_weights_ = true;
-      snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x", baked.source,
-               (unsigned)baked.size, (unsigned)tv::crc32(0, baked.blob, baked.size));
+      snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", baked.source,
+               (unsigned)baked.size, (unsigned)tv::crc32(0, baked.blob, baked.size), int8_ ? ", int8" : "");
       say("Weights: baked (%s)", weights_source_);
       return;
     }

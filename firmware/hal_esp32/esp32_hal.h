@@ -1,0 +1,85 @@
+// The ESP32-S3 hardware layer (Seeed XIAO ESP32-S3 Sense): OV2640 through esp32-camera, the microSD
+// slot over SPI (chip select 21), the analog touch pad on A0, an optional 72x40 SSD1306 OLED through
+// U8g2, 8 MB OPI PSRAM through heap_caps, and the second core through a FreeRTOS task.
+// Only this file and esp32_hal.cpp (and the sketch) call Arduino / ESP-IDF APIs.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hal.h"
+
+namespace tvfw {
+
+// Board wiring and options.
+struct Esp32Config {
+  int sd_cs = 21;                 // microSD chip select on the Sense expansion board
+  int touch_pin = -1;             // -1: A0
+  uint8_t oled_address = 0x3C;    // probed at boot; no answer = no display
+  int jpeg_quality = 12;          // camera JPEG quality (0-63, lower is better)
+  bool hmirror = true;            // mirror the sensor horizontally, as the reference firmware
+};
+
+class Esp32Hal : public Hal {
+ public:
+  // Brings up the camera, the card, the display and the second-core worker; prints what it found.
+  // Returns false (after printing why) only when PSRAM is missing, which the app cannot run without.
+  bool begin(const Esp32Config& config);
+
+  uint32_t millis() override;
+  uint64_t micros() override;
+  void delay_ms(uint32_t ms) override;
+  void serial_write(const char* text, size_t n) override;
+  int serial_read() override;
+  int touch_read() override;
+  void start_tick(uint32_t period_ms, TickFn fn, void* ctx) override;
+  bool display_present() override;
+  void display_lines(const char* const* lines, int count) override;
+  bool camera_grab(const uint8_t** jpeg, size_t* size) override;
+  void camera_release() override;
+  bool jpeg_decode_rgb(const uint8_t* jpeg, size_t size, int width, int height, uint8_t* rgb) override;
+  bool sd_ready() override;
+  int file_open(const char* path, bool write) override;
+  long file_read(int handle, void* buf, size_t n) override;
+  long file_write(int handle, const void* buf, size_t n) override;
+  bool file_close(int handle) override;
+  long file_size(const char* path) override;
+  bool exists(const char* path) override;
+  bool remove(const char* path) override;
+  bool rename(const char* from, const char* to) override;
+  bool mkdir(const char* path) override;
+  bool list_dir(const char* path, DirEntryFn fn, void* ctx) override;
+  void* psram_alloc(size_t bytes) override;
+  void psram_free(void* p) override;
+  size_t psram_free_bytes() override;
+  void run_lanes(int lanes, LaneWorkFn fn, void* arg) override;
+  int cores() override;
+  void halt() override;
+
+ private:
+  void print(const char* text);
+  bool init_camera();
+  void detect_decoder_order();
+  static void lane_task(void* self);
+  static void tick_task(void* self);
+
+  Esp32Config cfg_;
+  bool camera_ok_ = false;
+  bool sd_ok_ = false;
+  bool oled_ok_ = false;
+  bool decoder_bgr_ = false;  // the JPEG decoder writes B, G, R (swapped back to R, G, B)
+  void* frame_ = nullptr;     // camera_fb_t held between grab and release
+  // second core
+  void* lane_task_ = nullptr;
+  void* lane_start_ = nullptr;  // semaphores
+  void* lane_done_ = nullptr;
+  volatile LaneWorkFn lane_fn_ = nullptr;
+  void* volatile lane_arg_ = nullptr;
+  volatile int lane_count_ = 0;
+  // tick
+  void* tick_task_ = nullptr;
+  volatile TickFn tick_fn_ = nullptr;
+  void* volatile tick_ctx_ = nullptr;
+  volatile uint32_t tick_period_ = 20;
+};
+
+}  // namespace tvfw
