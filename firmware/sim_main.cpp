@@ -134,8 +134,9 @@ int main(int argc, char** argv) {
   }
   hal.start_tick(tvfw::kTouchPollMs, nullptr, nullptr);  // no more ticks into the app
   std::fflush(stdout);
-  std::fprintf(stderr, "tvsim: %llu JPEG decodes, %llu bytes written to the card, PSRAM peak %zu bytes\n",
-               (unsigned long long)hal.decodes(), (unsigned long long)hal.card_bytes_written(), hal.psram_peak());
+  std::fprintf(stderr, "tvsim: %llu JPEG decodes, %llu bytes written to the card (%llu card units), PSRAM peak %zu bytes\n",
+               (unsigned long long)hal.decodes(), (unsigned long long)hal.card_bytes_written(),
+               (unsigned long long)hal.card_units(), hal.psram_peak());
   delete app;
   return 0;
 }

@@ -154,7 +154,12 @@ void App::load_weights() {
         done = true;
         if (hal_.rename(kModelTmpPath, kModelPath)) {
           say("  SD: finished an interrupted save (%s -> %s)", kModelTmpPath, kModelPath);
-          snprintf(weights_source_, sizeof weights_source_, "%s, recovered from an interrupted save", kModelPath);
+          char rest[kPathMax];
+          const char* comma = strchr(weights_source_, ',');
+          snprintf(rest, sizeof rest, "%s", comma ? comma : "");
+          if (snprintf(weights_source_, sizeof weights_source_, "%s (recovered from an interrupted save)%s",
+                       kModelPath, rest) < 0)
+            weights_source_[0] = 0;
         }
       } else {
         say("  SD %s (an interrupted save) refused: %s", kModelTmpPath, why.text);

@@ -59,7 +59,15 @@ SimHal::~SimHal() {
 
 // ---------------------------------------------------------------- time
 
+namespace {
+// While a tick runs, the clock reads the tick's scheduled time: a late tick (a busy machine) still
+// sees the pad as it was when the tick was due, so scripted touches never depend on scheduling.
+thread_local bool tl_in_tick = false;
+thread_local uint32_t tl_tick_time = 0;
+}  // namespace
+
 uint32_t SimHal::millis() {
+  if (tl_in_tick) return tl_tick_time;
   const auto real = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);
   return (uint32_t)((uint64_t)real.count() + skipped_ms_.load());
 }
@@ -93,7 +101,10 @@ void SimHal::start_tick(uint32_t period_ms, tvfw::TickFn fn, void* ctx) {
 void SimHal::fire_due_ticks() {
   if (!tick_fn_) return;
   while ((int32_t)(millis() - next_tick_) >= 0) {
+    tl_in_tick = true;
+    tl_tick_time = next_tick_;
     tick_fn_(tick_ctx_);
+    tl_in_tick = false;
     next_tick_ += tick_period_;
   }
 }
@@ -133,6 +144,8 @@ bool SimHal::holding_input() {
   if (hold_until_frame_ > frames_grabbed_ && next_frame_ < frames_.size()) return true;
   hold_until_frame_ = 0;
   if (hold_until_ms_ && (int32_t)(millis() - hold_until_ms_) < 0) return true;
+  // ...and until the ticks have caught up with it, so the app has seen the whole gesture
+  if (hold_until_ms_ && tick_fn_ && (int32_t)(next_tick_ - hold_until_ms_) <= 0) return true;
   hold_until_ms_ = 0;
   return false;
 }

@@ -1,0 +1,543 @@
+// The firmware, tested through its Linux build: build/bin/tvsim (and tvsim-baked) run as real child
+// processes on a temporary folder that plays the SD card, with scripted serial input and touches.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host/model_io.h"
+#include "test_support.h"
+#include "tv/crc32.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct SimRun {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+}
+
+uint32_t file_crc(const std::string& path) {
+  const std::string b = read_text(path);
+  return tv::crc32(0, b.data(), b.size());
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+// Fails (or skips outside CI) when a binary the test drives has not been built.
+#define REQUIRE_BIN(name)                                                                            \
+  do {                                                                                               \
+    if (!fs::exists(tvtest::bin_path(name))) {                                                       \
+      if (tvtest::in_ci()) FAIL() << tvtest::bin_path(name) << " is missing: build the " name " target"; \
+      GTEST_SKIP() << tvtest::bin_path(name) << " is not built (build the " name " target)";         \
+    }                                                                                                \
+  } while (0)
+
+// Runs a simulator with `input` on its stdin.
+SimRun sim(const std::string& args, const std::string& input, const std::string& bin = "tvsim") {
+  const std::string dir = tvtest::temp_dir("simin");
+  write_text(dir + "/input.txt", input);
+  SimRun r;
+  r.status = tvtest::run_command(quote(tvtest::bin_path(bin)) + " " + args + " < " + quote(dir + "/input.txt"), &r.out,
+                                 &r.err);
+  return r;
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// The CRC-32 of the weights the boot log says it loaded from the card ("Weights: SD (... CRC-32 0x...)").
+std::string boot_crc(const std::string& out) {
+  std::smatch m;
+  static const std::regex re("Weights: SD \\([^\\n]*CRC-32 0x([0-9a-f]{8})");
+  return std::regex_search(out, m, re) ? m[1].str() : "";
+}
+
+std::string hex(uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%08x", v);
+  return b;
+}
+
+// "Pred: <label> (" of every Infer line, in frame order.
+std::vector<std::string> predictions(const std::string& out) {
+  std::vector<std::string> p;
+  static const std::regex re("Pred: (\\S+) \\(");
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator(); ++it)
+    p.push_back((*it)[1].str());
+  return p;
+}
+
+std::vector<std::string> sorted_jpegs(const std::string& dir) {
+  std::vector<std::string> v;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".jpg") v.push_back(e.path().filename().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// A card holding the first `per_class` images (all when 0) of each class folder of `images`.
+std::string make_card(const std::string& images, const std::vector<std::string>& classes, size_t per_class = 0) {
+  const std::string card = tvtest::temp_dir("card");
+  for (const auto& c : classes) {
+    fs::create_directories(card + "/images/" + c);
+    auto files = sorted_jpegs(images + "/" + c);
+    if (per_class) files.resize(std::min(files.size(), per_class));
+    for (const auto& f : files) fs::copy_file(images + "/" + c + "/" + f, card + "/images/" + c + "/" + f);
+  }
+  return card;
+}
+
+// A camera folder with every image of the classes, named "<class index>_<class>_<file>" so frame
+// order is class order and the true class can be read back.
+std::string make_camera(const std::string& images, const std::vector<std::string>& classes) {
+  const std::string cam = tvtest::temp_dir("camera");
+  for (size_t c = 0; c < classes.size(); ++c)
+    for (const auto& f : sorted_jpegs(images + "/" + classes[c]))
+      fs::copy_file(images + "/" + classes[c] + "/" + f, cam + "/" + std::to_string(c) + "_" + classes[c] + "_" + f);
+  return cam;
+}
+
+std::string copy_card(const std::string& from) {
+  const std::string to = tvtest::temp_dir("cardcopy");
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  return to;
+}
+
+const std::vector<std::string> kShapes2 = {"0blank", "1circle"};
+std::string shapes_dir() { return tvtest::source_path("datasets/shapes"); }
+std::string labels_arg(const std::vector<std::string>& l) {
+  std::string s;
+  for (const auto& x : l) s += (s.empty() ? "" : ",") + x;
+  return " --labels " + s;
+}
+
+// Menu keystrokes: from the first item to Train / Infer.
+std::string to_train(size_t classes) { return std::string(classes, 't') + "l\n"; }
+std::string to_infer(size_t classes) { return std::string(classes + 1, 't') + "l\n"; }
+
+// Confusion matrix [true][predicted] of Infer lines over a camera made by make_camera.
+std::vector<std::vector<int>> confusion(const std::vector<std::string>& preds, const std::string& cam,
+                                        const std::vector<std::string>& classes) {
+  std::vector<std::vector<int>> cm(classes.size(), std::vector<int>(classes.size(), 0));
+  const auto frames = sorted_jpegs(cam);
+  for (size_t i = 0; i < preds.size() && i < frames.size(); ++i) {
+    const int truth = std::stoi(frames[i].substr(0, frames[i].find('_')));
+    const auto p = std::find(classes.begin(), classes.end(), preds[i]);
+    if (p != classes.end()) cm[truth][p - classes.begin()]++;
+  }
+  return cm;
+}
+
+std::vector<std::vector<int>> tvtrain_eval_confusion(const std::string& images, const std::string& model) {
+  std::string out, err;
+  const int rc = tvtest::run_command(quote(tvtest::bin_path("tvtrain")) + " " + quote(images) +
+                                         " --preset webmcu --eval --init " + quote(model) + " --json",
+                                     &out, &err);
+  EXPECT_EQ(rc, 0) << err;
+  return nlohmann::json::parse(out).at("confusion_matrix").get<std::vector<std::vector<int>>>();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- boot, menu, touch
+
+TEST(Tvsim, HelpAndBadArguments) {
+  REQUIRE_BIN("tvsim");
+  std::string out, err;
+  EXPECT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvsim")) + " --help", &out, &err), 0);
+  EXPECT_TRUE(has(out, "usage: tvsim --sd DIR"));
+  EXPECT_EQ(sim("--sd /nonexistent/card --labels a,b", "").status, 2);
+  EXPECT_EQ(sim("--labels a", "").status, 2);  // one class is not a classifier
+  const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --bogus 1", "");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "unknown option --bogus"));
+}
+
+TEST(Tvsim, EmptyCardBootsHeInitAndShowsTheMenu) {
+  REQUIRE_BIN("tvsim");
+  const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog", "");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "SD: no model on the card (/header/model.tvb)"));
+  EXPECT_TRUE(has(r.out, "baked: none compiled in"));
+  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+  EXPECT_TRUE(has(r.out, "=== MENU ===\n> 1. cat\n2. dog\n3. Train\n4. Infer\n"));
+}
+
+TEST(Tvsim, NoCard) {
+  REQUIRE_BIN("tvsim");
+  const SimRun r = sim("--labels cat,dog", "l\nl\nttl\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "SD: no card"));
+  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+  EXPECT_TRUE(has(r.out, "No SD card: cannot save images"));
+  EXPECT_TRUE(has(r.out, "No SD card: cannot train"));
+}
+
+TEST(Tvsim, SerialAndTouchDriveTheMenu) {
+  REQUIRE_BIN("tvsim");
+  // t, then 1 tap and 2 taps (both "next"), a reading between the thresholds (no press), 3 taps = select
+  const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog",
+                    "t\n~tap 1\n~tap 2\n~touch 1000 300\n~tap 3\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Touch: 1 tap (next)"));
+  EXPECT_TRUE(has(r.out, "Touch: 2 taps (next)"));
+  EXPECT_TRUE(has(r.out, "Touch: 3 taps (select)"));
+  const std::regex gesture("Touch: \\d+ tap");
+  EXPECT_EQ(std::distance(std::sregex_iterator(r.out.begin(), r.out.end(), gesture), std::sregex_iterator()), 3)
+      << r.out;  // 1000 is above the release threshold but below the press threshold: no tap
+  EXPECT_TRUE(has(r.out, "> 4. Infer\n"));
+  EXPECT_TRUE(has(r.out, ">>> Inference mode"));
+  EXPECT_TRUE(has(r.out, "Camera: no frame"));
+}
+
+TEST(Tvsim, OledIsRenderedAsText) {
+  REQUIRE_BIN("tvsim");
+  const std::string oled = tvtest::temp_dir("oled") + "/oled.txt";
+  const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog --oled " + oled, "t\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string screens = read_text(oled);
+  EXPECT_TRUE(has(screens, "+------------+\n|MENU        |\n|1/4         |\n|> cat       |\n"));
+  EXPECT_TRUE(has(screens, "|> dog       |"));
+}
+
+// ---------------------------------------------------------------- capture
+
+TEST(Tvsim, CaptureWritesNewFilesAndNeverOverwrites) {
+  REQUIRE_BIN("tvsim");
+  const std::string card = tvtest::temp_dir("card");
+  fs::create_directories(card + "/images/0blank");
+  write_text(card + "/images/0blank/img_5.jpg", "an existing capture");
+  write_text(card + "/images/0blank/img_7.JPG", "another one, upper-case extension");
+  const std::string cam = tvtest::temp_dir("camera");
+  const auto shapes = sorted_jpegs(shapes_dir() + "/1circle");
+  for (int i = 0; i < 3; ++i) fs::copy_file(shapes_dir() + "/1circle/" + shapes[i], cam + "/" + shapes[i]);
+  // into 0blank: 't', a tap, 't'; then 3+ taps back to the menu
+  const SimRun r = sim("--sd " + card + " --camera " + cam + labels_arg(kShapes2), "l\nt\n~tap 1\nt\n~tap 4\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, ">>> Collection mode: 0blank"));
+  EXPECT_TRUE(has(r.out, "holds 2 images; the next one is img_8.jpg"));
+  EXPECT_TRUE(has(r.out, "Saved: /images/0blank/img_8.jpg"));
+  EXPECT_TRUE(has(r.out, "Saved: /images/0blank/img_10.jpg"));
+  EXPECT_TRUE(has(r.out, "Leaving capture mode: 5 images of 0blank"));
+  EXPECT_EQ(read_text(card + "/images/0blank/img_5.jpg"), "an existing capture");
+  for (int i = 0; i < 3; ++i)  // the camera's JPEG bytes, as they came
+    EXPECT_EQ(read_text(card + "/images/0blank/img_" + std::to_string(8 + i) + ".jpg"),
+              read_text(cam + "/" + shapes[i]));
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(card + "/images/0blank")) {
+    EXPECT_NE(e.path().extension(), ".tmp");
+    ++files;
+  }
+  EXPECT_EQ(files, 5);
+}
+
+// ---------------------------------------------------------------- training, saving, reboot
+
+TEST(Tvsim, TrainsFromTheCardDecodingEachImageOnceThenRebootsFromSD) {
+  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_SHARED("datasets/webmcu-a/images");
+  const std::vector<std::string> classes = {"0Blank", "1Circle"};
+  const std::string card = make_card(tvtest::shared_path("datasets/webmcu-a/images"), classes);
+  SimRun r = sim("--sd " + card + labels_arg(classes), to_train(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Starting fresh training"));
+  EXPECT_TRUE(has(r.out, "Val: 6 images  Train: 12 images"));
+  EXPECT_TRUE(has(r.out, "Training: 12 images, 40 batches"));
+  EXPECT_TRUE(has(r.out, "--- Epoch 20/20 ---"));
+  EXPECT_TRUE(has(r.out, "Batch 40/40 - Loss: "));
+  EXPECT_TRUE(has(r.out, "--- Training Complete ---"));
+  EXPECT_TRUE(has(r.out, "Validation Accuracy: "));
+  EXPECT_TRUE(has(r.out, "Training arena: 737104 bytes in PSRAM"));
+  // the cache: 18 decodes for 20 epochs, where the reference decodes 12 * 20 + 6 = 246
+  EXPECT_TRUE(has(r.out, "JPEG decodes: 18 for this run"));
+  EXPECT_TRUE(has(r.out, "the reference decodes every image in every epoch: 246"));
+  EXPECT_TRUE(has(r.err, "tvsim: 18 JPEG decodes"));
+  EXPECT_TRUE(has(r.out, "Weights saved to SD: /header/model.tvb"));
+  EXPECT_TRUE(has(r.out, "Header written: /header/model.h"));
+  ASSERT_TRUE(fs::exists(card + "/header/model.tvb"));
+  ASSERT_TRUE(fs::exists(card + "/header/model.h"));
+  EXPECT_EQ(fs::file_size(card + "/header/myWeights.bin"), 55464u);
+  EXPECT_FALSE(fs::exists(card + "/header/model.tvb.bak"));  // there was no previous model
+  const uint32_t first = file_crc(card + "/header/model.tvb");
+
+  // reboot: the card's model, by tier "SD"; training again continues from it and keeps it as .bak
+  r = sim("--sd " + card + labels_arg(classes) + " --epochs 1", to_train(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(boot_crc(r.out), hex(first));
+  EXPECT_TRUE(has(r.out, "Continuing from saved weights"));
+  EXPECT_TRUE(has(r.out, "the previous model is kept as /header/model.tvb.bak"));
+  EXPECT_EQ(file_crc(card + "/header/model.tvb.bak"), first);
+  EXPECT_NE(file_crc(card + "/header/model.tvb"), first);
+
+  // the header the board wrote is tvexport's, byte for byte
+  REQUIRE_BIN("tvexport");
+  const std::string h = tvtest::temp_dir("hdr") + "/model.h";
+  std::string out, err;
+  ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvexport")) + " " + quote(card + "/header/model.tvb") +
+                                    " -o " + quote(h),
+                                &out, &err),
+            0)
+      << err;
+  EXPECT_TRUE(read_text(h) == read_text(card + "/header/model.h")) << "the board's model.h differs from tvexport's";
+}
+
+TEST(Tvsim, TrainsTheSameBitsAsTvtrain) {
+  REQUIRE_BIN("tvsim");
+  REQUIRE_BIN("tvtrain");
+  TV_REQUIRE_SHARED("datasets/webmcu-a/images");
+  const std::vector<std::string> classes = {"0Blank", "1Circle"};
+  const std::string card = make_card(tvtest::shared_path("datasets/webmcu-a/images"), classes);
+  const SimRun r = sim("--sd " + card + labels_arg(classes) + " --epochs 5", to_train(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string host = tvtest::temp_dir("host") + "/host.tvb";
+  std::string out, err;
+  ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvtrain")) + " " + quote(card + "/images") +
+                                    " --preset webmcu --seed 1 --epochs 5 --no-curve -q -o " + quote(host),
+                                &out, &err),
+            0)
+      << err;
+  const tvh::LoadedModel device = tvh::load_model(card + "/header/model.tvb");
+  const tvh::LoadedModel laptop = tvh::load_model(host);
+  ASSERT_EQ(device.params.size(), laptop.params.size());
+  EXPECT_TRUE(device.params == laptop.params) << "the board's weights differ from tvtrain's";
+  EXPECT_EQ(device.labels, laptop.labels);
+}
+
+TEST(Tvsim, InferMatchesTvtrainEvalOnTheBoardsOwnModel) {
+  REQUIRE_BIN("tvsim");
+  REQUIRE_BIN("tvtrain");
+  TV_REQUIRE_SHARED("datasets/webmcu-a/images");
+  const std::vector<std::string> classes = {"0Blank", "1Circle"};
+  const std::string images = tvtest::shared_path("datasets/webmcu-a/images");
+  const std::string card = make_card(images, classes);
+  const std::string cam = make_camera(images, classes);
+  // train briefly (so predictions are not all right), then reboot and infer every image
+  ASSERT_EQ(sim("--sd " + card + labels_arg(classes) + " --epochs 2", to_train(2)).status, 0);
+  const SimRun r = sim("--sd " + card + " --camera " + cam + labels_arg(classes), to_infer(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Weights: SD (/header/model.tvb"));
+  const auto preds = predictions(r.out);
+  ASSERT_EQ(preds.size(), 18u);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("Frame 1: [0-9.]+ ms \\([0-9.]+ FPS\\) Pred: \\S+ \\([0-9]+\\.[0-9]%\\) "
+                                                  "\\| All: [0-9]+% [0-9]+%\n")));
+  EXPECT_EQ(confusion(preds, cam, classes), tvtrain_eval_confusion(card + "/images", card + "/header/model.tvb"));
+}
+
+TEST(Tvsim, LoadsTheReferenceMyWeightsBinAndClassifiesAsTheReference) {
+  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_SHARED("datasets/webmcu-b/header/myWeights.bin");
+  const std::vector<std::string> classes = {"0Blank", "1Cup", "2Pen"};
+  const std::string images = tvtest::shared_path("datasets/webmcu-b/images");
+  const std::string card = tvtest::temp_dir("card");
+  fs::create_directories(card + "/header");
+  fs::copy_file(tvtest::shared_path("datasets/webmcu-b/header/myWeights.bin"), card + "/header/myWeights.bin");
+  const std::string cam = make_camera(images, classes);
+  const SimRun r = sim("--sd " + card + " --camera " + cam + labels_arg(classes), to_infer(3));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Weights: SD (/header/myWeights.bin, the reference firmware's raw weights, 82380 bytes)"));
+  const auto preds = predictions(r.out);
+  ASSERT_EQ(preds.size(), 90u);
+  const auto cm = confusion(preds, cam, classes);
+  EXPECT_EQ(cm[0][0] + cm[1][1] + cm[2][2], 82);  // the device-trained weights' known score
+  REQUIRE_BIN("tvtrain");
+  EXPECT_EQ(cm, tvtrain_eval_confusion(images, card + "/header/myWeights.bin"));
+
+  // a 2-class firmware refuses the 3-class file, naming why
+  const SimRun two = sim("--sd " + card + " --labels a,b", "");
+  EXPECT_TRUE(has(two.out, "SD /header/myWeights.bin refused: it is 82380 bytes, i.e. 3 classes; this firmware is "
+                           "built for 2 (55464 bytes)"));
+  EXPECT_TRUE(has(two.out, "Weights: He-init"));
+}
+
+// ---------------------------------------------------------------- weight tiers
+
+namespace {
+
+// A card with a small trained model (shapes, 2 classes, 6 images each, 1 epoch).
+std::string card_with_model(int epochs = 1) {
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs " + std::to_string(epochs), to_train(2));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(card + "/header/model.tvb")) << r.out;
+  return card;
+}
+
+void flip_byte(const std::string& path, size_t at) {
+  std::string b = read_text(path);
+  b[at] = (char)(b[at] ^ 0x40);
+  write_text(path, b);
+}
+
+}  // namespace
+
+TEST(Tvsim, CorruptOrForeignBlobsAreRefusedWithTheirReason) {
+  REQUIRE_BIN("tvsim");
+  const std::string card = card_with_model();
+  fs::remove(card + "/header/myWeights.bin");
+  flip_byte(card + "/header/model.tvb", 5000);
+  SimRun r = sim("--sd " + card + labels_arg(kShapes2), "");
+  EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: CRC-32 mismatch")) << r.out;
+  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+
+  // truncated
+  std::string b = read_text(card + "/header/model.tvb");
+  write_text(card + "/header/model.tvb", b.substr(0, 1000));
+  r = sim("--sd " + card + labels_arg(kShapes2), "");
+  EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: the blob is truncated")) << r.out;
+
+  // another class count
+  const std::string good = card_with_model();
+  r = sim("--sd " + good + " --labels a,b,c", "");
+  EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: it holds 2 classes, this firmware is built for 3")) << r.out;
+  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+
+  // the same labels under other names still load (the firmware's names win, with a note)
+  r = sim("--sd " + good + " --labels x,y", "");
+  EXPECT_TRUE(has(r.out, "the model's labels (0blank,1circle) differ from the firmware's")) << r.out;
+  EXPECT_EQ(boot_crc(r.out), hex(file_crc(good + "/header/model.tvb")));
+}
+
+TEST(Tvsim, BakedHeaderIsTheSecondTier) {
+  REQUIRE_BIN("tvsim-baked");
+  const std::string three = " --labels 0blank,1circle,2cross";  // the baked model's classes
+  SimRun r = sim("--sd " + tvtest::temp_dir("card") + three, "", "tvsim-baked");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Weights: baked (")) << r.out;
+
+  // a card blob for another class count, or a corrupted one, falls through to the baked model
+  const std::string card = card_with_model();
+  r = sim("--sd " + card + three, "", "tvsim-baked");
+  EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: it holds 2 classes, this firmware is built for 3"));
+  EXPECT_TRUE(has(r.out, "SD /header/myWeights.bin refused: it is 55464 bytes, i.e. 2 classes"));
+  EXPECT_TRUE(has(r.out, "Weights: baked ("));
+
+  // a 2-class firmware with a 3-class baked model: baked refused too, He-init
+  fs::remove(card + "/header/myWeights.bin");
+  flip_byte(card + "/header/model.tvb", 3000);
+  r = sim("--sd " + card + labels_arg(kShapes2), "", "tvsim-baked");
+  EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: CRC-32 mismatch"));
+  EXPECT_TRUE(has(r.out, "refused: it holds 3 classes, this firmware is built for 2"));
+  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+}
+
+TEST(Tvsim, CorruptModelFallsBackToTheBackup) {
+  REQUIRE_BIN("tvsim");
+  const std::string card = card_with_model();
+  ASSERT_EQ(sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1", to_train(2)).status, 0);
+  const uint32_t previous = file_crc(card + "/header/model.tvb.bak");
+  flip_byte(card + "/header/model.tvb", 100);
+  const SimRun r = sim("--sd " + card + labels_arg(kShapes2), "");
+  EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: CRC-32 mismatch"));
+  EXPECT_TRUE(has(r.out, "SD: using the backup /header/model.tvb.bak"));
+  EXPECT_EQ(boot_crc(r.out), hex(previous));
+}
+
+// ---------------------------------------------------------------- faults
+
+TEST(Tvsim, PowerCutAtAnyPointOfASaveLeavesALoadableModel) {
+  REQUIRE_BIN("tvsim");
+  const std::string base = card_with_model();
+  const uint32_t old_crc = file_crc(base + "/header/model.tvb");
+  const size_t blob = fs::file_size(base + "/header/model.tvb");
+  const std::string args = labels_arg(kShapes2) + " --epochs 1";
+  // an uninterrupted save: how much card work it is, and the model it writes
+  const std::string clean = copy_card(base);
+  SimRun r = sim("--sd " + clean + args, to_train(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const uint32_t new_crc = file_crc(clean + "/header/model.tvb");
+  ASSERT_NE(new_crc, old_crc);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("\\((\\d+) card units\\)")));
+  const long long total = std::stoll(m[1].str());
+  // units: create model.tvb.tmp, its bytes, rename model.tvb -> .bak, rename .tmp -> model.tvb, then
+  // the header and myWeights.bin the same way
+  std::vector<long long> cuts = {0, 1, 2, 3, (long long)blob / 2, (long long)blob - 1, (long long)blob};
+  for (long long k = 1; k <= 6; ++k) cuts.push_back((long long)blob + k);
+  for (long long k = 1; k <= 12; ++k) cuts.push_back(total - k);
+  cuts.push_back((long long)blob + 300000);
+  int recovered = 0, old_seen = 0, new_seen = 0;
+  for (long long cut : cuts) {
+    SCOPED_TRACE("power cut after " + std::to_string(cut) + " of " + std::to_string(total) + " card units");
+    const std::string card = copy_card(base);
+    r = sim("--sd " + card + args + " --power-cut-at " + std::to_string(cut), to_train(2));
+    EXPECT_EQ(r.status, 86) << r.err;
+    const SimRun boot = sim("--sd " + card + labels_arg(kShapes2), "");
+    ASSERT_EQ(boot.status, 0);
+    const std::string crc = boot_crc(boot.out);
+    EXPECT_TRUE(crc == hex(old_crc) || crc == hex(new_crc)) << boot.out;
+    old_seen += crc == hex(old_crc);
+    new_seen += crc == hex(new_crc);
+    recovered += has(boot.out, "finished an interrupted save");
+  }
+  EXPECT_GT(old_seen, 0);
+  EXPECT_GT(new_seen, 0);
+  EXPECT_EQ(recovered, 1);  // exactly one cut falls between the two renames
+}
+
+TEST(Tvsim, AFailedWriteKeepsThePreviousModel) {
+  REQUIRE_BIN("tvsim");
+  const std::string card = card_with_model();
+  const std::string before = read_text(card + "/header/model.tvb");
+  for (long long at : {0LL, 1000LL, 56000LL}) {
+    SCOPED_TRACE("writes fail after byte " + std::to_string(at));
+    const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1 --sd-fail-write-at " + std::to_string(at),
+                      to_train(2));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "SAVE FAILED: writing /header/model.tvb.tmp failed")) << r.out;
+    EXPECT_TRUE(read_text(card + "/header/model.tvb") == before);
+    EXPECT_FALSE(fs::exists(card + "/header/model.tvb.tmp"));
+  }
+  const SimRun boot = sim("--sd " + card + labels_arg(kShapes2), "");
+  EXPECT_EQ(boot_crc(boot.out), hex(tv::crc32(0, before.data(), before.size())));
+}
+
+// ---------------------------------------------------------------- stopping, memory
+
+TEST(Tvsim, SerialXStopsTrainingWithinABatchAndSaves) {
+  REQUIRE_BIN("tvsim");
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  const SimRun r = sim("--sd " + card + labels_arg(kShapes2), to_train(2) + "x\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Stop requested"));
+  EXPECT_TRUE(has(r.out, "--- Training Stopped (6 images trained) ---")) << r.out;
+  EXPECT_TRUE(has(r.out, "Weights saved to SD"));
+  EXPECT_TRUE(fs::exists(card + "/header/model.tvb"));
+}
+
+TEST(Tvsim, ThreeTapsStopTraining) {
+  REQUIRE_BIN("tvsim");
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 2000", to_train(2) + "~tap 3\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Touch: 3 taps (select)")) << r.out;
+  EXPECT_TRUE(has(r.out, "--- Training Stopped ("));
+  EXPECT_TRUE(has(r.out, "Weights saved to SD"));
+}
+
+TEST(Tvsim, TooLittlePsramHaltsWithAClearMessage) {
+  REQUIRE_BIN("tvsim");
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --psram-bytes 600000", to_train(2));
+  EXPECT_EQ(r.status, 3);
+  EXPECT_TRUE(has(r.out, "FATAL: cannot allocate the 737104-byte training arena in PSRAM")) << r.out;
+}
