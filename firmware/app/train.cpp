@@ -276,8 +276,9 @@ void App::train() {
   const int bs = recipe_.batch_size > 0 ? recipe_.batch_size : 1;
   const int batches_per_epoch = (n_train + bs - 1) / bs;
   say("Val: %d images  Train: %d images", n_val, n_train);
-  say("Training: %d images, %d batches (%d epochs of %d, batch %d, %d gradient lanes on %d cores)", n_train,
-      batches_per_epoch * recipe_.epochs, recipe_.epochs, batches_per_epoch, bs, opt.lanes, hal_.cores());
+  say("Training: %d images, %d batches (%d epochs of %d, batch %d, %d gradient lanes on %d core%s)", n_train,
+      batches_per_epoch * recipe_.epochs, recipe_.epochs, batches_per_epoch, bs, opt.lanes, hal_.cores(),
+      hal_.cores() == 1 ? "" : "s");
 
   TrainProgress progress;
   progress.app = this;
