@@ -111,9 +111,23 @@ void App::on_tick(void* ctx) {
 }
 
 App::Input App::poll_input(bool training) {
+  // A completed touch gesture first: it happened before anything still waiting on the serial port.
+  const uint8_t g = pending_gesture_.exchange(0);
+  if (g != (uint8_t)Gesture::None) {
+    const int taps = pending_taps_.load();
+    if (g == (uint8_t)Gesture::Select) {
+      say("Touch: %d taps (select)", taps);
+      return Input::Select;
+    }
+    if (!training) {
+      say("Touch: %d tap%s (next)", taps, taps > 1 ? "s" : "");
+      return Input::Next;
+    }
+    say("Touch: %d tap%s ignored while training (3+ taps stop it)", taps, taps > 1 ? "s" : "");
+  }
   for (;;) {
     const int c = hal_.serial_read();
-    if (c < 0) break;
+    if (c < 0) return Input::None;
     switch (c) {
       case 't': case 'T': return Input::Next;
       case 'l': case 'L': return Input::Select;
@@ -125,16 +139,6 @@ App::Input App::poll_input(bool training) {
         continue;
     }
   }
-  const uint8_t g = pending_gesture_.exchange(0);
-  if (g == (uint8_t)Gesture::None) return Input::None;
-  const int taps = pending_taps_.load();
-  if (g == (uint8_t)Gesture::Select) {
-    say("Touch: %d taps (select)", taps);
-    return Input::Select;
-  }
-  if (training) say("Touch: %d tap%s ignored while training (3+ taps stop it)", taps, taps > 1 ? "s" : "");
-  else say("Touch: %d tap%s (next)", taps, taps > 1 ? "s" : "");
-  return Input::Next;
 }
 
 void App::print_help() {

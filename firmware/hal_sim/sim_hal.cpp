@@ -21,6 +21,7 @@ namespace {
 constexpr int kPadIdle = 300;     // a released pad reads well below the release threshold
 constexpr int kPadPressed = 2000;  // a finger reads well above the press threshold
 constexpr uint32_t kTapPressMs = 80, kTapGapMs = 80;
+constexpr uint32_t kFramesTimeoutMs = 10000;
 constexpr uint32_t kGestureSettleMs = tvfw::kTapWindowMs + 3 * tvfw::kTouchPollMs;
 
 bool jpeg_name(const std::string& n) {
@@ -141,7 +142,9 @@ void SimHal::wait_for_input(int ms) {
 
 bool SimHal::holding_input() {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  if (hold_until_frame_ > frames_grabbed_ && next_frame_ < frames_.size()) return true;
+  if (hold_until_frame_ > frames_grabbed_ && next_frame_ < frames_.size() &&
+      (int32_t)(millis() - frames_deadline_ms_) < 0)
+    return true;
   hold_until_frame_ = 0;
   if (hold_until_ms_ && (int32_t)(millis() - hold_until_ms_) < 0) return true;
   // ...and until the ticks have caught up with it, so the app has seen the whole gesture
@@ -177,6 +180,7 @@ void SimHal::run_directive(const std::string& line) {
     hold_until_ms_ = now + (uint32_t)a;
   } else if (w == "frames" && a > 0) {
     hold_until_frame_ = frames_grabbed_ + (uint64_t)a;
+    frames_deadline_ms_ = now + kFramesTimeoutMs;  // the app may never ask for frames (not in Infer)
   } else {
     std::fprintf(stderr, "tvsim: unknown script line '%s' (ignored)\n", line.c_str());
   }

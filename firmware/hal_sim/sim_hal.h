@@ -13,7 +13,8 @@
 //     ~hold MS       press and hold the pad for MS milliseconds
 //     ~touch V MS    a raw pad reading V for MS milliseconds (for threshold checks)
 //     ~wait MS       deliver nothing for MS milliseconds
-//     ~frames N      deliver nothing until the camera has given N more frames (or has none left)
+//     ~frames N      deliver nothing until the camera has given N more frames (or has none left,
+//                    or 10 s of simulated time have passed)
 //   Input after a touch directive waits until the app has seen the whole gesture.
 // - Time: millis() runs on a virtual clock (real time plus every delay, which returns at once), so
 //   scripted touches are deterministic and idle loops cost nothing; micros() is real time (used
@@ -122,6 +123,7 @@ class SimHal : public tvfw::Hal {
   bool at_line_start_ = true;
   uint32_t hold_until_ms_ = 0;
   uint64_t hold_until_frame_ = 0;
+  uint32_t frames_deadline_ms_ = 0;
   // touch and tick
   std::recursive_mutex mu_;
   std::vector<Segment> touch_;

@@ -210,6 +210,19 @@ TEST(Tvsim, SerialAndTouchDriveTheMenu) {
   EXPECT_TRUE(has(r.out, "Camera: no frame"));
 }
 
+TEST(Tvsim, InputIsTakenInTheOrderItHappened) {
+  REQUIRE_BIN("tvsim");
+  // 3 taps select the first class (capture); the 't' after them captures there; '?' prints help;
+  // an unknown key is named; ~frames in the menu gives up instead of waiting for ever
+  const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog", "~tap 3\nt\n?\nq\nl\n~frames 2\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, ">>> Collection mode: cat"));
+  EXPECT_TRUE(has(r.out, "Camera: no frame, nothing saved"));
+  EXPECT_TRUE(has(r.out, "Commands: t = next / capture"));
+  EXPECT_TRUE(has(r.out, "Unknown command 'q'"));
+  EXPECT_TRUE(has(r.out, "Leaving capture mode: 0 images of cat"));
+}
+
 TEST(Tvsim, OledIsRenderedAsText) {
   REQUIRE_BIN("tvsim");
   const std::string oled = tvtest::temp_dir("oled") + "/oled.txt";
