@@ -38,6 +38,17 @@ std::string dims_text(const std::vector<int64_t>& dims) {
   return o.str();
 }
 
+// Copies a FlatBuffers scalar vector bytewise: in a damaged file a vector of 8-byte values may sit
+// at a 4-byte boundary (the verifier checks only the length word's alignment). Little-endian host.
+template <typename T>
+std::vector<T> copy_vector(const flatbuffers::Vector<T>* v) {
+  std::vector<T> out;
+  if (!v || v->size() == 0) return out;
+  out.resize(v->size());
+  std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
+}
+
 template <typename T>
 void append_le(std::vector<uint8_t>& out, T v) {
   uint8_t b[sizeof(T)];
@@ -64,8 +75,8 @@ EspdlTensor convert_tensor(const espdl::Tensor* t, const std::string& source, co
   out.name = str(t->name());
   out.doc = str(t->doc_string());
   out.dtype = EspdlDataType(t->data_type());
-  if (t->dims()) out.dims.assign(t->dims()->begin(), t->dims()->end());
-  if (t->exponents()) out.exponents.assign(t->exponents()->begin(), t->exponents()->end());
+  out.dims = copy_vector(t->dims());
+  out.exponents = copy_vector(t->exponents());
   const std::string what = std::string(role) + " tensor '" + out.name + "'";
   const int64_t count = checked_count(out.dims, source, what);
 
@@ -73,17 +84,17 @@ EspdlTensor convert_tensor(const espdl::Tensor* t, const std::string& source, co
     const uint8_t* p = reinterpret_cast<const uint8_t*>(t->raw_data()->Data());
     out.raw.assign(p, p + size_t(t->raw_data()->size()) * 16);
   } else if (t->float_data() && t->float_data()->size() > 0) {
-    for (float v : *t->float_data()) append_le(out.raw, v);
+    for (float v : copy_vector(t->float_data())) append_le(out.raw, v);
   } else if (t->int32_data() && t->int32_data()->size() > 0) {
     // ONNX keeps int8/int16/int32 values in int32_data, one per entry.
     const size_t es = espdl_dtype_size(out.dtype);
-    for (int32_t v : *t->int32_data()) {
+    for (int32_t v : copy_vector(t->int32_data())) {
       if (es == 1) append_le(out.raw, int8_t(v));
       else if (es == 2) append_le(out.raw, int16_t(v));
       else append_le(out.raw, v);
     }
   } else if (t->int64_data() && t->int64_data()->size() > 0) {
-    for (int64_t v : *t->int64_data()) append_le(out.raw, v);
+    for (int64_t v : copy_vector(t->int64_data())) append_le(out.raw, v);
   }
   if (t->data_location() == espdl::DataLocation_EXTERNAL)
     fail(source, what + " keeps its data in an external file, which is not supported");
@@ -101,7 +112,7 @@ EspdlValueInfo convert_value_info(const espdl::ValueInfo* v, const std::string& 
   EspdlValueInfo out;
   if (!v) fail(source, "a null value_info entry");
   out.name = str(v->name());
-  if (v->exponents()) out.exponents.assign(v->exponents()->begin(), v->exponents()->end());
+  out.exponents = copy_vector(v->exponents());
   const espdl::TypeInfo* ti = v->value_info_type();
   const espdl::TensorTypeAndShape* tt = ti ? ti->value_as_tensor_type() : nullptr;
   if (tt) {
@@ -125,8 +136,8 @@ EspdlAttribute convert_attribute(const espdl::Attribute* a, const std::string& s
   if (a->f()) out.f = a->f()->f();
   if (a->i()) out.i = a->i()->i();
   if (a->s()) out.s.assign(reinterpret_cast<const char*>(a->s()->data()), a->s()->size());
-  if (a->floats()) out.floats.assign(a->floats()->begin(), a->floats()->end());
-  if (a->ints()) out.ints.assign(a->ints()->begin(), a->ints()->end());
+  out.floats = copy_vector(a->floats());
+  out.ints = copy_vector(a->ints());
   if (a->strings())
     for (const flatbuffers::String* s : *a->strings()) out.strings.push_back(str(s));
   return out;
@@ -193,6 +204,8 @@ int EspdlTensor::exponent() const {
   if (exponents.size() != 1)
     throw Error("tensor '" + name + "' has " + std::to_string(exponents.size()) +
                 " exponents where exactly one is needed.");
+  if (exponents[0] < -kMaxExponent || exponents[0] > kMaxExponent)
+    throw Error("tensor '" + name + "' has the implausible exponent " + std::to_string(exponents[0]) + ".");
   return int(exponents[0]);
 }
 
@@ -450,7 +463,7 @@ EspdlFilter espdl_node_filter(const EspdlModel& model, const EspdlNode& node) {
     if (!dim_ok(v)) fail(model.source, where + " has filter dims " + dims_text(d));
 
   EspdlFilter f;
-  f.exponent = int(w->exponents[0]);
+  f.exponent = w->exponent();
   if (node.op_type == "Gemm") {
     if (node.attr_int("transB", 0) != 0) fail(model.source, where + " has transB = 1, which is not supported");
     if (d.size() != 4 || d[0] != 1 || d[1] != 1)

@@ -39,6 +39,9 @@ size_t espdl_dtype_size(EspdlDataType t);
 // "INT8", "FLOAT", ... for messages.
 const char* espdl_dtype_name(EspdlDataType t);
 
+// Exponents beyond +-kMaxExponent are refused as damage (int8 models use roughly -20..5).
+constexpr int64_t kMaxExponent = 100;
+
 // A constant (initializer) or an embedded test tensor.
 struct EspdlTensor {
   std::string name;
@@ -50,7 +53,7 @@ struct EspdlTensor {
 
   // Product of dims (1 for a scalar).
   size_t element_count() const;
-  // The single exponent; throws when there is not exactly one.
+  // The single exponent; throws when there is not exactly one or it is beyond +-kMaxExponent.
   int exponent() const;
   // The payload as values; throw when the type differs or raw holds fewer bytes than dims need.
   std::vector<int8_t> as_int8() const;

@@ -99,6 +99,14 @@ class Runner {
                   std::to_string(s.a) + ", " + std::to_string(s.b) + ")");
   }
 
+  // Refuses buffers beyond 2^26 elements (64 MiB; an ESP32-S3 has 8 MiB of PSRAM): a damaged file
+  // must not drive the host out of memory.
+  void check_size(const EspdlNode& n, double elements, const char* what) const {
+    if (elements > double(size_t(1) << 26))
+      fail(n, std::string("would need a ") + what + " of " + std::to_string(int64_t(elements)) +
+                  " elements, more than this interpreter allows");
+  }
+
   const Value& input(const EspdlNode& n, size_t i) const {
     if (i >= n.inputs.size()) fail(n, "lacks input " + std::to_string(i));
     auto it = values_.find(n.inputs[i]);
@@ -116,6 +124,8 @@ class Runner {
     const EspdlValueInfo* vi = out_info(n);
     if (!vi || vi->exponents.size() != 1)
       fail(n, "has no single exponent for its output '" + n.outputs[0] + "' in value_info");
+    if (vi->exponents[0] < -kMaxExponent || vi->exponents[0] > kMaxExponent)
+      fail(n, "has the implausible output exponent " + std::to_string(vi->exponents[0]));
     return int(vi->exponents[0]);
   }
 
@@ -239,8 +249,10 @@ class Runner {
                   std::to_string(q.e_in + q.e_w) + "), which the ESP-DL contract excludes");
     const tv::Geom2D g = geom(n, s, w, f.cout, false);
     // Dilation: spread the taps into a dense kernel with zeros between them (exact: zeros add 0).
+    check_size(n, double(s.n) * g.out_h * g.out_w * g.out_c, "conv output");
     std::vector<int8_t> wk = f.weights;
     if (w.dh != 1 || w.dw != 1) {
+      check_size(n, double(f.depthwise ? 1 : f.cout) * g.k_h * g.k_w * f.cin, "dilated kernel");
       const size_t per_out = f.depthwise ? 1 : size_t(f.cin);
       const size_t groups = f.depthwise ? 1 : size_t(f.cout);
       const size_t lanes = f.depthwise ? size_t(f.cin) : per_out;
@@ -313,6 +325,7 @@ class Runner {
     const bool padded = w.pad_top || w.pad_left || w.pad_bottom || w.pad_right || ceil_mode;
     if (average && padded && n.attr_int("count_include_pad", 0) == 0)
       fail(n, "averages with count_include_pad = 0 over padding; ESP-DL's rule is not defined for it");
+    check_size(n, double(s.n) * g.out_h * g.out_w * g.out_c, "pool output");
     Value y;
     y.dims = spatial_dims(x.dims.size(), s, g);
     y.exponent = average ? out_exponent(n) : same_exponent(n, x.exponent);

@@ -56,7 +56,11 @@ struct Q8Layer {
   int e_w = 0;    // exponent of the weights (the bias sits at e_in + e_w)
   int e_out = 0;  // exponent of the output activations
   bool relu = false;
-  int shift() const { return e_out - e_in - e_w; }
+  // e_out - e_in - e_w, computed without overflow and clamped to [-1024, 1024].
+  int shift() const {
+    const long long s = (long long)e_out - e_in - e_w;
+    return (int)(s < -1024 ? -1024 : (s > 1024 ? 1024 : s));
+  }
 };
 
 // ---- Quantise / dequantise (int8_quantize.cpp) ----
