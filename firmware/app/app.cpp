@@ -103,6 +103,7 @@ void App::setup() {
 
 void App::on_tick(void* ctx) {
   App* app = (App*)ctx;
+  if (app->touch_reset_.exchange(false)) app->touch_.reset();
   const Gesture g = app->touch_.update(app->hal_.millis(), app->hal_.touch_read());
   if (g != Gesture::None) {
     app->pending_taps_.store((uint8_t)(app->touch_.last_taps() > 255 ? 255 : app->touch_.last_taps()));
@@ -260,7 +261,8 @@ void App::enter_capture(int cls) {
   capture_count_ = scan.count;
   capture_next_ = scan.max_n + 1;
   mode_ = Mode::Capture;
-  touch_.reset();
+  touch_reset_.store(true);
+  pending_gesture_.store(0);
   say("%s holds %d images; the next one is img_%d.jpg", dir, scan.count, capture_next_);
   char l2[24];
   snprintf(l2, sizeof l2, "%d images", capture_count_);
@@ -357,7 +359,8 @@ void App::enter_infer() {
   mode_ = Mode::Infer;
   frame_number_ = 0;
   camera_missing_ = false;
-  touch_.reset();
+  touch_reset_.store(true);
+  pending_gesture_.store(0);
   show("INFER", "...");
 }
 

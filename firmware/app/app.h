@@ -160,9 +160,9 @@ class App {
   TouchReader touch_;
   std::atomic<uint8_t> pending_gesture_{0};
   std::atomic<uint8_t> pending_taps_{0};
+  std::atomic<bool> touch_reset_{false};  // asks the tick to forget taps in progress (it owns touch_)
   uint32_t frame_number_ = 0;
   bool camera_missing_ = false;
-  int train_runs_ = 0;
   TrainReport report_;
 };
 
