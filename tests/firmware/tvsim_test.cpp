@@ -382,6 +382,35 @@ TEST(Tvsim, LoadsTheReferenceMyWeightsBinAndClassifiesAsTheReference) {
   EXPECT_TRUE(has(two.out, "Weights: He-init"));
 }
 
+TEST(Tvsim, RunsInt8ModelsWithTheCoresInt8EngineAsTvtrainDoes) {
+  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_SHARED("datasets/webmcu-b/header/myWeights.bin");
+  REQUIRE_BIN("tvquant");
+  REQUIRE_BIN("tvtrain");
+  const std::vector<std::string> classes = {"0Blank", "1Cup", "2Pen"};
+  const std::string images = tvtest::shared_path("datasets/webmcu-b/images");
+  const std::string card = tvtest::temp_dir("card");
+  fs::create_directories(card + "/header");
+  std::string out, err;
+  ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvquant")) + " " +
+                                    quote(tvtest::shared_path("datasets/webmcu-b/header/myWeights.bin")) + " --calib " +
+                                    quote(images) + " -o " + quote(card + "/header/model.tvb"),
+                                &out, &err),
+            0)
+      << err;
+  const std::string cam = make_camera(images, classes);
+  // Infer every frame, back to the menu (cursor on Infer), round to Train, select it
+  const SimRun r = sim("--sd " + card + " --camera " + cam + labels_arg(classes), to_infer(3) + "~frames 90\nl\nttttl\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, ", int8), int8 engine")) << r.out;
+  const auto preds = predictions(r.out);
+  ASSERT_EQ(preds.size(), 90u);
+  EXPECT_EQ(confusion(preds, cam, classes), tvtrain_eval_confusion(images, card + "/header/model.tvb"));
+  // an int8 model cannot be trained further: said, and nothing on the card changes
+  EXPECT_TRUE(has(r.out, "The loaded model is int8 (quantized) and training needs float weights"));
+  EXPECT_FALSE(fs::exists(card + "/header/model.tvb.bak"));
+}
+
 // ---------------------------------------------------------------- weight tiers
 
 namespace {
