@@ -96,19 +96,32 @@ int main(int argc, char** argv) {
     }
     if (i + 1 >= argc) usage_error("unknown option or missing value: " + a);
     const char* v = argv[++i];
-    if (a == "--sd") opt.sd_dir = v;
-    else if (a == "--camera") opt.camera_dir = v;
-    else if (a == "--labels") labels = split_commas(v);
-    else if (a == "--preset") preset = v;
-    else if (a == "--epochs") cfg.epochs = (int)number(a, v);
-    else if (a == "--val-last") cfg.val_last_n = (int)number(a, v);
-    else if (a == "--seed") cfg.seed = (uint64_t)number(a, v);
-    else if (a == "--cores") opt.cores = std::max(1, (int)number(a, v));
-    else if (a == "--oled") opt.oled = v;
-    else if (a == "--psram-bytes") opt.psram_bytes = (size_t)number(a, v);
-    else if (a == "--sd-fail-write-at") opt.fail_write_at = number(a, v);
-    else if (a == "--power-cut-at") opt.power_cut_at = number(a, v);
-    else usage_error("unknown option " + a);
+    if (a == "--sd")
+      opt.sd_dir = v;
+    else if (a == "--camera")
+      opt.camera_dir = v;
+    else if (a == "--labels")
+      labels = split_commas(v);
+    else if (a == "--preset")
+      preset = v;
+    else if (a == "--epochs")
+      cfg.epochs = (int)number(a, v);
+    else if (a == "--val-last")
+      cfg.val_last_n = (int)number(a, v);
+    else if (a == "--seed")
+      cfg.seed = (uint64_t)number(a, v);
+    else if (a == "--cores")
+      opt.cores = std::max(1, (int)number(a, v));
+    else if (a == "--oled")
+      opt.oled = v;
+    else if (a == "--psram-bytes")
+      opt.psram_bytes = (size_t)number(a, v);
+    else if (a == "--sd-fail-write-at")
+      opt.fail_write_at = number(a, v);
+    else if (a == "--power-cut-at")
+      opt.power_cut_at = number(a, v);
+    else
+      usage_error("unknown option " + a);
   }
   if (!opt.sd_dir.empty() && !is_dir(opt.sd_dir)) usage_error("--sd " + opt.sd_dir + " is not a folder");
   if (!opt.camera_dir.empty() && !is_dir(opt.camera_dir))
@@ -134,7 +147,8 @@ int main(int argc, char** argv) {
   }
   hal.start_tick(tvfw::kTouchPollMs, nullptr, nullptr);  // no more ticks into the app
   std::fflush(stdout);
-  std::fprintf(stderr, "tvsim: %llu JPEG decodes, %llu bytes written to the card (%llu card units), PSRAM peak %zu bytes\n",
+  std::fprintf(stderr,
+               "tvsim: %llu JPEG decodes, %llu bytes written to the card (%llu card units), PSRAM peak %zu bytes\n",
                (unsigned long long)hal.decodes(), (unsigned long long)hal.card_bytes_written(),
                (unsigned long long)hal.card_units(), hal.psram_peak());
   delete app;

@@ -130,11 +130,19 @@ App::Input App::poll_input(bool training) {
     const int c = hal_.serial_read();
     if (c < 0) return Input::None;
     switch (c) {
-      case 't': case 'T': return Input::Next;
-      case 'l': case 'L': return Input::Select;
-      case 'x': case 'X': return Input::Stop;
-      case '?': case 'h': case 'H': return Input::Help;
-      case '\r': case '\n': case ' ': case '\t': continue;
+      case 't':
+      case 'T': return Input::Next;
+      case 'l':
+      case 'L': return Input::Select;
+      case 'x':
+      case 'X': return Input::Stop;
+      case '?':
+      case 'h':
+      case 'H': return Input::Help;
+      case '\r':
+      case '\n':
+      case ' ':
+      case '\t': continue;
       default:
         if (c >= 32 && c < 127) say("Unknown command '%c' (t = next, l = select, ? = help)", c);
         continue;
@@ -195,7 +203,8 @@ void App::print_menu() {
   }
   say("Commands: t=next (tap)  l=select (3+ taps)");
   char l1[24], l2[24];
-  const char* name = menu_index_ < num_classes_ ? labels_[menu_index_] : (menu_index_ == num_classes_ ? "Train" : "Infer");
+  const char* name =
+      menu_index_ < num_classes_ ? labels_[menu_index_] : (menu_index_ == num_classes_ ? "Train" : "Infer");
   snprintf(l1, sizeof l1, "%d/%d", menu_index_ + 1, menu_items());
   snprintf(l2, sizeof l2, "> %s", name);
   show("MENU", l1, l2, tier_name(tier_));
@@ -295,9 +304,12 @@ void App::capture_one() {
   } else {
     const long w = hal_.file_write(f, jpeg, size);
     const bool closed = hal_.file_close(f);
-    if (w != (long)size || !closed) why.set("writing %s failed after %ld of %u bytes", tmp, w, (unsigned)size);
-    else if (!hal_.rename(tmp, path)) why.set("cannot rename %s to %s", tmp, path);
-    else ok = true;
+    if (w != (long)size || !closed)
+      why.set("writing %s failed after %ld of %u bytes", tmp, w, (unsigned)size);
+    else if (!hal_.rename(tmp, path))
+      why.set("cannot rename %s to %s", tmp, path);
+    else
+      ok = true;
     if (!ok) hal_.remove(tmp);
   }
   hal_.camera_release();
@@ -391,8 +403,10 @@ void App::infer_frame() {
     say("Frame %u: skipped, %s", (unsigned)frame_number_, why.text);
     return;
   }
-  if (int8_) tv::q8_infer_u8(q8_, input_, q8_work_, probs_);
-  else tv::infer_u8(inf_, input_, probs_);
+  if (int8_)
+    tv::q8_infer_u8(q8_, input_, q8_work_, probs_);
+  else
+    tv::infer_u8(inf_, input_, probs_);
   const int best = tv::argmax(probs_, num_classes_);
   const double ms = (double)(hal_.micros() - t0) / 1000.0;
   char all[kMaxClasses * 6 + 1];

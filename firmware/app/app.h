@@ -134,11 +134,11 @@ class App {
   float* params_ = nullptr;
   void* infer_arena_ = nullptr;
   tv::Inference inf_;
-  uint8_t* input_ = nullptr;    // one image at the model's input size
-  uint16_t* lut_ = nullptr;     // resize lookup tables (input width + height)
+  uint8_t* input_ = nullptr;  // one image at the model's input size
+  uint16_t* lut_ = nullptr;   // resize lookup tables (input width + height)
   float probs_[kMaxClasses] = {};
-  tv::BlobView view_;           // scratch for decoding blobs
-  bool int8_ = false;           // the loaded model is int8 (runs with the core's q8 engine)
+  tv::BlobView view_;  // scratch for decoding blobs
+  bool int8_ = false;  // the loaded model is int8 (runs with the core's q8 engine)
   tv::Q8Model q8_;
   int8_t* q8_work_ = nullptr;
   uint8_t* blob_keep_ = nullptr;  // an int8 blob read from the card (its tensors are used in place)
@@ -155,8 +155,8 @@ class App {
   Mode mode_ = Mode::Menu;
   int menu_index_ = 0;
   int capture_class_ = 0;
-  int capture_next_ = 0;     // next img_<n> number
-  int capture_count_ = 0;    // images of the class on the card
+  int capture_next_ = 0;   // next img_<n> number
+  int capture_count_ = 0;  // images of the class on the card
   TouchReader touch_;
   std::atomic<uint8_t> pending_gesture_{0};
   std::atomic<uint8_t> pending_taps_{0};

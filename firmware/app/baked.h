@@ -9,7 +9,7 @@ namespace tvfw {
 struct BakedModel {
   const uint8_t* blob = nullptr;  // null when no header was compiled in
   size_t size = 0;
-  const char* source = "";        // the header's file name, for the boot log
+  const char* source = "";  // the header's file name, for the boot log
 };
 
 // The compiled-in model, or an empty one.

@@ -22,7 +22,9 @@ BakedModel baked_model() {
 #else
 
 namespace tvfw {
-BakedModel baked_model() { return BakedModel(); }
+BakedModel baked_model() {
+  return BakedModel();
+}
 }  // namespace tvfw
 
 #endif

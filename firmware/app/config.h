@@ -15,12 +15,12 @@ constexpr int kMaxClasses = 16;
 constexpr int kMaxLabelLength = 31;
 
 struct AppConfig {
-  const char* preset = "webmcu";        // tv::preset_model / tv::preset_recipe name
+  const char* preset = "webmcu";         // tv::preset_model / tv::preset_recipe name
   const char* labels[kMaxClasses] = {};  // one per class; also the /images/<label> folder names
   int num_labels = 0;
-  int epochs = 0;          // 0: the recipe's
-  int val_last_n = -1;     // -1: the recipe's (the reference holds out the last 3 images per class)
-  uint64_t seed = 1;       // He-init and shuffling
+  int epochs = 0;       // 0: the recipe's
+  int val_last_n = -1;  // -1: the recipe's (the reference holds out the last 3 images per class)
+  uint64_t seed = 1;    // He-init and shuffling
 };
 
 }  // namespace tvfw

@@ -69,7 +69,9 @@ const uint8_t* cache_image(void* ctx, int i) {
   return c.pixels + (size_t)i * c.image_bytes;
 }
 
-int cache_label(void* ctx, int i) { return ((Cache*)ctx)->labels[i]; }
+int cache_label(void* ctx, int i) {
+  return ((Cache*)ctx)->labels[i];
+}
 
 struct LaneBridge {
   Hal* hal;
@@ -165,8 +167,8 @@ void App::train() {
   cache.image_bytes = plan_.input.size();
   cache.pixels = (uint8_t*)hal_.psram_alloc(cache.image_bytes * (size_t)n);
   if (!cache.pixels) {
-    say("Not enough PSRAM for the image cache: %u bytes for %d images (free: %u)", (unsigned)(cache.image_bytes * n),
-        n, (unsigned)hal_.psram_free_bytes());
+    say("Not enough PSRAM for the image cache: %u bytes for %d images (free: %u)", (unsigned)(cache.image_bytes * n), n,
+        (unsigned)hal_.psram_free_bytes());
     release();
     return;
   }
@@ -236,8 +238,10 @@ void App::train() {
     int seen = 0;
     for (int i = class_begin[c]; i < class_begin[c + 1]; ++i) {
       if (!keep[i]) continue;
-      if (seen++ < good[0] - n_val_c) train_idx[n_train++] = i;
-      else val_idx[n_val++] = i;
+      if (seen++ < good[0] - n_val_c)
+        train_idx[n_train++] = i;
+      else
+        val_idx[n_val++] = i;
     }
   }
   report_.images = n;
@@ -350,8 +354,7 @@ void App::train() {
   trained_weights_ = true;
 
   say("%s", "");
-  say(progress.stop ? "--- Training Stopped (%d images trained) ---" : "--- Training Complete ---",
-      report_.samples);
+  say(progress.stop ? "--- Training Stopped (%d images trained) ---" : "--- Training Complete ---", report_.samples);
   if (n_val > 0) {
     report_.val_correct = tv::evaluate(inf_, job.source, val_idx, n_val, nullptr, probs_);
     say("Validation Accuracy: %.1f%%  (%d/%d correct)", 100.0 * report_.val_correct / n_val, report_.val_correct,

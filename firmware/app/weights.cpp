@@ -145,8 +145,10 @@ void App::load_weights() {
     bool done = false;
     const bool have_main = hal_.exists(kModelPath);
     if (have_main) {
-      if (try_blob_file(kModelPath, &why)) done = true;
-      else say("  SD %s refused: %s", kModelPath, why.text);
+      if (try_blob_file(kModelPath, &why))
+        done = true;
+      else
+        say("  SD %s refused: %s", kModelPath, why.text);
     }
     // An interrupted save leaves a verified .tmp beside the backup; finish it.
     if (!done && !have_main && hal_.exists(kModelTmpPath)) {
@@ -157,8 +159,8 @@ void App::load_weights() {
           char rest[kPathMax];
           const char* comma = strchr(weights_source_, ',');
           snprintf(rest, sizeof rest, "%s", comma ? comma : "");
-          if (snprintf(weights_source_, sizeof weights_source_, "%s (recovered from an interrupted save)%s",
-                       kModelPath, rest) < 0)
+          if (snprintf(weights_source_, sizeof weights_source_, "%s (recovered from an interrupted save)%s", kModelPath,
+                       rest) < 0)
             weights_source_[0] = 0;
         }
       } else {
@@ -174,8 +176,10 @@ void App::load_weights() {
       }
     }
     if (!done && strcmp(cfg_.preset, "webmcu") == 0 && hal_.exists(kLegacyPath)) {
-      if (try_legacy_file(kLegacyPath, &why)) done = true;
-      else say("  SD %s refused: %s", kLegacyPath, why.text);
+      if (try_legacy_file(kLegacyPath, &why))
+        done = true;
+      else
+        say("  SD %s refused: %s", kLegacyPath, why.text);
     }
     if (done) {
       tier_ = WeightTier::SD;
@@ -220,7 +224,9 @@ struct HeaderJob {
   CardWriter* out;
 };
 
-void sink_write(void* ctx, const char* s, size_t n) { ((HeaderJob*)ctx)->out->write(s, n); }
+void sink_write(void* ctx, const char* s, size_t n) {
+  ((HeaderJob*)ctx)->out->write(s, n);
+}
 
 bool write_header(void* ctx, CardWriter* out, Why* why) {
   HeaderJob& job = *(HeaderJob*)ctx;
@@ -313,8 +319,10 @@ bool App::save_model(Why* why) {
     const size_t n = tv::legacy_size(num_classes_);
     uint8_t* raw = (uint8_t*)hal_.psram_alloc(n);
     Why rwhy;
-    if (!raw) rwhy.set("no memory");
-    else if (!tv::legacy_export(plan_, params_, raw, n).ok()) rwhy.set("the model does not export");
+    if (!raw)
+      rwhy.set("no memory");
+    else if (!tv::legacy_export(plan_, params_, raw, n).ok())
+      rwhy.set("the model does not export");
     else if (replace_file_atomic(hal_, kLegacyPath, raw, n, false, &rwhy))
       say("Reference weights written: %s (%u bytes)", kLegacyPath, (unsigned)n);
     if (rwhy.text[0]) say("Reference weights NOT written: %s", rwhy.text);

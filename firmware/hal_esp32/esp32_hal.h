@@ -12,11 +12,11 @@ namespace tvfw {
 
 // Board wiring and options.
 struct Esp32Config {
-  int sd_cs = 21;                 // microSD chip select on the Sense expansion board
-  int touch_pin = -1;             // -1: A0
-  uint8_t oled_address = 0x3C;    // probed at boot; no answer = no display
-  int jpeg_quality = 12;          // camera JPEG quality (0-63, lower is better)
-  bool hmirror = true;            // mirror the sensor horizontally, as the reference firmware
+  int sd_cs = 21;               // microSD chip select on the Sense expansion board
+  int touch_pin = -1;           // -1: A0
+  uint8_t oled_address = 0x3C;  // probed at boot; no answer = no display
+  int jpeg_quality = 12;        // camera JPEG quality (0-63, lower is better)
+  bool hmirror = true;          // mirror the sensor horizontally, as the reference firmware
 };
 
 class Esp32Hal : public Hal {

@@ -18,7 +18,7 @@ namespace tvsim {
 
 namespace {
 
-constexpr int kPadIdle = 300;     // a released pad reads well below the release threshold
+constexpr int kPadIdle = 300;      // a released pad reads well below the release threshold
 constexpr int kPadPressed = 2000;  // a finger reads well above the press threshold
 constexpr uint32_t kTapPressMs = 80, kTapGapMs = 80;
 constexpr uint32_t kFramesTimeoutMs = 10000;
@@ -44,8 +44,10 @@ SimHal::SimHal(const SimOptions& options) : opt_(options), start_(std::chrono::s
     }
     std::sort(frames_.begin(), frames_.end());
   }
-  if (opt_.oled == "-") oled_ = stderr;
-  else if (!opt_.oled.empty()) oled_ = std::fopen(opt_.oled.c_str(), "a");
+  if (opt_.oled == "-")
+    oled_ = stderr;
+  else if (!opt_.oled.empty())
+    oled_ = std::fopen(opt_.oled.c_str(), "a");
   pool_.reset(new tvh::LanePool(std::max(1, opt_.cores)));
   ticker_ = std::thread([this] { tick_thread(); });
 }
@@ -132,8 +134,10 @@ void SimHal::pump_stdin(int timeout_ms) {
   if (poll(&p, 1, timeout_ms) <= 0) return;
   char buf[4096];
   const ssize_t r = ::read(0, buf, sizeof buf);
-  if (r <= 0) input_eof_ = true;
-  else input_.append(buf, (size_t)r);
+  if (r <= 0)
+    input_eof_ = true;
+  else
+    input_.append(buf, (size_t)r);
 }
 
 void SimHal::wait_for_input(int ms) {
@@ -224,13 +228,15 @@ int SimHal::touch_read() {
   int value = kPadIdle;
   for (const Segment& s : touch_)
     if ((int32_t)(now - s.start) >= 0 && (int32_t)(now - s.end) < 0) value = s.value;
-  touch_.erase(std::remove_if(touch_.begin(), touch_.end(),
-                              [now](const Segment& s) { return (int32_t)(now - s.end) >= 0; }),
-               touch_.end());
+  touch_.erase(
+      std::remove_if(touch_.begin(), touch_.end(), [now](const Segment& s) { return (int32_t)(now - s.end) >= 0; }),
+      touch_.end());
   return value;
 }
 
-bool SimHal::display_present() { return oled_ != nullptr; }
+bool SimHal::display_present() {
+  return oled_ != nullptr;
+}
 
 void SimHal::display_lines(const char* const* lines, int count) {
   if (!oled_) return;
@@ -308,7 +314,9 @@ void SimHal::power_cut() {
   _exit(86);
 }
 
-bool SimHal::sd_ready() { return !opt_.sd_dir.empty(); }
+bool SimHal::sd_ready() {
+  return !opt_.sd_dir.empty();
+}
 
 int SimHal::file_open(const char* path, bool write) {
   const std::string p = card_path(path);
@@ -436,12 +444,15 @@ size_t SimHal::psram_free_bytes() {
 
 void SimHal::run_lanes(int lanes, tvfw::LaneWorkFn fn, void* arg) {
   const tv::LaneRunner* r = pool_->runner();
-  if (r->run) r->run(r->ctx, lanes, fn, arg);
+  if (r->run)
+    r->run(r->ctx, lanes, fn, arg);
   else
     for (int l = 0; l < lanes; ++l) fn(arg, l);
 }
 
-int SimHal::cores() { return pool_->threads(); }
+int SimHal::cores() {
+  return pool_->threads();
+}
 
 void SimHal::halt() {
   std::fflush(stdout);

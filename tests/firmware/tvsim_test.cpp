@@ -42,15 +42,17 @@ uint32_t file_crc(const std::string& path) {
   return tv::crc32(0, b.data(), b.size());
 }
 
-std::string quote(const std::string& s) { return "'" + s + "'"; }
+std::string quote(const std::string& s) {
+  return "'" + s + "'";
+}
 
 // Fails (or skips outside CI) when a binary the test drives has not been built.
-#define REQUIRE_BIN(name)                                                                            \
-  do {                                                                                               \
-    if (!fs::exists(tvtest::bin_path(name))) {                                                       \
+#define REQUIRE_BIN(name)                                                                                \
+  do {                                                                                                   \
+    if (!fs::exists(tvtest::bin_path(name))) {                                                           \
       if (tvtest::in_ci()) FAIL() << tvtest::bin_path(name) << " is missing: build the " name " target"; \
-      GTEST_SKIP() << tvtest::bin_path(name) << " is not built (build the " name " target)";         \
-    }                                                                                                \
+      GTEST_SKIP() << tvtest::bin_path(name) << " is not built (build the " name " target)";             \
+    }                                                                                                    \
   } while (0)
 
 // Runs a simulator with `input` on its stdin.
@@ -63,7 +65,9 @@ SimRun sim(const std::string& args, const std::string& input, const std::string&
   return r;
 }
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+bool has(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
 
 // The CRC-32 of the weights the boot log says it loaded from the card ("Weights: SD (... CRC-32 0x...)").
 std::string boot_crc(const std::string& out) {
@@ -124,7 +128,9 @@ std::string copy_card(const std::string& from) {
 }
 
 const std::vector<std::string> kShapes2 = {"0blank", "1circle"};
-std::string shapes_dir() { return tvtest::source_path("datasets/shapes"); }
+std::string shapes_dir() {
+  return tvtest::source_path("datasets/shapes");
+}
 std::string labels_arg(const std::vector<std::string>& l) {
   std::string s;
   for (const auto& x : l) s += (s.empty() ? "" : ",") + x;
@@ -132,8 +138,12 @@ std::string labels_arg(const std::vector<std::string>& l) {
 }
 
 // Menu keystrokes: from the first item to Train / Infer.
-std::string to_train(size_t classes) { return std::string(classes, 't') + "l\n"; }
-std::string to_infer(size_t classes) { return std::string(classes + 1, 't') + "l\n"; }
+std::string to_train(size_t classes) {
+  return std::string(classes, 't') + "l\n";
+}
+std::string to_infer(size_t classes) {
+  return std::string(classes + 1, 't') + "l\n";
+}
 
 // Confusion matrix [true][predicted] of Infer lines over a camera made by make_camera.
 std::vector<std::vector<int>> confusion(const std::vector<std::string>& preds, const std::string& cam,
@@ -196,8 +206,8 @@ TEST(Tvsim, NoCard) {
 TEST(Tvsim, SerialAndTouchDriveTheMenu) {
   REQUIRE_BIN("tvsim");
   // t, then 1 tap and 2 taps (both "next"), a reading between the thresholds (no press), 3 taps = select
-  const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog",
-                    "t\n~tap 1\n~tap 2\n~touch 1000 300\n~tap 3\n");
+  const SimRun r =
+      sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog", "t\n~tap 1\n~tap 2\n~touch 1000 300\n~tap 3\n");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Touch: 1 tap (next)"));
   EXPECT_TRUE(has(r.out, "Touch: 2 taps (next)"));
@@ -306,9 +316,9 @@ TEST(Tvsim, TrainsFromTheCardDecodingEachImageOnceThenRebootsFromSD) {
   REQUIRE_BIN("tvexport");
   const std::string h = tvtest::temp_dir("hdr") + "/model.h";
   std::string out, err;
-  ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvexport")) + " " + quote(card + "/header/model.tvb") +
-                                    " -o " + quote(h),
-                                &out, &err),
+  ASSERT_EQ(tvtest::run_command(
+                quote(tvtest::bin_path("tvexport")) + " " + quote(card + "/header/model.tvb") + " -o " + quote(h), &out,
+                &err),
             0)
       << err;
   EXPECT_TRUE(read_text(h) == read_text(card + "/header/model.h")) << "the board's model.h differs from tvexport's";
@@ -351,8 +361,9 @@ TEST(Tvsim, InferMatchesTvtrainEvalOnTheBoardsOwnModel) {
   EXPECT_TRUE(has(r.out, "Weights: SD (/header/model.tvb"));
   const auto preds = predictions(r.out);
   ASSERT_EQ(preds.size(), 18u);
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("Frame 1: [0-9.]+ ms \\([0-9.]+ FPS\\) Pred: \\S+ \\([0-9]+\\.[0-9]%\\) "
-                                                  "\\| All: [0-9]+% [0-9]+%\n")));
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex("Frame 1: [0-9.]+ ms \\([0-9.]+ FPS\\) Pred: \\S+ \\([0-9]+\\.[0-9]%\\) "
+                                          "\\| All: [0-9]+% [0-9]+%\n")));
   EXPECT_EQ(confusion(preds, cam, classes), tvtrain_eval_confusion(card + "/images", card + "/header/model.tvb"));
 }
 
@@ -377,8 +388,9 @@ TEST(Tvsim, LoadsTheReferenceMyWeightsBinAndClassifiesAsTheReference) {
 
   // a 2-class firmware refuses the 3-class file, naming why
   const SimRun two = sim("--sd " + card + " --labels a,b", "");
-  EXPECT_TRUE(has(two.out, "SD /header/myWeights.bin refused: it is 82380 bytes, i.e. 3 classes; this firmware is "
-                           "built for 2 (55464 bytes)"));
+  EXPECT_TRUE(has(two.out,
+                  "SD /header/myWeights.bin refused: it is 82380 bytes, i.e. 3 classes; this firmware is "
+                  "built for 2 (55464 bytes)"));
   EXPECT_TRUE(has(two.out, "Weights: He-init"));
 }
 
@@ -400,7 +412,8 @@ TEST(Tvsim, RunsInt8ModelsWithTheCoresInt8EngineAsTvtrainDoes) {
       << err;
   const std::string cam = make_camera(images, classes);
   // Infer every frame, back to the menu (cursor on Infer), round to Train, select it
-  const SimRun r = sim("--sd " + card + " --camera " + cam + labels_arg(classes), to_infer(3) + "~frames 90\nl\nttttl\n");
+  const SimRun r =
+      sim("--sd " + card + " --camera " + cam + labels_arg(classes), to_infer(3) + "~frames 90\nl\nttttl\n");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, ", int8), int8 engine")) << r.out;
   const auto preds = predictions(r.out);
@@ -543,7 +556,7 @@ TEST(Tvsim, AFailedWriteKeepsThePreviousModel) {
   for (long long at : {0LL, 1000LL, 56000LL}) {
     SCOPED_TRACE("writes fail after byte " + std::to_string(at));
     const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1 --sd-fail-write-at " + std::to_string(at),
-                      to_train(2));
+                         to_train(2));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(has(r.out, "SAVE FAILED: writing /header/model.tvb.tmp failed")) << r.out;
     EXPECT_TRUE(read_text(card + "/header/model.tvb") == before);
