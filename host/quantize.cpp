@@ -1,0 +1,728 @@
+#include "host/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "host/error.h"
+#include "host/model_io.h"
+#include "host/q8_reference.h"
+#include "tv/blob.h"
+#include "tv/int8/int8_ops.h"
+#include "tv/int8/q8_model.h"
+#include "tv/net.h"
+
+namespace tvh {
+
+namespace {
+
+constexpr int kHistogramBins = 4096;
+constexpr int64_t kCalibratedAccLimit = (int64_t(1) << 18) - 1;  // one bit of margin
+constexpr int64_t kBiasMin = -(int64_t(1) << 19), kBiasMax = (int64_t(1) << 19) - 1;
+
+bool keeps_exponent(tv::LayerType t) {
+  return t == tv::LayerType::MaxPool2D || t == tv::LayerType::ReLU || t == tv::LayerType::Clip ||
+         t == tv::LayerType::Flatten;
+}
+
+// ESP-DL fuses ReLU and Clip into the layer before them: that layer's output exponent is calibrated on
+// the last fused activation's output. Returns the index of the tensor (in stats, i.e. layer + 1).
+int calibrated_tensor(const tv::ModelPlan& plan, int layer) {
+  int k = layer;
+  while (k + 1 < plan.num_layers &&
+         (plan.desc.layers[k + 1].type == tv::LayerType::ReLU || plan.desc.layers[k + 1].type == tv::LayerType::Clip))
+    ++k;
+  return k + 1;
+}
+
+std::string layer_label(const tv::ModelPlan& plan, int i) {
+  return "layer " + std::to_string(i) + " (" + tv::layer_type_name(plan.desc.layers[i].type) + ")";
+}
+
+std::string grouped(int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+int64_t abs64(int64_t v) {
+  return v < 0 ? -v : v;
+}
+
+// round half up of b * 2^-e, saturated far outside the 20-bit range (so the caller sees "too big").
+int64_t quantize_bias(float b, int e) {
+  double v = std::floor(std::ldexp((double)b, -e) + 0.5);
+  const double cap = 1099511627776.0;  // 2^40
+  if (!(v == v)) return 0;
+  if (v > cap) return (int64_t)cap;
+  if (v < -cap) return -(int64_t)cap;
+  return (int64_t)v;
+}
+
+void check_exponent(const tv::ModelPlan& plan, int layer, int e, const char* what) {
+  if (e < -100 || e > 100)
+    throw Error(layer_label(plan, layer) + ": the " + std::string(what) + " exponent " + std::to_string(e) +
+                " is outside the range the int8 blob holds (the model's values are too extreme to quantize).");
+}
+
+// One conv / depthwise / dense layer's weights viewed as n_out filters of `taps` weights each.
+struct Filters {
+  const float* w;
+  const float* b;
+  int n_out, taps;
+  bool depthwise;
+  size_t at(int o, int t) const { return depthwise ? (size_t)t * n_out + o : (size_t)o * taps + t; }
+};
+
+// The int8 values a tensor can hold on ANY input image, as an interval of integers: the bound the
+// accumulation rule is checked against.
+struct Interval {
+  int64_t lo = -128, hi = 127;
+};
+
+// Quantizes filters [o0, o1) at weight exponent e_w with bias exponent e_in + e_w and reports, over
+// those outputs: the largest |running sum| any input in `in` can produce (in any order of the taps:
+// every partial sum lies between min(b, 0) + sum_i min(w_i lo, w_i hi) and max(b, 0) + sum_i
+// max(w_i lo, w_i hi), as 0 is inside the interval), the largest |q_b|, whether every bias fits 20
+// bits, and the extreme accumulator values (for the output interval).
+struct GroupCheck {
+  int64_t bound = 0, max_bias = 0;
+  int64_t acc_lo = 0, acc_hi = 0;
+  bool bias_fits = true;
+};
+GroupCheck check_group(const Filters& f, int o0, int o1, int e_in, int e_w, const Interval& in, int8_t* qw,
+                       int32_t* qb) {
+  GroupCheck c;
+  bool first = true;
+  // Zero is always reachable (padding taps, skipped taps), and with it inside the interval every
+  // max term is >= 0 and every min term <= 0, so no partial sum exceeds the full ones.
+  const Interval x{std::min<int64_t>(in.lo, 0), std::max<int64_t>(in.hi, 0)};
+  for (int o = o0; o < o1; ++o) {
+    const int64_t b = quantize_bias(f.b[o], e_in + e_w);
+    int64_t hi = std::max<int64_t>(b, 0), lo = std::min<int64_t>(b, 0), end_hi = b, end_lo = b;
+    for (int t = 0; t < f.taps; ++t) {
+      const int64_t q = tv::quantize_one_s8(f.w[f.at(o, t)], e_w);
+      if (qw) qw[f.at(o, t)] = (int8_t)q;
+      const int64_t a = q * x.lo, z = q * x.hi;
+      hi += std::max(a, z);
+      lo += std::min(a, z);
+      end_hi += std::max(a, z);
+      end_lo += std::min(a, z);
+    }
+    if (b < kBiasMin || b > kBiasMax) c.bias_fits = false;
+    if (qb) qb[o] = (int32_t)std::max<int64_t>(INT32_MIN, std::min<int64_t>(INT32_MAX, b));
+    c.max_bias = std::max(c.max_bias, abs64(b));
+    c.bound = std::max(c.bound, std::max(hi, -lo));
+    c.acc_lo = first ? end_lo : std::min(c.acc_lo, end_lo);
+    c.acc_hi = first ? end_hi : std::max(c.acc_hi, end_hi);
+    first = false;
+  }
+  return c;
+}
+
+float max_abs_of(const Filters& f, int o0, int o1) {
+  float m = 0.f;
+  for (int o = o0; o < o1; ++o)
+    for (int t = 0; t < f.taps; ++t) m = std::max(m, std::fabs(f.w[f.at(o, t)]));
+  return m;
+}
+
+struct GroupFit {
+  int initial = 0;     // from max|w|
+  int after_bias = 0;  // after the 20-bit bias rule
+  int after_acc = 0;   // after the accumulation rule
+  int final_e = 0;     // after `extra`
+  GroupCheck first, mid, last;
+};
+
+// Chooses the weight exponent of filters [o0, o1) (initially from max|w|) and raises it until the
+// biases fit 20 bits and (worst_rule) the accumulation bound fits the S3's lanes; `extra` raises it
+// further (the calibrated check). Writes the int8 weights and int32 biases.
+GroupFit fit_group(const Filters& f, int o0, int o1, int e_in, int e_zero, const Interval& in, bool worst_rule,
+                   int extra, int8_t* qw, int32_t* qb) {
+  GroupFit g;
+  const float m = max_abs_of(f, o0, o1);
+  // All-zero weights: any exponent is exact; e_zero gives shift 0.
+  int e = m > 0.f ? exponent_for_range(m) : e_zero;
+  g.initial = e;
+  GroupCheck c = check_group(f, o0, o1, e_in, e, in, nullptr, nullptr);
+  g.first = c;
+  while (!c.bias_fits) c = check_group(f, o0, o1, e_in, ++e, in, nullptr, nullptr);
+  g.after_bias = e;
+  g.mid = c;
+  if (worst_rule)
+    while (c.bound > tv::kS3AccLimit) c = check_group(f, o0, o1, e_in, ++e, in, nullptr, nullptr);
+  g.after_acc = e;
+  e += extra;
+  g.final_e = e;
+  g.last = check_group(f, o0, o1, e_in, e, in, qw, qb);
+  return g;
+}
+
+}  // namespace
+
+int exponent_for_range(double m) {
+  if (!(m > 0)) return 0;
+  int k;
+  double frac = std::frexp(2.0 * m / 255.0, &k);  // s = frac * 2^k, frac in [0.5, 1)
+  return frac == 0.5 ? k - 1 : k;                 // ceil(log2(s))
+}
+
+CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
+                           const std::vector<int>& idx, const QuantOptions& options) {
+  if (idx.empty()) throw Error(ds.source + ": no calibration images (the split left none).");
+  if (ds.height != plan.input.h || ds.width != plan.input.w || ds.channels != plan.input.c)
+    throw Error(ds.source + ": decoded at a size other than the model's input.");
+  if (!(options.percentile > 0 && options.percentile <= 100))
+    throw Error("the percentile must be in (0, 100], not " + fmt("%g", options.percentile) + ".");
+  const int L = plan.num_layers;
+  CalibrationStats s;
+  s.images = (int)idx.size();
+  s.max_abs.assign((size_t)L + 1, 0.0);
+  std::vector<float> a(plan.max_activation), b(plan.max_activation);
+  const float scale = plan.desc.input.scale, offset = plan.desc.input.offset;
+  auto run = [&](int image, auto&& visit) {
+    const uint8_t* px = ds.image((size_t)image);
+    const size_t n = plan.input.size();
+    for (size_t k = 0; k < n; ++k) a[k] = (float)px[k] * scale + offset;
+    float* cur = a.data();
+    float* nxt = b.data();
+    visit(0, cur, n);
+    for (int i = 0; i < L; ++i) {
+      if (tv::layer_in_place(plan.desc.layers[i].type)) {
+        tv::forward_layer(plan, i, params, cur, cur);
+      } else {
+        tv::forward_layer(plan, i, params, cur, nxt);
+        std::swap(cur, nxt);
+      }
+      visit(i + 1, cur, plan.layers[i].out.size());
+    }
+  };
+  for (int image : idx)
+    run(image, [&](int t, const float* x, size_t n) {
+      double m = s.max_abs[(size_t)t];
+      for (size_t k = 0; k < n; ++k) m = std::max(m, (double)std::fabs(x[k]));
+      s.max_abs[(size_t)t] = m;
+    });
+  s.range = s.max_abs;
+  if (options.percentile < 100.0) {
+    std::vector<std::vector<uint64_t>> hist((size_t)L + 1, std::vector<uint64_t>(kHistogramBins, 0));
+    for (int image : idx)
+      run(image, [&](int t, const float* x, size_t n) {
+        const double m = s.max_abs[(size_t)t];
+        if (!(m > 0)) return;
+        auto& h = hist[(size_t)t];
+        for (size_t k = 0; k < n; ++k) {
+          int bin = (int)(std::fabs(x[k]) / m * kHistogramBins);
+          h[(size_t)std::min(bin, kHistogramBins - 1)]++;
+        }
+      });
+    for (int t = 1; t <= L; ++t) {
+      const auto& h = hist[(size_t)t];
+      uint64_t total = 0;
+      for (uint64_t c : h) total += c;
+      if (!total) continue;
+      const double want = options.percentile / 100.0 * (double)total;
+      uint64_t cum = 0;
+      for (int bin = 0; bin < kHistogramBins; ++bin) {
+        cum += h[(size_t)bin];
+        if ((double)cum >= want) {
+          s.range[(size_t)t] = s.max_abs[(size_t)t] * (bin + 1) / kHistogramBins;
+          break;
+        }
+      }
+    }
+  }
+  return s;
+}
+
+namespace {
+
+// Everything chosen for every layer, before the blob is assembled.
+struct Chosen {
+  std::vector<LayerQuant> layers;
+  std::vector<int> act;
+  std::vector<std::vector<int8_t>> qweights, wexps, bexps;
+  std::vector<std::vector<int32_t>> qbiases;
+  std::vector<int> acc_raise;  // per layer: how far the accumulation rule raised the weight exponent
+  std::vector<int> producer;   // per param layer: the LeakyReLU / average pool whose output it reads, or -1
+};
+
+bool bounded_producer(tv::LayerType t) {
+  return t == tv::LayerType::LeakyReLU || t == tv::LayerType::AvgPool2D || t == tv::LayerType::GlobalAvgPool ||
+         t == tv::LayerType::AdaptiveAvgPool2D;
+}
+
+// The layer whose own output exponent sets layer i's input (through exponent-keeping layers), when it
+// is one whose reachable output shrinks as its exponent grows (a table or an average); else -1.
+int producer_of(const tv::ModelPlan& plan, int i) {
+  int j = i - 1;
+  while (j >= 0 && keeps_exponent(plan.desc.layers[j].type)) --j;
+  return j >= 0 && bounded_producer(plan.desc.layers[j].type) ? j : -1;
+}
+
+// The exact result of averaging identical values v: round half up of v * 2^(e_in - e_out), saturated.
+int64_t average_of(int64_t v, int e_in, int e_out) {
+  int8_t in = (int8_t)v, out = 0;
+  tv::global_avgpool_s8(1, 1, 1, &in, e_in, e_out, &out);
+  return out;
+}
+
+Chosen choose(const tv::ModelPlan& plan, const float* params, const CalibrationStats& stats,
+              const QuantOptions& options, const std::vector<int>& extra_w, const std::vector<int>& extra_act) {
+  const int L = plan.num_layers;
+  const bool worst_rule = options.acc_check == AccCheck::WorstCase;
+  Chosen c;
+  c.act.assign((size_t)L + 1, 0);
+  c.qweights.resize((size_t)L);
+  c.qbiases.resize((size_t)L);
+  c.wexps.resize((size_t)L);
+  c.bexps.resize((size_t)L);
+  c.acc_raise.assign((size_t)L, 0);
+  c.producer.assign((size_t)L, -1);
+  // The input: pixel * scale + offset for pixel in [0, 255], whatever the images are.
+  const float in0 = 0.f * plan.desc.input.scale + plan.desc.input.offset;
+  const float in255 = 255.f * plan.desc.input.scale + plan.desc.input.offset;
+  const double input_max = std::max(std::fabs((double)in0), std::fabs((double)in255));
+  c.act[0] = input_max > 0 ? exponent_for_range(input_max) : 0;
+  check_exponent(plan, 0, c.act[0], "input");
+  Interval iv;  // the values the current tensor can hold
+  iv.lo = tv::quantize_one_s8(std::min(in0, in255), c.act[0]);
+  iv.hi = tv::quantize_one_s8(std::max(in0, in255), c.act[0]);
+
+  for (int i = 0; i < L; ++i) {
+    const tv::LayerDesc& d = plan.desc.layers[i];
+    const tv::LayerPlan& lp = plan.layers[i];
+    LayerQuant q;
+    q.index = i;
+    q.type = tv::layer_type_name(d.type);
+    q.name = "l" + std::to_string(i) + "_" + q.type;
+    q.e_in = c.act[(size_t)i];
+    q.in_lo = iv.lo;
+    q.in_hi = iv.hi;
+    const std::string who = layer_label(plan, i);
+    if (d.type == tv::LayerType::AdaptiveAvgPool2D && (lp.in.h % lp.out.h != 0 || lp.in.w % lp.out.w != 0))
+      throw Error(who + ": an adaptive average pool with unequal bins (" + std::to_string(lp.in.h) + "x" +
+                  std::to_string(lp.in.w) + " to " + std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) +
+                  ") has no int8 equivalent in ESP-DL; use a size that divides evenly.");
+    if (keeps_exponent(d.type)) {
+      q.e_out = q.e_out_initial = q.e_in;
+      if (d.type == tv::LayerType::ReLU) {
+        iv.lo = std::max<int64_t>(iv.lo, 0);
+        iv.hi = std::max<int64_t>(iv.hi, 0);
+      } else if (d.type == tv::LayerType::Clip) {
+        const int64_t lo = tv::quantize_one_s8(d.lo, q.e_in), hi = tv::quantize_one_s8(d.hi, q.e_in);
+        iv.lo = std::max(lo, std::min(hi, iv.lo));
+        iv.hi = std::max(lo, std::min(hi, iv.hi));
+      }
+    } else if (!tv::layer_has_params(d.type)) {
+      // LeakyReLU and the average pools: their own exponent from their (fused) output's range.
+      const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
+      q.calib_range = range;
+      q.e_out = q.e_out_initial = range > 0 ? exponent_for_range(range) : q.e_in;
+      if (!(range > 0))
+        q.adjustments.push_back(
+            who + ": no calibration image gave a non-zero output, so the output keeps the input's exponent " +
+            std::to_string(q.e_in) + ".");
+      if (extra_act[(size_t)i] > 0) q.e_out += extra_act[(size_t)i];  // the sentence is written by the caller
+      if (d.type == tv::LayerType::LeakyReLU) {
+        int8_t table[256];
+        tv::leaky_relu_table_s8(d.alpha, q.e_in, q.e_out, table);
+        Interval out{127, -128};
+        for (int64_t v = iv.lo; v <= iv.hi; ++v) {
+          out.lo = std::min<int64_t>(out.lo, table[v + 128]);
+          out.hi = std::max<int64_t>(out.hi, table[v + 128]);
+        }
+        iv = out;
+      } else {
+        iv.lo = average_of(iv.lo, q.e_in, q.e_out);
+        iv.hi = average_of(iv.hi, q.e_in, q.e_out);
+      }
+    } else {
+      q.has_params = true;
+      c.producer[(size_t)i] = producer_of(plan, i);
+      const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
+      q.calib_range = range;
+      const bool dead = !(range > 0);
+      int e_out = dead ? 0 : exponent_for_range(range);
+      const float* w = params + lp.param_offset;
+      Filters f{w, w + lp.weight_count, (int)lp.bias_count, (int)(lp.weight_count / lp.bias_count),
+                d.type == tv::LayerType::DepthwiseConv2D};
+      c.qweights[(size_t)i].assign(lp.weight_count, 0);
+      c.qbiases[(size_t)i].assign(lp.bias_count, 0);
+      int8_t* qw = c.qweights[(size_t)i].data();
+      int32_t* qb = c.qbiases[(size_t)i].data();
+      const bool per_channel = options.per_channel && d.type != tv::LayerType::DepthwiseConv2D;
+      const int groups = per_channel ? f.n_out : 1;
+      std::vector<GroupFit> fits;
+      for (int g = 0; g < groups; ++g) {
+        const int o0 = per_channel ? g : 0, o1 = per_channel ? g + 1 : f.n_out;
+        fits.push_back(
+            fit_group(f, o0, o1, q.e_in, dead ? 0 : e_out - q.e_in, iv, worst_rule, extra_w[(size_t)i], qw, qb));
+      }
+      std::vector<int> ew;
+      int64_t mid_bound = 0, first_bias = 0, raised_bias = 0, raised_acc = 0;
+      int e_first_max = -1000, e_bias_max = -1000, e_acc_max = -1000;
+      for (const GroupFit& g : fits) {
+        ew.push_back(g.final_e);
+        if (g.after_acc > g.after_bias) mid_bound = std::max(mid_bound, g.mid.bound);
+        first_bias = std::max(first_bias, g.first.max_bias);
+        e_first_max = std::max(e_first_max, g.initial);
+        e_bias_max = std::max(e_bias_max, g.after_bias);
+        e_acc_max = std::max(e_acc_max, g.after_acc);
+        raised_bias += g.after_bias > g.initial;
+        raised_acc += g.after_acc > g.after_bias;
+        c.acc_raise[(size_t)i] = std::max(c.acc_raise[(size_t)i], g.after_acc - g.after_bias);
+      }
+      const int e_w_max = *std::max_element(ew.begin(), ew.end());
+      const int e_w_min = *std::min_element(ew.begin(), ew.end());
+      q.e_w_initial = e_first_max;
+      std::string scope =
+          per_channel ? std::to_string(raised_bias) + " of " + std::to_string(groups) + " channels'" : "the";
+      if (raised_bias) {
+        q.adjustments.push_back(who + ": a bias needs " + grouped(first_bias) +
+                                " steps at exponent e_in + e_w = " + std::to_string(q.e_in + e_first_max) +
+                                ", outside the ESP32-S3's 20-bit bias range [-2^19, 2^19 - 1]; " + scope +
+                                " weight exponent was raised from " + std::to_string(e_first_max) + " to " +
+                                std::to_string(e_bias_max) + ".");
+      }
+      if (raised_acc) {
+        scope = per_channel ? std::to_string(raised_acc) + " of " + std::to_string(groups) + " channels'" : "the";
+        q.adjustments.push_back(who + ": with inputs in [" + std::to_string(iv.lo) + ", " + std::to_string(iv.hi) +
+                                "] its accumulation can reach " + grouped(mid_bound) +
+                                ", beyond the ESP32-S3's 20-bit accumulator (limit " + grouped(tv::kS3AccLimit) +
+                                "), at weight exponent " + std::to_string(e_bias_max) + "; " + scope +
+                                " weight exponent was raised to " + std::to_string(e_acc_max) + ".");
+      }
+      if (extra_w[(size_t)i] > 0) {
+        q.adjustments.push_back(who +
+                                ": on the calibration images a running sum came within one bit of the ESP32-S3's " +
+                                "20-bit accumulator; the weight exponent was raised by " +
+                                std::to_string(extra_w[(size_t)i]) + " to " + std::to_string(e_w_max) + ".");
+      }
+      if (dead) {
+        e_out = q.e_in + e_w_max;
+        q.adjustments.push_back(
+            who + ": no calibration image gave a non-zero output, so the output exponent is e_in + e_w = " +
+            std::to_string(e_out) + " (shift 0).");
+      }
+      q.e_out_initial = e_out;
+      if (e_out - q.e_in - e_w_max < 0) {
+        const int s = e_out - q.e_in - e_w_max;
+        e_out = q.e_in + e_w_max;
+        q.adjustments.push_back(who + ": the requantization shift e_out - e_in - e_w would be " + std::to_string(s) +
+                                " (e_out " + std::to_string(q.e_out_initial) + " from calibration, e_in " +
+                                std::to_string(q.e_in) + ", e_w " + std::to_string(e_w_max) +
+                                "), and ESP-DL needs it >= 0; the output exponent was raised to " +
+                                std::to_string(e_out) + ".");
+      }
+      q.e_out = e_out;
+      if (per_channel) {
+        q.e_w_channels = ew;
+        q.e_w = e_w_max;
+      } else {
+        q.e_w = ew[0];
+      }
+      q.shift_min = e_out - q.e_in - e_w_max;
+      q.shift_max = e_out - q.e_in - e_w_min;
+      for (int e : ew) check_exponent(plan, i, e, "weight");
+      check_exponent(plan, i, q.e_in + e_w_max, "bias");
+      // The reachable bound (the guarantee) and the kernels' any-int8-input figure.
+      Interval out{127, -128};
+      for (size_t g = 0; g < fits.size(); ++g) {
+        q.acc_bound = std::max(q.acc_bound, fits[g].last.bound);
+        const int sh = e_out - q.e_in - fits[g].final_e;
+        out.lo = std::min<int64_t>(out.lo, tv::requantize_s8(fits[g].last.acc_lo, sh));
+        out.hi = std::max<int64_t>(out.hi, tv::requantize_s8(fits[g].last.acc_hi, sh));
+      }
+      iv = out;
+      q.bound_headroom_bits = tv::headroom_bits_s8(q.acc_bound);
+      tv::AccHeadroom h = f.depthwise ? tv::acc_headroom_depthwise_s8(f.taps, f.n_out, qw, qb)
+                                      : tv::acc_headroom_s8(f.n_out, f.taps, qw, qb);
+      q.worst_acc = h.worst;
+      q.headroom_bits = h.headroom_bits;
+      for (size_t o = 0; o < lp.bias_count; ++o) q.max_abs_bias = std::max<int64_t>(q.max_abs_bias, abs64(qb[o]));
+      if (per_channel) {
+        for (int e : ew) {
+          c.wexps[(size_t)i].push_back((int8_t)e);
+          c.bexps[(size_t)i].push_back((int8_t)(q.e_in + e));
+        }
+      }
+    }
+    check_exponent(plan, i, q.e_out, "output");
+    q.out_lo = iv.lo;
+    q.out_hi = iv.hi;
+    c.act[(size_t)i + 1] = q.e_out;
+    c.layers.push_back(q);
+  }
+  return c;
+}
+
+std::vector<uint8_t> assemble(const tv::ModelPlan& plan, const float* params, const Chosen& c,
+                              const std::vector<std::string>& labels, const std::string& provenance,
+                              std::vector<int8_t>* act_exps) {
+  const int L = plan.num_layers;
+  act_exps->assign((size_t)L + 1, 0);
+  for (int i = 0; i <= L; ++i) (*act_exps)[(size_t)i] = (int8_t)c.act[(size_t)i];
+  // The float tensors' names and shapes, with int8 weights and int32 biases.
+  std::vector<tv::BlobTensor> tensors(tv::kMaxBlobTensors);
+  const int nt = tv::float_tensors(plan, params, tensors.data());
+  for (int t = 0; t < nt; ++t) {
+    tv::BlobTensor& x = tensors[(size_t)t];
+    const LayerQuant& q = c.layers[x.layer];
+    const size_t li = x.layer;
+    if (x.role == tv::TensorRole::Weight) {
+      x.dtype = tv::DType::I8;
+      x.data = c.qweights[li].data();
+      x.bytes = (uint32_t)c.qweights[li].size();
+      x.exponent = (int8_t)q.e_w;
+      if (!c.wexps[li].empty()) {
+        x.exp_count = (uint16_t)c.wexps[li].size();
+        x.channel_exps = c.wexps[li].data();
+      }
+    } else {
+      x.dtype = tv::DType::I32;
+      x.data = c.qbiases[li].data();
+      x.bytes = (uint32_t)(c.qbiases[li].size() * sizeof(int32_t));
+      x.exponent = (int8_t)(q.e_in + q.e_w);
+      if (!c.bexps[li].empty()) {
+        x.exp_count = (uint16_t)c.bexps[li].size();
+        x.channel_exps = c.bexps[li].data();
+      }
+    }
+  }
+  std::vector<const char*> lp;
+  for (const auto& l : labels) lp.push_back(l.c_str());
+  tv::BlobContents bc;
+  bc.model = &plan.desc;
+  bc.labels = lp.data();
+  bc.num_labels = (int)lp.size();
+  bc.provenance = provenance.empty() ? nullptr : provenance.c_str();
+  bc.tensors = tensors.data();
+  bc.num_tensors = nt;
+  bc.act_exps = act_exps->data();
+  bc.num_act_exps = L + 1;
+  bc.flags = tv::kBlobFlagInt8;
+  std::vector<uint8_t> blob(tv::blob_encoded_size(bc), 0);
+  size_t written = 0;
+  tv::Status st = tv::blob_encode(bc, blob.data(), blob.size(), &written);
+  if (!st.ok()) throw Error("cannot encode the int8 model: " + status_message(st, &plan.desc) + ".");
+  blob.resize(written);
+  // Self-check: the int8 engine must accept what was written.
+  auto view = std::make_unique<tv::BlobView>();
+  st = tv::blob_decode(blob.data(), blob.size(), view.get());
+  if (!st.ok()) throw Error("the int8 model just written does not decode: " + status_message(st) + ".");
+  auto q8 = std::make_unique<tv::Q8Model>();
+  st = tv::q8_bind(*view, plan, q8.get());
+  if (!st.ok()) throw Error("the int8 model cannot run: " + status_message(st, &plan.desc) + ".");
+  return blob;
+}
+
+// Runs the int8 model (the reference interpreter) over the images and returns per layer the largest
+// accumulator magnitudes reached.
+std::vector<AccObserved> observe(const tv::ModelPlan& plan, const std::vector<uint8_t>& blob, const Dataset& ds,
+                                 const std::vector<int>& idx) {
+  auto view = std::make_unique<tv::BlobView>();
+  tv::blob_decode(blob.data(), blob.size(), view.get());
+  Q8Reference ref = q8_reference_load(*view, plan);
+  std::vector<AccObserved> obs((size_t)plan.num_layers);
+  for (int i : idx) {
+    std::vector<int8_t> in = q8_reference_input(plan, ref.act_exps[0], ds.image((size_t)i));
+    q8_reference_run(ref, in.data(), 0, &obs);
+  }
+  return obs;
+}
+
+// How well an int8 model reproduces the float model on some images.
+struct Score {
+  int agree = -1;
+  double sq_error = 0;
+  bool better_than(const Score& o) const { return agree != o.agree ? agree > o.agree : sq_error < o.sq_error; }
+};
+
+class Fidelity {
+ public:
+  Fidelity() = default;
+  Fidelity(const tv::ModelPlan& plan, const float* params, const Dataset& ds, const std::vector<int>& idx)
+      : ds_(&ds), idx_(idx) {
+    const int k = plan.desc.num_classes;
+    AlignedBuffer arena(tv::inference_memory(plan).work_bytes);
+    tv::Inference inf;
+    tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
+    logits_.assign(idx.size() * (size_t)k, 0.f);
+    std::vector<float> probs((size_t)k);
+    for (size_t n = 0; n < idx.size(); ++n)
+      tv::infer_u8(inf, ds.image((size_t)idx[n]), probs.data(), logits_.data() + n * (size_t)k);
+  }
+  Score score(const tv::ModelPlan& plan, const float* params, const Chosen& c,
+              const std::vector<std::string>& labels) const {
+    std::vector<int8_t> act;
+    const std::vector<uint8_t> blob = assemble(plan, params, c, labels, "", &act);
+    auto view = std::make_unique<tv::BlobView>();
+    auto q8 = std::make_unique<tv::Q8Model>();
+    tv::blob_decode(blob.data(), blob.size(), view.get());
+    tv::q8_bind(*view, plan, q8.get());
+    AlignedBuffer work(tv::q8_memory(plan).work_bytes);
+    const int k = plan.desc.num_classes, e = act.back();
+    std::vector<int8_t> out((size_t)k);
+    Score s;
+    s.agree = 0;
+    for (size_t n = 0; n < idx_.size(); ++n) {
+      tv::q8_infer_u8(*q8, ds_->image((size_t)idx_[n]), (int8_t*)work.data(), nullptr, out.data());
+      const float* f = logits_.data() + n * (size_t)k;
+      int qa = 0, fa = 0;
+      for (int j = 0; j < k; ++j) {
+        const double d = std::ldexp((double)out[(size_t)j], e) - f[j];
+        s.sq_error += d * d;
+        if (out[(size_t)j] > out[(size_t)qa]) qa = j;
+        if (f[j] > f[fa]) fa = j;
+      }
+      s.agree += qa == fa;
+    }
+    return s;
+  }
+
+ private:
+  const Dataset* ds_ = nullptr;
+  std::vector<int> idx_;
+  std::vector<float> logits_;
+};
+
+}  // namespace
+
+QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const CalibrationStats& stats,
+                           const std::vector<std::string>& labels, const std::string& provenance,
+                           const QuantOptions& options, const Dataset* images, const std::vector<int>* idx) {
+  const int L = plan.num_layers;
+  if ((int)stats.range.size() != L + 1) throw Error("the calibration statistics do not fit the model.");
+  if ((int)labels.size() != plan.desc.num_classes)
+    throw Error("the model has " + std::to_string(plan.desc.num_classes) + " classes but " +
+                std::to_string(labels.size()) + " labels were given.");
+  const bool have_images = images && idx && !idx->empty();
+  if (options.acc_check == AccCheck::Calibrated && !have_images)
+    throw Error("the calibrated accumulator check needs the calibration images.");
+  QuantResult r;
+  std::vector<int> extra_w((size_t)L, 0), extra_act((size_t)L, 0);
+  Chosen c = choose(plan, params, stats, options, extra_w, extra_act);
+  // Worst-case rule: a layer that needs coarser weights and reads a table or an average (whose
+  // reachable int8 values shrink when its exponent grows) can instead take some of those bits on that
+  // input. Every split a = 0 .. need (a bits on the input, the rest on the weights) is guaranteed; the
+  // one whose int8 model best reproduces the float model on the calibration images is kept (most
+  // top-1 agreements, then the smallest squared error of the outputs). Without images: need / 2.
+  std::vector<std::string> act_notes((size_t)L);
+  if (options.acc_check == AccCheck::WorstCase) {
+    Fidelity fid;
+    if (have_images) fid = Fidelity(plan, params, *images, *idx);
+    for (int i = 0; i < L; ++i) {
+      const int p = c.producer[(size_t)i], need = c.acc_raise[(size_t)i];
+      if (p < 0 || need < 1 || extra_act[(size_t)p] > 0) continue;
+      int best_a = have_images ? 0 : need / 2;
+      Chosen best = c;
+      if (have_images) {
+        Score best_score = fid.score(plan, params, c, labels);
+        for (int a = 1; a <= need; ++a) {
+          std::vector<int> trial = extra_act;
+          trial[(size_t)p] = a;
+          Chosen t = choose(plan, params, stats, options, extra_w, trial);
+          Score sc = fid.score(plan, params, t, labels);
+          if (sc.better_than(best_score)) {
+            best_score = sc;
+            best_a = a;
+            best = std::move(t);
+          }
+        }
+      } else if (best_a > 0) {
+        std::vector<int> trial = extra_act;
+        trial[(size_t)p] = best_a;
+        best = choose(plan, params, stats, options, extra_w, trial);
+      }
+      if (best_a == 0) continue;
+      extra_act[(size_t)p] = best_a;
+      act_notes[(size_t)p] =
+          layer_label(plan, p) + ": its output exponent was raised from " +
+          std::to_string(best.layers[(size_t)p].e_out - best_a) + " to " +
+          std::to_string(best.layers[(size_t)p].e_out) + " to shrink the inputs of " + layer_label(plan, i) +
+          ", whose weights then needed " + std::to_string(best.acc_raise[(size_t)i]) + " coarser bit(s) instead of " +
+          std::to_string(need) + " to fit the ESP32-S3's 20-bit accumulator" +
+          (have_images ? " (the split that best matches the float model on the calibration images)." : ".");
+      c = std::move(best);
+    }
+  }
+  std::vector<AccObserved> obs;
+  for (int round = 0;; ++round) {
+    r.blob = assemble(plan, params, c, labels, provenance, &r.act_exps);
+    if (!have_images) break;
+    obs = observe(plan, r.blob, *images, *idx);
+    if (options.acc_check != AccCheck::Calibrated) break;
+    int raise = -1;
+    for (int i = 0; i < L && raise < 0; ++i)
+      if (tv::layer_has_params(plan.desc.layers[i].type) && obs[(size_t)i].max_partial > kCalibratedAccLimit) raise = i;
+    if (raise < 0) break;
+    if (round > 64 * L)
+      throw Error(layer_label(plan, raise) + ": no weight exponent keeps its accumulation inside 20 bits.");
+    extra_w[(size_t)raise]++;
+    c = choose(plan, params, stats, options, extra_w, extra_act);
+  }
+  r.layers = c.layers;
+  for (LayerQuant& q : r.layers) {
+    if (!act_notes[(size_t)q.index].empty()) q.adjustments.insert(q.adjustments.begin(), act_notes[(size_t)q.index]);
+    if (have_images && q.has_params) {
+      q.observed_acc = obs[(size_t)q.index].max_partial;
+      q.observed_headroom_bits = tv::headroom_bits_s8(q.observed_acc);
+    }
+    if (q.has_params && q.bound_headroom_bits < 0)
+      q.adjustments.push_back(
+          layer_label(plan, q.index) + ": NOT GUARANTEED on the ESP32-S3: with inputs in [" + std::to_string(q.in_lo) +
+          ", " + std::to_string(q.in_hi) + "] its accumulation can reach " + grouped(q.acc_bound) +
+          ", beyond the 20-bit accumulator (limit " + grouped(tv::kS3AccLimit) +
+          "); the calibration images reached at most " + grouped(q.observed_acc) +
+          " (--acc-check calibrated), an input that drives it further gives a different result on the device.");
+    for (const auto& s : q.adjustments) r.adjustments.push_back(s);
+  }
+  r.float_weight_bytes = plan.param_count * sizeof(float);
+  for (int i = 0; i < L; ++i)
+    r.int8_weight_bytes += plan.layers[i].weight_count + plan.layers[i].bias_count * sizeof(int32_t);
+  return r;
+}
+
+std::string quant_table(const tv::ModelPlan& plan, const QuantResult& r) {
+  std::string s;
+  char line[300];
+  std::snprintf(line, sizeof line, "%-5s %-17s %-10s %5s %5s %5s %6s %11s %12s %9s %11s %9s\n", "layer", "type",
+                "output", "e_in", "e_w", "e_out", "shift", "int8 input", "|acc| bound", "headroom", "seen |acc|",
+                "range");
+  s += line;
+  for (const LayerQuant& q : r.layers) {
+    const tv::LayerPlan& lp = plan.layers[q.index];
+    std::string shape = std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) + "x" + std::to_string(lp.out.c);
+    std::string ew = "-", shift = "-", bound = "-", head = "-", seen = "-", in = "-";
+    if (q.has_params) {
+      ew = q.e_w_channels.empty() ? std::to_string(q.e_w) : "ch";
+      shift = q.shift_min == q.shift_max ? std::to_string(q.shift_min)
+                                         : std::to_string(q.shift_min) + ".." + std::to_string(q.shift_max);
+      in = "[" + std::to_string(q.in_lo) + "," + std::to_string(q.in_hi) + "]";
+      bound = grouped(q.acc_bound);
+      head = std::to_string(q.bound_headroom_bits) + " bit" + (std::abs(q.bound_headroom_bits) == 1 ? "" : "s");
+      if (q.observed_acc) seen = grouped(q.observed_acc);
+    }
+    std::string range = q.calib_range > 0 ? fmt("%.4g", q.calib_range) : "-";
+    std::snprintf(line, sizeof line, "%-5d %-17s %-10s %5d %5s %5d %6s %11s %12s %9s %11s %9s\n", q.index,
+                  q.type.c_str(), shape.c_str(), q.e_in, ew.c_str(), q.e_out, shift.c_str(), in.c_str(), bound.c_str(),
+                  head.c_str(), seen.c_str(), range.c_str());
+    s += line;
+  }
+  return s;
+}
+
+}  // namespace tvh

@@ -1,0 +1,462 @@
+#include "tvquant.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "host/config.h"
+#include "host/dataset.h"
+#include "host/error.h"
+#include "host/evaluate.h"
+#include "host/files.h"
+#include "host/model_io.h"
+#include "host/prune.h"
+#include "host/quantize.h"
+#include "host/report.h"
+#include "host/training.h"
+#include "tv/int8/q8_model.h"
+#include "tv/net.h"
+
+using nlohmann::json;
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string grouped(size_t v) {
+  std::string s = std::to_string(v), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return "[" + s + "]";
+}
+
+std::string pct(double a) {
+  return fmt("%.2f", 100 * a) + " %";
+}
+
+// A float model to work on; an int8 model is refused with a sentence naming the file.
+tvh::LoadedModel load_float_model(const std::string& path) {
+  tvh::LoadedModel m = tvh::load_model(path);
+  if (m.int8) throw tvh::Error(path + " is already an int8 model; give the float model it was made from.");
+  return m;
+}
+
+// Loads a dataset at the model's input size with the model's classes (a raw myWeights.bin takes the
+// dataset's sorted class names as labels).
+tvh::Dataset load_for_model(const std::string& path, tvh::LoadedModel& m, int threads) {
+  tvh::DatasetOptions o;
+  o.path = path;
+  if (m.format == "tvb") o.classes = m.labels;
+  o.height = m.plan->input.h;
+  o.width = m.plan->input.w;
+  o.channels = m.plan->input.c;
+  o.order = m.plan->desc.input.order;
+  o.threads = threads;
+  tvh::Dataset ds = tvh::load_dataset(o);
+  if ((int)ds.classes.size() != m.plan->desc.num_classes)
+    throw tvh::Error(path + " has " + std::to_string(ds.classes.size()) + " classes " + join(ds.classes) +
+                     " but the model has " + std::to_string(m.plan->desc.num_classes) + ".");
+  if (m.format != "tvb") m.labels = ds.classes;
+  return ds;
+}
+
+// The value of a "key=value" line of a provenance text, or "".
+std::string provenance_value(const std::string& prov, const std::string& key) {
+  std::istringstream in(prov);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.compare(0, key.size() + 1, key + "=") == 0) return line.substr(key.size() + 1);
+  return "";
+}
+
+json confusion_json(const std::vector<int>& cm, int k) {
+  json rows = json::array();
+  for (int i = 0; i < k; ++i) rows.push_back(std::vector<int>(cm.begin() + i * k, cm.begin() + (i + 1) * k));
+  return rows;
+}
+
+// How many of the images get the same class from the float and the int8 model.
+int agreement(const tv::ModelPlan& plan, const float* params, const std::vector<uint8_t>& blob, const tvh::Dataset& ds,
+              const std::vector<int>& idx) {
+  tvh::AlignedBuffer arena(tv::inference_memory(plan).work_bytes);
+  tv::Inference inf;
+  tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
+  auto view = std::make_unique<tv::BlobView>();
+  auto q8 = std::make_unique<tv::Q8Model>();
+  if (!tv::blob_decode(blob.data(), blob.size(), view.get()).ok() || !tv::q8_bind(*view, plan, q8.get()).ok())
+    throw tvh::Error("the int8 model cannot run.");
+  tvh::AlignedBuffer work(tv::q8_memory(plan).work_bytes);
+  const int k = plan.desc.num_classes;
+  std::vector<float> pf(k), pq(k);
+  int same = 0;
+  for (int i : idx) {
+    tv::infer_u8(inf, ds.image((size_t)i), pf.data());
+    tv::q8_infer_u8(*q8, ds.image((size_t)i), (int8_t*)work.data(), pq.data());
+    same += tv::argmax(pf.data(), k) == tv::argmax(pq.data(), k);
+  }
+  return same;
+}
+
+}  // namespace
+
+int tvquant_main(int argc, char** argv) {
+  std::string model, calib, output, eval_on, calib_images = "train", acc_check = "worst-case";
+  double percentile = 100.0;
+  int val_last = 3, threads = 1;
+  bool per_channel = false, as_json = false, quiet = false;
+  CLI::App app{
+      "tvquant: quantize a float .tvb to power-of-two int8 as ESP-DL runs it on the ESP32-S3, and prune conv "
+      "channels.\n"
+      "  tvquant model.tvb --calib photos/ -o model.q8.tvb [--json]\n"
+      "  tvquant prune model.tvb photos/ --ratio 0.2 -o pruned.tvb   (see tvquant prune --help)"};
+  app.set_version_flag("--version", std::string("tvquant ") + TV_VERSION);
+  app.add_option("model", model, "Float model (.tvb, or the reference's raw myWeights.bin)")->required();
+  app.add_option("--calib", calib, "Calibration dataset (folder or .zip, one sub-folder per class)")->required();
+  app.add_option("-o,--output", output, "Write the int8 model (.tvb) here")->required();
+  app.add_option(
+         "--calib-images", calib_images,
+         "Which calibration images set the activation ranges: train (the split's training images, default) or all")
+      ->check(CLI::IsMember({"train", "all"}));
+  app.add_option("--val-last", val_last, "Reference split: the last N images of each class are validation (default 3)")
+      ->check(CLI::Range(0, 100000));
+  app.add_option(
+      "--eval-on", eval_on,
+      "Compare float and int8 on every image of this dataset (default: the calibration dataset's validation split)");
+  app.add_option("--percentile", percentile,
+                 "Activation ranges from this percentile of |x| instead of max|x| (e.g. 99.99; default 100 = min/max)")
+      ->check(CLI::Range(1e-6, 100.0));
+  app.add_option("--acc-check", acc_check,
+                 "20-bit accumulator rule: worst-case (default: exact on the device for any input) or calibrated (the "
+                 "calibration images' sums stay a bit below the limit; layers without the guarantee are reported)")
+      ->check(CLI::IsMember({"worst-case", "calibrated"}));
+  app.add_flag("--per-channel", per_channel,
+               "One weight exponent per output channel (NOT for the ESP32-S3: ESP-DL runs per-channel exponents on the "
+               "P4 only)");
+  app.add_option("--threads", threads, "Decoding threads")->check(CLI::Range(1, 64));
+  app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the report goes to stderr)");
+  app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  auto log = [&](const std::string& s) {
+    if (!quiet) std::fprintf(stderr, "%s\n", s.c_str());
+  };
+
+  // Validate every input before anything is written.
+  tvh::LoadedModel m = load_float_model(model);
+  const tv::ModelPlan& plan = *m.plan;
+  tvh::Dataset ds = load_for_model(calib, m, threads);
+  for (const auto& w : ds.warnings) log("warning: " + w);
+  for (const auto& s : ds.skipped) log("skipped " + s.first + ": " + s.second);
+  tvh::Split split = tvh::reference_split(ds, val_last);
+  const std::vector<int> calib_idx = calib_images == "all" ? tvh::all_indices(ds) : split.train;
+  tvh::Dataset eval_ds;
+  const tvh::Dataset* eds = &ds;
+  std::vector<int> eval_idx = split.val;
+  if (!eval_on.empty()) {
+    eval_ds = load_for_model(eval_on, m, threads);
+    for (const auto& w : eval_ds.warnings) log("warning: " + w);
+    eds = &eval_ds;
+    eval_idx = tvh::all_indices(eval_ds);
+  }
+  if (eval_idx.empty())
+    throw tvh::Error(
+        (eval_on.empty() ? calib + ": the validation split is empty (--val-last 0)" : eval_on + ": no images") +
+        std::string("; nothing to compare float and int8 on."));
+
+  tvh::QuantOptions qo;
+  qo.per_channel = per_channel;
+  qo.percentile = percentile;
+  qo.acc_check = acc_check == "calibrated" ? tvh::AccCheck::Calibrated : tvh::AccCheck::WorstCase;
+  log("calibrating on " + std::to_string(calib_idx.size()) + " images of " + calib + " (" + calib_images + ", " +
+      (percentile < 100 ? "percentile " + fmt("%g", percentile) : std::string("min/max")) + ")");
+  tvh::CalibrationStats stats = tvh::calibrate(plan, m.params.data(), ds, calib_idx, qo);
+
+  std::ostringstream prov;
+  prov << "tool=tvquant " << TV_VERSION << "\nsource=" << model << "\nsource_crc32=" << fmt("%.0f", (double)m.crc)
+       << "\ncalib=" << calib << "\ncalib_images=" << calib_idx.size()
+       << "\ncalibration=" << (percentile < 100 ? "percentile " + fmt("%g", percentile) : std::string("minmax"))
+       << "\nacc_check=" << acc_check
+       << "\nweights=" << (per_channel ? "per-channel (not for the ESP32-S3)" : "per-tensor") << "\n";
+  const std::string preset = provenance_value(m.provenance, "preset");
+  if (!preset.empty()) prov << "preset=" << preset << "\n";
+  tvh::QuantResult q = tvh::quantize_model(plan, m.params.data(), stats, m.labels, prov.str(), qo, &ds, &calib_idx);
+
+  // Float and int8 on the same images: int8 through the same path as tvtrain --eval.
+  tvh::LoadedModel q8 = tvh::decode_model(q.blob, output);
+  tvh::EvalResult ef = tvh::evaluate_float(plan, m.params.data(), *eds, eval_idx);
+  tvh::EvalResult eq = tvh::evaluate_model(q8, *eds, eval_idx);
+  const int agree = agreement(plan, m.params.data(), q.blob, *eds, eval_idx);
+  const tv::InferenceMemory fmem = tv::inference_memory(plan);
+  const tv::Q8Memory qmem = tv::q8_memory(plan);
+
+  tvh::write_file_atomic(output, q.blob);
+
+  bool s3_guaranteed = !per_channel;
+  for (const auto& l : q.layers) s3_guaranteed = s3_guaranteed && (!l.has_params || l.bound_headroom_bits >= 0);
+  std::string eval_name = eval_on.empty()
+                              ? calib + " validation split (last " + std::to_string(val_last) + " per class)"
+                              : eval_on + " (every image)";
+  std::string report;
+  report += "int8 model " + output + " (" + grouped(q.blob.size()) + " bytes), exponents per layer:\n";
+  report += tvh::quant_table(plan, q);
+  report +=
+      "input exponent " + std::to_string(q.act_exps[0]) +
+      "; the ESP32-S3 accumulates in 20-bit lanes: |acc| <= 524,287. |acc| bound = the largest running sum any image "
+      "can produce (int8 input = the values the layer's input can take); seen = the largest on the " +
+      std::to_string(calib_idx.size()) + " calibration images\n";
+  if (per_channel)
+    report += "per-channel weight exponents: this model is NOT for the ESP32-S3 (ESP-DL runs them on the P4 only)\n";
+  for (const auto& a : q.adjustments) report += "adjusted: " + a + "\n";
+  if (q.adjustments.empty()) report += "no layer needed an exponent adjustment\n";
+  report += "accuracy on " + eval_name + ", " + std::to_string(eval_idx.size()) + " images: float " +
+            pct(ef.accuracy()) + " (" + std::to_string(ef.correct) + "/" + std::to_string(ef.total) + "), int8 " +
+            pct(eq.accuracy()) + " (" + std::to_string(eq.correct) + "/" + std::to_string(eq.total) +
+            "), same class on " + std::to_string(agree) + "/" + std::to_string(eval_idx.size()) + "\n";
+  report += "weights: float " + grouped(q.float_weight_bytes) + " bytes, int8 " + grouped(q.int8_weight_bytes) +
+            " bytes (" + fmt("%.2f", (double)q.float_weight_bytes / (double)q.int8_weight_bytes) + "x smaller)\n";
+  report += "inference memory: float " + grouped(fmem.total_bytes) + " bytes (" + grouped(fmem.params_bytes) +
+            " + work " + grouped(fmem.work_bytes) + "), int8 " + grouped(qmem.total_bytes) + " bytes (" +
+            grouped(qmem.weight_bytes) + " + work " + grouped(qmem.work_bytes) + ")\n";
+  if (as_json) {
+    if (!quiet) std::fprintf(stderr, "%s", report.c_str());
+    json layers = json::array();
+    for (const auto& l : q.layers) {
+      json jl = {{"index", l.index}, {"name", l.name},   {"type", l.type},
+                 {"e_in", l.e_in},   {"e_out", l.e_out}, {"adjustments", l.adjustments}};
+      if (l.calib_range > 0) jl["calib_range"] = l.calib_range;
+      if (l.has_params) {
+        jl["e_w"] = l.e_w;
+        if (!l.e_w_channels.empty()) jl["e_w_channels"] = l.e_w_channels;
+        jl["e_bias"] = l.e_in + l.e_w;
+        jl["shift"] = l.shift_min;
+        if (l.shift_max != l.shift_min) jl["shift_max"] = l.shift_max;
+        jl["input_range"] = {l.in_lo, l.in_hi};
+        jl["acc_bound"] = l.acc_bound;
+        jl["headroom_bits"] = l.bound_headroom_bits;
+        jl["acc_limit"] = tv::kS3AccLimit;
+        jl["worst_acc_any_input"] = l.worst_acc;
+        jl["headroom_bits_any_input"] = l.headroom_bits;
+        jl["max_abs_bias"] = l.max_abs_bias;
+        jl["e_w_initial"] = l.e_w_initial;
+        jl["e_out_initial"] = l.e_out_initial;
+        jl["observed_acc"] = l.observed_acc;
+        jl["observed_headroom_bits"] = l.observed_headroom_bits;
+      }
+      layers.push_back(jl);
+    }
+    const int k = plan.desc.num_classes;
+    json j = {{"model", model},
+              {"output", output},
+              {"classes", m.labels},
+              {"calib", calib},
+              {"calib_images", calib_idx.size()},
+              {"calibration", percentile < 100 ? "percentile" : "minmax"},
+              {"percentile", percentile},
+              {"per_channel", per_channel},
+              {"acc_check", acc_check},
+              {"s3_compatible", !per_channel},
+              {"s3_guaranteed", s3_guaranteed},
+              {"eval_on", eval_on.empty() ? calib : eval_on},
+              {"eval_split", eval_on.empty() ? "validation" : "all"},
+              {"eval_images", eval_idx.size()},
+              {"float_accuracy", ef.accuracy()},
+              {"int8_accuracy", eq.accuracy()},
+              {"float_correct", ef.correct},
+              {"int8_correct", eq.correct},
+              {"agreement", (double)agree / (double)eval_idx.size()},
+              {"float_confusion_matrix", confusion_json(ef.confusion, k)},
+              {"int8_confusion_matrix", confusion_json(eq.confusion, k)},
+              {"float_weight_bytes", q.float_weight_bytes},
+              {"int8_weight_bytes", q.int8_weight_bytes},
+              {"infer_bytes_float", fmem.total_bytes},
+              {"infer_bytes_int8", qmem.total_bytes},
+              {"int8_blob_bytes", q.blob.size()},
+              {"input_exponent", q.act_exps[0]},
+              {"act_exps", std::vector<int>(q.act_exps.begin(), q.act_exps.end())},
+              {"layers", layers},
+              {"adjustments", q.adjustments}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("%s", report.c_str());
+  }
+  log("wrote " + output);
+  return 0;
+}
+
+int tvquant_prune_main(int argc, char** argv) {
+  std::string model, dataset, output, preset;
+  double ratio = 0.2;
+  int epochs = 5, threads = 1;
+  uint64_t seed = 1;
+  bool as_json = false, quiet = false;
+  CLI::App app{
+      "tvquant prune: remove the least important conv channels (L1 norm of each filter), rebuild the smaller model "
+      "and\n"
+      "fine-tune it for a few epochs at a tenth of the recipe's learning rate.\n"
+      "  tvquant prune model.tvb photos/ --ratio 0.2 -o pruned.tvb"};
+  app.name("tvquant prune");
+  app.add_option("model", model, "Float model (.tvb)")->required();
+  app.add_option("dataset", dataset, "Dataset to fine-tune and evaluate on (folder or .zip)")->required();
+  app.add_option("--ratio", ratio, "Fraction of the conv channels to remove (default 0.2)")
+      ->check(CLI::Range(0.0, 0.95));
+  app.add_option("-o,--output", output, "Write the pruned (and fine-tuned) float model here")->required();
+  app.add_option("--epochs", epochs, "Fine-tuning epochs (default 5; 0 = no fine-tuning)")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--preset", preset,
+                 "Training recipe for fine-tuning (default: the model's own, from its provenance preset= line)");
+  app.add_option("--seed", seed, "Seed for shuffling and augmentation while fine-tuning (default 1)");
+  app.add_option("--threads", threads, "Threads (results are identical for any count)")->check(CLI::Range(1, 64));
+  app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the table goes to stderr)");
+  app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  auto log = [&](const std::string& s) {
+    if (!quiet) std::fprintf(stderr, "%s\n", s.c_str());
+  };
+
+  tvh::LoadedModel m = load_float_model(model);
+  if (preset.empty()) preset = provenance_value(m.provenance, "preset");
+  if (preset.empty())
+    throw tvh::Error(model + " does not say which preset trained it (no preset= provenance line); give --preset.");
+  tvh::TrainSetup setup = tvh::preset_setup(preset);
+  tvh::Dataset ds = load_for_model(dataset, m, threads);
+  for (const auto& w : ds.warnings) log("warning: " + w);
+  tvh::Split split = setup.split == "fraction" ? tvh::fraction_split(ds, setup.val_fraction, seed)
+                                               : tvh::reference_split(ds, setup.recipe.val_last_n);
+  if (split.val.empty()) throw tvh::Error(dataset + ": the validation split is empty; nothing to measure accuracy on.");
+  const tv::ModelPlan& plan = *m.plan;
+
+  struct Row {
+    std::string stage;
+    int channels;
+    size_t params, bytes_float, bytes_int8;
+    tvh::EvalResult val;
+  };
+  auto row_of = [](const std::string& stage, const tv::ModelPlan& p, int channels, const tvh::EvalResult& e) {
+    size_t int8 = 0;
+    for (int i = 0; i < p.num_layers; ++i) int8 += p.layers[i].weight_count + p.layers[i].bias_count * 4;
+    return Row{stage, channels, p.param_count, p.param_count * 4, int8, e};
+  };
+
+  tvh::PruneResult pr = tvh::prune_model(plan, m.params.data(), ratio);
+  auto small = tvh::plan_or_throw(pr.desc, "the pruned model");
+  std::vector<Row> rows;
+  rows.push_back(
+      row_of("original", plan, pr.channels_before, tvh::evaluate_float(plan, m.params.data(), ds, split.val)));
+  rows.push_back(
+      row_of("pruned", *small, pr.channels_after, tvh::evaluate_float(*small, pr.params.data(), ds, split.val)));
+  for (const auto& l : pr.layers) {
+    std::string removed;
+    for (int c : l.removed) removed += (removed.empty() ? "" : ",") + std::to_string(c);
+    log("layer " + std::to_string(l.index) + " (conv2d): " + std::to_string(l.before) + " -> " +
+        std::to_string(l.after) + " channels, removed [" + removed + "] (lowest L1 norm)");
+  }
+
+  std::vector<float> final_params = pr.params;
+  tv::TrainRecipe recipe = setup.recipe;
+  if (epochs > 0) {
+    recipe.epochs = epochs;
+    recipe.opt.lr /= 10.f;
+    recipe.warmup_epochs = 0;
+    tvh::TrainRequest req;
+    req.plan = small.get();
+    req.recipe = recipe;
+    req.dataset = &ds;
+    req.train = split.train;
+    req.val = split.val;
+    req.seed = seed;
+    req.threads = threads;
+    req.init = &pr.params;
+    tvh::Progress progress(!quiet);
+    req.on_batch = [&](int epoch, int done, int total) { progress.update(epoch, epochs, done, total); };
+    req.on_epoch = [&](const tvh::EpochRecord& e) {
+      progress.clear();
+      log("fine-tune epoch " + std::to_string(e.epoch) + "/" + std::to_string(epochs) + "  loss " +
+          fmt("%.4f", e.train_loss) + "  val acc " + fmt("%.1f", 100 * e.val_acc) + " %  lr " + fmt("%.2e", e.lr));
+    };
+    log("fine-tuning " + std::to_string(epochs) + " epochs with the " + preset + " recipe at lr " +
+        fmt("%.2e", recipe.opt.lr) + " on " + std::to_string(split.train.size()) + " images");
+    tvh::TrainResult tr = tvh::train_model(req);
+    progress.clear();
+    final_params = tr.params;
+    rows.push_back(row_of("fine-tuned", *small, pr.channels_after, tr.val_eval));
+  }
+
+  std::ostringstream prov;
+  prov << "tool=tvquant prune " << TV_VERSION << "\npreset=" << preset << "\nsource=" << model
+       << "\ndataset=" << dataset << "\nratio=" << ratio << "\nconv_channels=" << pr.channels_before << "->"
+       << pr.channels_after << "\nfinetune_epochs=" << epochs << "\nseed=" << seed
+       << "\nval_accuracy=" << fmt("%.4f", rows.back().val.accuracy()) << "\n";
+  tvh::save_float_model(output, *small, final_params.data(), m.labels, prov.str());
+
+  std::string table = "pruning " + model + ": " + std::to_string(pr.channels_before - pr.channels_after) + " of " +
+                      std::to_string(pr.channels_before) + " conv channels removed (" +
+                      fmt("%.1f", 100.0 * (pr.channels_before - pr.channels_after) / pr.channels_before) +
+                      " %), accuracy on the validation split (" + std::to_string(split.val.size()) + " images)\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-11s %9s %11s %12s %11s %10s\n", "model", "channels", "parameters", "float bytes",
+                "int8 bytes", "accuracy");
+  table += line;
+  for (const Row& r : rows) {
+    std::snprintf(line, sizeof line, "%-11s %9d %11s %12s %11s %10s\n", r.stage.c_str(), r.channels,
+                  grouped(r.params).c_str(), grouped(r.bytes_float).c_str(), grouped(r.bytes_int8).c_str(),
+                  pct(r.val.accuracy()).c_str());
+    table += line;
+  }
+  if (as_json) {
+    if (!quiet) std::fprintf(stderr, "%s", table.c_str());
+    json jrows = json::array();
+    for (const Row& r : rows)
+      jrows.push_back({{"stage", r.stage},
+                       {"conv_channels", r.channels},
+                       {"params", r.params},
+                       {"float_bytes", r.bytes_float},
+                       {"int8_bytes", r.bytes_int8},
+                       {"val_accuracy", r.val.accuracy()},
+                       {"val_correct", r.val.correct},
+                       {"val_images", r.val.total}});
+    json jl = json::array();
+    for (const auto& l : pr.layers)
+      jl.push_back(
+          {{"index", l.index}, {"before", l.before}, {"after", l.after}, {"removed", l.removed}, {"l1", l.l1}});
+    json j = {{"model", model},
+              {"output", output},
+              {"preset", preset},
+              {"ratio", ratio},
+              {"conv_channels_before", pr.channels_before},
+              {"conv_channels_after", pr.channels_after},
+              {"removed_fraction", (double)(pr.channels_before - pr.channels_after) / pr.channels_before},
+              {"finetune_epochs", epochs},
+              {"finetune_lr", epochs > 0 ? recipe.opt.lr : 0.f},
+              {"rows", jrows},
+              {"layers", jl},
+              {"accuracy_before", rows[0].val.accuracy()},
+              {"accuracy_pruned", rows[1].val.accuracy()},
+              {"accuracy_finetuned", rows.back().val.accuracy()}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("%s", table.c_str());
+  }
+  log("wrote " + output);
+  return 0;
+}
