@@ -444,8 +444,23 @@ class Runner {
         int64_t outer = 1;
         for (int64_t i = 0; i < axis; ++i) outer *= y.dims[size_t(i)];
         dims = {outer, int64_t(y.q.size()) / (outer ? outer : 1)};
-      } else {
-        fail(n, "has no usable output shape in value_info");
+      } else {  // Reshape: the shape input, with ONNX's 0 (copy that dim) and -1 (infer one dim)
+        dims = const_ints(n, 1);
+        int64_t known = 1;
+        int infer = -1;
+        for (size_t i = 0; i < dims.size(); ++i) {
+          if (dims[i] == 0 && i < y.dims.size()) dims[i] = y.dims[i];
+          if (dims[i] == -1 && infer < 0) {
+            infer = int(i);
+            continue;
+          }
+          if (dims[i] <= 0) fail(n, "has an invalid target shape");
+          known *= dims[i];
+          if (known > int64_t(y.q.size())) fail(n, "has a target shape larger than its input");
+        }
+        if (infer >= 0) dims[size_t(infer)] = known ? int64_t(y.q.size()) / known : 0;
+        if (dims.empty() || count_of(dims) != y.q.size())
+          fail(n, "reshapes " + dims_text(y.dims) + " to a shape of a different size");
       }
     }
     y.dims = dims;

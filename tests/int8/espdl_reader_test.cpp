@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -453,6 +454,50 @@ TEST(EspdlWriterSchema, SyntheticTwoDimensionalModelRunsThroughEveryOp) {
   EXPECT_FALSE(rb.passed);
   EXPECT_EQ(rb.mismatch_tensor, "fc");
   EXPECT_EQ(rb.mismatch_index, 7u);
+}
+
+// Relu with a new exponent, Add and Mul across exponents, Transpose, Reshape from a shape input
+// (no shape in value_info, ONNX -1) and Slice with a negative start and an INT64_MAX end.
+TEST(EspdlWriterSchema, SyntheticElementwiseModel) {
+  std::mt19937 rng(8);
+  const std::vector<int8_t> x = random_q(rng, 24);
+  std::vector<int8_t> y = x, a(24), m(24);
+  tv::relu_s8(y.data(), y.size());
+  tv::rescale_s8(y.data(), y.size(), -5, -6, y.data());
+  tv::add_s8(x.data(), -5, y.data(), -6, 24, -5, a.data());
+  tv::mul_s8(a.data(), -5, x.data(), -5, 24, -8, m.data());
+  std::vector<int8_t> t;  // [1,2,3,4] -> perm [0,3,1,2] -> [1,4,2,3]
+  for (int c = 0; c < 4; ++c)
+    for (int h = 0; h < 2; ++h)
+      for (int w3 = 0; w3 < 3; ++w3) t.push_back(m[size_t((h * 3 + w3) * 4 + c)]);
+  const std::vector<int8_t> last5(t.end() - 5, t.end());
+
+  EspdlWriter w;
+  w.initializer("shape", {2}, espdl::TensorDataType_INT64, as_bytes(std::vector<int64_t>{1, -1}), 0);
+  w.initializer("starts", {1}, espdl::TensorDataType_INT64, as_bytes(std::vector<int64_t>{-5}), 0);
+  w.initializer("ends", {1}, espdl::TensorDataType_INT64,
+                as_bytes(std::vector<int64_t>{std::numeric_limits<int64_t>::max()}), 0);
+  w.initializer("axes", {1}, espdl::TensorDataType_INT64, as_bytes(std::vector<int64_t>{1}), 0);
+  w.value("x", {1, 2, 3, 4}, -5);
+  w.value("y", {1, 2, 3, 4}, -6);
+  w.value("a", {1, 2, 3, 4}, -5);
+  w.value("m", {1, 2, 3, 4}, -8);
+  w.value("t", {1, 4, 2, 3}, -8);
+  w.value("r", {}, -8);  // no shape: Reshape must use its shape input
+  w.value("s", {1, 5}, -8);
+  w.node("Relu", "relu", {"x"}, {"y"}, {});
+  w.node("Add", "add", {"x", "y"}, {"a"}, {});
+  w.node("Mul", "mul", {"a", "x"}, {"m"}, {});
+  w.node("Transpose", "transpose", {"m"}, {"t"}, {w.attr_ints("perm", {0, 3, 1, 2})});
+  w.node("Reshape", "reshape", {"t", "shape"}, {"r"}, {});
+  w.node("Slice", "slice", {"r", "starts", "ends", "axes"}, {"s"}, {});
+  w.test_input("x", {1, 2, 3, 4}, x, -5);
+  w.test_output("s", {1, 5}, espdl::TensorDataType_INT8, EspdlWriter::Bytes(last5.begin(), last5.end()), -8);
+  const std::vector<uint8_t> bytes = w.finish();
+  const tvh::EspdlModel model = tvh::espdl_parse(bytes.data(), bytes.size(), "elementwise.espdl");
+  const tvh::EspdlRunReport r = tvh::espdl_run_test_vectors(model);
+  EXPECT_TRUE(r.passed) << r.message;
+  EXPECT_EQ(r.ops_run.size(), 6u);
 }
 
 TEST(EspdlReader, ReadFileNamesMissingFiles) {
