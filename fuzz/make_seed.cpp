@@ -1,8 +1,11 @@
-// Writes a small valid .tvb (a tiny float model) to argv[1]: the fuzzers' seed input.
+// Writes a small valid .tvb (a tiny float model) to argv[1], and its int8 twin (tvquant's rules) to
+// argv[1] + ".q8.tvb": the fuzzers' seed inputs.
 #include <cstdio>
 #include <vector>
 
+#include "host/files.h"
 #include "host/model_io.h"
+#include "host/quantize.h"
 #include "tv/net.h"
 
 int main(int argc, char** argv) {
@@ -21,5 +24,16 @@ int main(int argc, char** argv) {
   std::vector<float> p(plan->param_count);
   tv::he_init(*plan, p.data(), 1);
   tvh::save_float_model(argv[1], *plan, p.data(), {"a", "b"}, "tool=make_seed\n");
+  tvh::Dataset ds;
+  ds.height = ds.width = 8;
+  ds.channels = 1;
+  for (int i = 0; i < 4; ++i) {
+    ds.labels.push_back(i % 2);
+    for (int k = 0; k < 64; ++k) ds.pixels.push_back((uint8_t)((i * 37 + k * 11) & 255));
+  }
+  const std::vector<int> idx = {0, 1, 2, 3};
+  tvh::CalibrationStats stats = tvh::calibrate(*plan, p.data(), ds, idx, tvh::QuantOptions());
+  tvh::QuantResult q = tvh::quantize_model(*plan, p.data(), stats, {"a", "b"}, "tool=make_seed\n", tvh::QuantOptions());
+  tvh::write_file_atomic(std::string(argv[1]) + ".q8.tvb", q.blob);
   return 0;
 }
