@@ -2,6 +2,7 @@
 // Edit tinyvision_config.h (classes and preset), then build with PlatformIO (firmware/esp32) or the
 // Arduino IDE (see firmware/README.md). All behaviour lives in firmware/app (shared with the Linux
 // simulator tvsim); this file only wires the ESP32 hardware layer to it.
+#include <TinyVisionCore.h>  // makes the Arduino IDE pick up the core library (common/)
 #include "tinyvision_config.h"
 #include "tinyvision_app.h"
 #include "tinyvision_esp32.h"
