@@ -350,21 +350,26 @@ int tvquant_prune_main(int argc, char** argv) {
     std::string stage;
     int channels;
     size_t params, bytes_float, bytes_int8;
-    tvh::EvalResult val;
+    tvh::EvalResult val, all;  // the validation split, and every image (mostly training images)
   };
-  auto row_of = [](const std::string& stage, const tv::ModelPlan& p, int channels, const tvh::EvalResult& e) {
+  const std::vector<int> every = tvh::all_indices(ds);
+  auto row_of = [&](const std::string& stage, const tv::ModelPlan& p, int channels, const float* weights) {
     size_t int8 = 0;
     for (int i = 0; i < p.num_layers; ++i) int8 += p.layers[i].weight_count + p.layers[i].bias_count * 4;
-    return Row{stage, channels, p.param_count, p.param_count * 4, int8, e};
+    return Row{stage,
+               channels,
+               p.param_count,
+               p.param_count * 4,
+               int8,
+               tvh::evaluate_float(p, weights, ds, split.val),
+               tvh::evaluate_float(p, weights, ds, every)};
   };
 
   tvh::PruneResult pr = tvh::prune_model(plan, m.params.data(), ratio);
   auto small = tvh::plan_or_throw(pr.desc, "the pruned model");
   std::vector<Row> rows;
-  rows.push_back(
-      row_of("original", plan, pr.channels_before, tvh::evaluate_float(plan, m.params.data(), ds, split.val)));
-  rows.push_back(
-      row_of("pruned", *small, pr.channels_after, tvh::evaluate_float(*small, pr.params.data(), ds, split.val)));
+  rows.push_back(row_of("original", plan, pr.channels_before, m.params.data()));
+  rows.push_back(row_of("pruned", *small, pr.channels_after, pr.params.data()));
   for (const auto& l : pr.layers) {
     std::string removed;
     for (int c : l.removed) removed += (removed.empty() ? "" : ",") + std::to_string(c);
@@ -399,7 +404,7 @@ int tvquant_prune_main(int argc, char** argv) {
     tvh::TrainResult tr = tvh::train_model(req);
     progress.clear();
     final_params = tr.params;
-    rows.push_back(row_of("fine-tuned", *small, pr.channels_after, tr.val_eval));
+    rows.push_back(row_of("fine-tuned", *small, pr.channels_after, final_params.data()));
   }
 
   std::ostringstream prov;
@@ -412,15 +417,16 @@ int tvquant_prune_main(int argc, char** argv) {
   std::string table = "pruning " + model + ": " + std::to_string(pr.channels_before - pr.channels_after) + " of " +
                       std::to_string(pr.channels_before) + " conv channels removed (" +
                       fmt("%.1f", 100.0 * (pr.channels_before - pr.channels_after) / pr.channels_before) +
-                      " %), accuracy on the validation split (" + std::to_string(split.val.size()) + " images)\n";
+                      " %); accuracy on the validation split (" + std::to_string(split.val.size()) +
+                      " images) and on all " + std::to_string(ds.size()) + " images\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-11s %9s %11s %12s %11s %10s\n", "model", "channels", "parameters", "float bytes",
-                "int8 bytes", "accuracy");
+  std::snprintf(line, sizeof line, "%-11s %9s %11s %12s %11s %14s %14s\n", "model", "channels", "parameters",
+                "float bytes", "int8 bytes", "val accuracy", "all images");
   table += line;
   for (const Row& r : rows) {
-    std::snprintf(line, sizeof line, "%-11s %9d %11s %12s %11s %10s\n", r.stage.c_str(), r.channels,
+    std::snprintf(line, sizeof line, "%-11s %9d %11s %12s %11s %14s %14s\n", r.stage.c_str(), r.channels,
                   grouped(r.params).c_str(), grouped(r.bytes_float).c_str(), grouped(r.bytes_int8).c_str(),
-                  pct(r.val.accuracy()).c_str());
+                  pct(r.val.accuracy()).c_str(), pct(r.all.accuracy()).c_str());
     table += line;
   }
   if (as_json) {
@@ -434,7 +440,9 @@ int tvquant_prune_main(int argc, char** argv) {
                        {"int8_bytes", r.bytes_int8},
                        {"val_accuracy", r.val.accuracy()},
                        {"val_correct", r.val.correct},
-                       {"val_images", r.val.total}});
+                       {"val_images", r.val.total},
+                       {"all_accuracy", r.all.accuracy()},
+                       {"all_images", r.all.total}});
     json jl = json::array();
     for (const auto& l : pr.layers)
       jl.push_back(
