@@ -5,6 +5,7 @@
 
 #include "host/error.h"
 #include "host/files.h"
+#include "tv/crc32.h"
 #include "tv/legacy.h"
 #include "tv/presets.h"
 
@@ -50,7 +51,7 @@ LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& n
   if (!st.ok()) throw Error(name + ": " + status_message(st) + ".");
   m.plan = plan_or_throw(view->model, name);
   m.format = "tvb";
-  m.crc = view->crc;
+  m.crc = tv::crc32(0, m.blob.data(), view->size);
   m.int8 = view->is_int8();
   for (int i = 0; i < view->num_labels; ++i) {
     const char* t;

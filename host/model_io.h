@@ -43,7 +43,7 @@ struct LoadedModel {
   std::string provenance;
   std::string format;               // "tvb" or "webmcu-bin"
   bool int8 = false;
-  uint32_t crc = 0;
+  uint32_t crc = 0;                 // CRC-32 of the whole .tvb file (as tvexport, headers and the firmware show it)
 };
 
 // Options for reading a raw myWeights.bin (it carries no description of its own).
