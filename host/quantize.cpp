@@ -158,11 +158,11 @@ GroupFit fit_group(const Filters& f, int o0, int o1, int e_in, int e_zero, const
   g.initial = e;
   GroupCheck c = check_group(f, o0, o1, e_in, e, in, nullptr, nullptr);
   g.first = c;
-  while (!c.bias_fits) c = check_group(f, o0, o1, e_in, ++e, in, nullptr, nullptr);
+  while (!c.bias_fits && e < 100) c = check_group(f, o0, o1, e_in, ++e, in, nullptr, nullptr);
   g.after_bias = e;
   g.mid = c;
   if (worst_rule)
-    while (c.bound > tv::kS3AccLimit) c = check_group(f, o0, o1, e_in, ++e, in, nullptr, nullptr);
+    while (c.bound > tv::kS3AccLimit && e < 100) c = check_group(f, o0, o1, e_in, ++e, in, nullptr, nullptr);
   g.after_acc = e;
   e += extra;
   g.final_e = e;
@@ -357,6 +357,9 @@ Chosen choose(const tv::ModelPlan& plan, const float* params, const CalibrationS
       const bool dead = !(range > 0);
       int e_out = dead ? 0 : exponent_for_range(range);
       const float* w = params + lp.param_offset;
+      for (size_t k = 0; k < lp.weight_count + lp.bias_count; ++k)
+        if (!std::isfinite(w[k]))
+          throw Error(who + ": a weight or bias is not a finite number (the float model is broken; retrain it).");
       Filters f{w, w + lp.weight_count, (int)lp.bias_count, (int)(lp.weight_count / lp.bias_count),
                 d.type == tv::LayerType::DepthwiseConv2D};
       c.qweights[(size_t)i].assign(lp.weight_count, 0);
@@ -622,20 +625,20 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
   // top-1 agreements, then the smallest squared error of the outputs). Without images: need / 2.
   std::vector<std::string> act_notes((size_t)L);
   if (options.acc_check == AccCheck::WorstCase) {
-    Fidelity fid;
-    if (have_images) fid = Fidelity(plan, params, *images, *idx);
+    std::unique_ptr<Fidelity> fid;  // the float model's outputs, computed when first needed
     for (int i = 0; i < L; ++i) {
       const int p = c.producer[(size_t)i], need = c.acc_raise[(size_t)i];
       if (p < 0 || need < 1 || extra_act[(size_t)p] > 0) continue;
       int best_a = have_images ? 0 : need / 2;
       Chosen best = c;
       if (have_images) {
-        Score best_score = fid.score(plan, params, c, labels);
+        if (!fid) fid = std::make_unique<Fidelity>(plan, params, *images, *idx);
+        Score best_score = fid->score(plan, params, c, labels);
         for (int a = 1; a <= need; ++a) {
           std::vector<int> trial = extra_act;
           trial[(size_t)p] = a;
           Chosen t = choose(plan, params, stats, options, extra_w, trial);
-          Score sc = fid.score(plan, params, t, labels);
+          Score sc = fid->score(plan, params, t, labels);
           if (sc.better_than(best_score)) {
             best_score = sc;
             best_a = a;

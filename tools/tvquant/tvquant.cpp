@@ -189,8 +189,10 @@ int tvquant_main(int argc, char** argv) {
   tvh::CalibrationStats stats = tvh::calibrate(plan, m.params.data(), ds, calib_idx, qo);
 
   std::ostringstream prov;
-  prov << "tool=tvquant " << TV_VERSION << "\nsource=" << model << "\nsource_crc32=" << fmt("%.0f", (double)m.crc)
-       << "\ncalib=" << calib << "\ncalib_images=" << calib_idx.size()
+  char crc[16];
+  std::snprintf(crc, sizeof crc, "0x%08X", m.crc);
+  prov << "tool=tvquant " << TV_VERSION << "\nsource=" << model << "\nsource_crc32=" << crc << "\ncalib=" << calib
+       << "\ncalib_images=" << calib_idx.size()
        << "\ncalibration=" << (percentile < 100 ? "percentile " + fmt("%g", percentile) : std::string("minmax"))
        << "\nacc_check=" << acc_check
        << "\nweights=" << (per_channel ? "per-channel (not for the ESP32-S3)" : "per-tensor") << "\n";
