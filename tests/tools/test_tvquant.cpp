@@ -150,6 +150,39 @@ TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
   EXPECT_EQ(cc["acc_check"], "calibrated");
 }
 
+TEST(Tvquant, ReportsTheLayerWhoseAccumulationWouldLeave20Bits) {
+  // 16x16 gray -> flatten -> dense(3), output 0 summing every pixel with weight 1.0: at the min/max
+  // exponents a white image would accumulate 256 * 64 * 64 = 1,048,576 > 2^19 - 1.
+  std::string ds = small_dataset("acc-ds", 4);
+  std::string dir = tvtest::temp_dir("acc-out");
+  tv::ModelDesc d;
+  d.input.height = d.input.width = 16;
+  d.input.channels = 1;
+  d.input.order = tv::ChannelOrder::GRAY;
+  d.num_classes = 3;
+  tv::add_layer(&d, tv::flatten_layer());
+  tv::add_layer(&d, tv::dense_layer());
+  auto plan = tvh::plan_or_throw(d, "test");
+  std::vector<float> params(plan->param_count, 0.01f);
+  for (int i = 0; i < 256; ++i) params[(size_t)i] = 1.f;
+  tvh::save_float_model(dir + "/acc.tvb", *plan, params.data(), {"0blank", "1circle", "2cross"}, "tool=test\n");
+  std::string err;
+  int rc;
+  json j = run_json(tvquant() + " " + dir + "/acc.tvb --calib " + ds + " -o " + dir + "/acc.q8.tvb --json", &rc, &err);
+  ASSERT_EQ(rc, 0) << err;
+  ASSERT_EQ(j["adjustments"].size(), 1u) << j["adjustments"].dump();
+  const std::string a = j["adjustments"][0];
+  EXPECT_NE(a.find("layer 1 (dense)"), std::string::npos) << a;
+  EXPECT_NE(a.find("20-bit accumulator"), std::string::npos) << a;
+  EXPECT_NE(err.find("adjusted: layer 1 (dense)"), std::string::npos) << err;  // the text report
+  const json& l = j["layers"][1];
+  EXPECT_EQ(l["e_w_initial"], -6);
+  EXPECT_GT(l["e_w"].get<int>(), -6);
+  EXPECT_LE(l["acc_bound"].get<int64_t>(), 524287);
+  EXPECT_TRUE(j["s3_guaranteed"].get<bool>());
+  EXPECT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --eval --init " + dir + "/acc.q8.tvb -q"), 0);
+}
+
 TEST(Tvquant, RefusalsNameTheFileAndWriteNothing) {
   std::string ds = small_dataset("r-ds", 4);
   std::string dir = tvtest::temp_dir("r-out");
