@@ -323,6 +323,9 @@ EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& sour
   out.source = source;
   out.ir_version = m->ir_version();
   out.producer_name = str(m->producer_name());
+  out.producer_version = str(m->producer_version());
+  out.model_version = m->model_version();
+  out.doc_string = str(m->doc_string());
   if (m->metadata_props())
     for (const espdl::StringStringEntry* e : *m->metadata_props())
       if (e) out.metadata.emplace_back(str(e->key()), str(e->value()));

@@ -102,6 +102,9 @@ struct EspdlModel {
   std::string source;  // file name (or the label given to espdl_parse) used in messages
   int32_t ir_version = 0;
   std::string producer_name;
+  std::string producer_version;
+  int64_t model_version = 0;  // ESP-DL logs it with the graph name when it loads the model
+  std::string doc_string;     // the model's description (ESP-DL logs it too)
   std::vector<std::pair<std::string, std::string>> metadata;  // metadata_props, e.g. target=esp32s3
   std::string graph_name;
   std::vector<EspdlNode> nodes;  // in execution order

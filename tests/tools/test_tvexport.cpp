@@ -473,12 +473,13 @@ TEST(Tvexport, BadInputsExitOneWithOneSentenceNamingTheFile) {
   EXPECT_NE(err.find("model.tvb"), std::string::npos) << err;
 }
 
-TEST(Tvexport, EspdlIsAStubForNow) {
+// The .espdl export itself is tested in test_espdl_export.cpp; a float model is refused (quantize first).
+TEST(Tvexport, EspdlOfAFloatModelIsRefused) {
   std::string dir = tvtest::temp_dir("tvexport-espdl");
   std::string tvb = make_tvb(dir, "webmcu", {"a", "b"}, 1, false);
   std::string out, err;
   EXPECT_NE(tvtest::run_command(tvexport() + " " + q(tvb) + " -o " + q(dir + "/m.espdl"), &out, &err), 0);
-  EXPECT_NE(err.find("not implemented yet"), std::string::npos) << err;
+  EXPECT_NE(err.find("is a float model"), std::string::npos) << err;
   EXPECT_NE(tvtest::run_command(tvexport() + " verify " + q(dir + "/m.espdl"), &out, &err), 0);
-  EXPECT_NE(err.find("not implemented yet"), std::string::npos) << err;
+  EXPECT_NE(err.find("m.espdl"), std::string::npos) << err;
 }

@@ -1,12 +1,17 @@
 // tvexport: a trained model (.tvb, or the reference's raw myWeights.bin) -> a C header, the raw
-// myWeights.bin, or (to come) an ESP-DL .espdl; `tvexport info` describes a model and its memory.
+// myWeights.bin, or (int8 models) an ESP-DL .espdl; `tvexport info` describes a model and its memory;
+// `tvexport verify` runs any .espdl file's embedded test vectors through our int8 engine.
 // Results go to stdout, logs to stderr; errors are one sentence naming the file, exit 1.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "host/dataset.h"
 #include "host/error.h"
+#include "host/espdl.h"
+#include "host/espdl_write.h"
 #include "host/export.h"
 #include "host/files.h"
 #include "host/model_io.h"
@@ -15,6 +20,7 @@ namespace {
 
 struct ExportArgs {
   std::string model, output, style = "tinyvision", name = "TV_MODEL", format, preset = "webmcu", labels;
+  std::string test_images;  // .espdl: dataset whose first image becomes the embedded test input
 };
 
 std::vector<std::string> split_labels(const std::string& text) {
@@ -56,15 +62,75 @@ void emit(const std::string& path, const std::string& text) {
   }
 }
 
-// ---- .espdl (ESP-DL) export and verification: the stub point for the ESP-DL work. Replace these two
-// functions (keep their signatures); until then both say so and exit non-zero.
-int export_espdl(const ExportArgs& args) {
-  std::fprintf(stderr, "tvexport: %s: .espdl export is not implemented yet.\n", args.output.c_str());
-  return 2;
+// ---- .espdl (ESP-DL) export and verification.
+
+// The embedded test image: the first image (first class, first path) of --test-images, decoded and
+// resized as tvtrain does, or the synthetic picture.
+tvh::EspdlExportOptions espdl_options(const ExportArgs& args, const tvh::LoadedModel& m) {
+  tvh::EspdlExportOptions o;
+  o.version = TV_VERSION;
+  if (args.test_images.empty()) return o;
+  const tv::InputDesc& in = m.plan->desc.input;
+  tvh::DatasetOptions d;
+  d.path = args.test_images;
+  d.height = in.height;
+  d.width = in.width;
+  d.channels = in.channels;
+  d.order = in.order;
+  d.classes = m.labels;  // the model's classes, in its order
+  tvh::Dataset ds = tvh::load_dataset(d);
+  if (ds.size() == 0) throw tvh::Error(args.test_images + ": holds no image to use as the test input.");
+  o.test_image.assign(ds.image(0), ds.image(0) + ds.image_bytes());
+  // Name it inside the dataset (class/file), never by an absolute path: the same image gives the same bytes.
+  std::string file = ds.paths[0];
+  const size_t slash = file.find_last_of("/\\:");
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  o.test_image_source = ds.classes[size_t(ds.labels[0])] + "/" + file;
+  return o;
 }
-int verify_espdl(const std::string& file) {
-  std::fprintf(stderr, "tvexport: %s: verify is not implemented yet.\n", file.c_str());
-  return 2;
+
+int export_espdl(const ExportArgs& args) {
+  if (args.output == "-") throw tvh::Error(args.model + ": an .espdl is binary; give -o FILE.espdl, not stdout.");
+  tvh::LoadedModel m = load(args.model, args.preset, args.labels);
+  const tvh::EspdlExportOptions options = espdl_options(args, m);
+  const tvh::EspdlExport e = tvh::espdl_export(m, args.model, options);
+  tvh::write_file_atomic(args.output, e.bytes);
+  for (const std::string& line : e.mapping) std::fprintf(stderr, "  %s\n", line.c_str());
+  for (const std::string& note : e.notes) std::fprintf(stderr, "tvexport: note: %s.\n", note.c_str());
+  std::fprintf(
+      stderr,
+      "tvexport: wrote %s (ESP-DL .espdl for the ESP32-S3, %zu nodes, %zu bytes; test input: %s, "
+      "expected class %d '%s'; checked by reading it back and running its test vectors)\n",
+      args.output.c_str(), e.model.nodes.size(), e.bytes.size(), options.test_image_source.c_str(), e.test_class,
+      e.test_class >= 0 && size_t(e.test_class) < m.labels.size() ? m.labels[size_t(e.test_class)].c_str() : "?");
+  return 0;
+}
+
+// Runs FILE's embedded test vectors; 0 only when every test output is reproduced exactly.
+int verify_espdl(const std::string& file, bool json) {
+  const tvh::EspdlModel model = tvh::espdl_read_file(file);
+  const std::vector<std::string> problems = tvh::espdl_loader_problems(model);
+  const tvh::EspdlRunReport r = tvh::espdl_run_test_vectors(model);
+  if (json) {
+    nlohmann::json j;
+    j["file"] = file;
+    j["passed"] = r.passed;
+    j["target"] = model.target();
+    j["producer"] = model.producer_name;
+    j["nodes"] = model.nodes.size();
+    j["ops_run"] = r.ops_run;
+    j["tensors_compared"] = r.tensors_compared;
+    j["message"] = r.message;
+    j["loader_problems"] = problems;
+    if (!r.passed)
+      j["mismatch"] = {
+          {"tensor", r.mismatch_tensor}, {"index", r.mismatch_index}, {"expected", r.expected}, {"got", r.got}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    for (const std::string& p : problems) std::fprintf(stderr, "tvexport: note: %s\n", p.c_str());
+    std::printf("%s: %s\n", r.passed ? "OK" : "MISMATCH", r.message.c_str());
+  }
+  return r.passed ? 0 : 1;
 }
 
 int run_export(ExportArgs args) {
@@ -74,6 +140,8 @@ int run_export(ExportArgs args) {
     args.format =
         ends_with(args.output, ".espdl") ? "espdl" : (ends_with(args.output, ".bin") ? "webmcu-bin" : "header");
   if (args.format == "espdl") return export_espdl(args);
+  if (!args.test_images.empty())
+    throw tvh::Error(args.model + ": --test-images only applies to an .espdl export (-o FILE.espdl).");
   tvh::LoadedModel m = load(args.model, args.preset, args.labels);
   if (args.format == "webmcu-bin") {
     if (args.output == "-") throw tvh::Error(args.model + ": --format webmcu-bin needs an output file, not stdout.");
@@ -101,7 +169,8 @@ int run_export(ExportArgs args) {
 int main(int argc, char** argv) {
   CLI::App app{
       "tvexport: turn a trained model (.tvb or a raw webmcu myWeights.bin) into a C header for the "
-      "ESP32-S3, or describe it with `tvexport info`.",
+      "ESP32-S3 or, for an int8 model, an ESP-DL .espdl; describe it with `tvexport info`; check an .espdl with "
+      "`tvexport verify`.",
       "tvexport"};
   app.set_version_flag("--version", std::string("tvexport ") + TV_VERSION);
   ExportArgs ex;
@@ -115,6 +184,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"header", "webmcu-bin", "espdl"}));
   app.add_option("--preset", ex.preset, "the network of a raw myWeights.bin (only webmcu)");
   app.add_option("--labels", ex.labels, "class labels of a raw myWeights.bin, comma-separated");
+  app.add_option("--test-images", ex.test_images,
+                 ".espdl: a dataset (folder or .zip) whose first image is embedded as the test input "
+                 "(default: a synthetic picture)");
 
   CLI::App* info = app.add_subcommand("info", "describe a model: layers, parameters, ESP32-S3 memory, labels");
   std::string info_model, info_preset = "webmcu", info_labels, budget;
@@ -125,9 +197,14 @@ int main(int argc, char** argv) {
   info->add_option("--preset", info_preset, "the network of a raw myWeights.bin (only webmcu)");
   info->add_option("--labels", info_labels, "class labels of a raw myWeights.bin, comma-separated");
 
-  CLI::App* verify = app.add_subcommand("verify", "check an .espdl file (not implemented yet)");
+  CLI::App* verify =
+      app.add_subcommand("verify",
+                         "run an .espdl file's embedded test inputs through our int8 engine; exit 0 only when every "
+                         "embedded output is reproduced exactly");
   std::string verify_file;
-  verify->add_option("FILE", verify_file, "the .espdl file")->required();
+  bool verify_json = false;
+  verify->add_option("FILE", verify_file, "the .espdl file (ours or Espressif's)")->required();
+  verify->add_flag("--json", verify_json, "print one JSON object");
   app.require_subcommand(0, 1);
 
   try {
@@ -136,7 +213,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
-    if (*verify) return verify_espdl(verify_file);
+    if (*verify) return verify_espdl(verify_file, verify_json);
     if (*info) {
       tvh::InfoRequest req;
       req.source = info_model;
