@@ -545,6 +545,33 @@ TEST(EspdlExport, HandBuiltModelsRoundTripThroughTheReader) {
   EXPECT_EQ(node_named(back, "l0_conv2d")->attr_ints("pads"), (std::vector<int64_t>{0, 0, 1, 1}));
 }
 
+// Damaged copies of an exported file: whatever the reader accepts, the loader checks and the writer
+// handle without crashing, and what the writer makes of it reads back.
+TEST(EspdlExport, DamagedFilesNeverCrashTheChecksOrTheWriter) {
+  const std::vector<uint8_t> good = export_of(q8_blob(averaging_model(), 17)).bytes;
+  std::mt19937 rng(3);
+  int parsed = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::vector<uint8_t> b = good;
+    for (int k = 0; k < 1 + round % 4; ++k) b[16 + rng() % (b.size() - 16)] ^= uint8_t(1u << (rng() % 8));
+    tvh::EspdlModel m;
+    try {
+      m = tvh::espdl_parse(b.data(), b.size(), "damaged.espdl");
+    } catch (const tvh::Error&) {
+      continue;
+    }
+    ++parsed;
+    (void)tvh::espdl_loader_problems(m);
+    const std::vector<uint8_t> again = tvh::espdl_serialize(m);
+    EXPECT_NO_THROW(tvh::espdl_parse(again.data(), again.size(), "rewritten.espdl")) << "round " << round;
+    try {
+      (void)tvh::espdl_run_test_vectors(m);
+    } catch (const tvh::Error&) {
+    }
+  }
+  EXPECT_GT(parsed, 0);
+}
+
 // ---------------------------------------------------------------- Espressif's golden files
 
 class GoldenEspdl : public ::testing::TestWithParam<const char*> {};

@@ -64,8 +64,8 @@ void emit(const std::string& path, const std::string& text) {
 
 // ---- .espdl (ESP-DL) export and verification.
 
-// The embedded test image: the first image (first class, first path) of --test-images, decoded and
-// resized as tvtrain does, or the synthetic picture.
+// The embedded test image: the first image (first class folder in sorted order, first path) of
+// --test-images, decoded and resized as tvtrain does, or the synthetic picture.
 tvh::EspdlExportOptions espdl_options(const ExportArgs& args, const tvh::LoadedModel& m) {
   tvh::EspdlExportOptions o;
   o.version = TV_VERSION;
@@ -77,7 +77,7 @@ tvh::EspdlExportOptions espdl_options(const ExportArgs& args, const tvh::LoadedM
   d.width = in.width;
   d.channels = in.channels;
   d.order = in.order;
-  d.classes = m.labels;  // the model's classes, in its order
+  d.threads = 0;  // decoding threads; the result does not depend on them
   tvh::Dataset ds = tvh::load_dataset(d);
   if (ds.size() == 0) throw tvh::Error(args.test_images + ": holds no image to use as the test input.");
   o.test_image.assign(ds.image(0), ds.image(0) + ds.image_bytes());
