@@ -462,6 +462,7 @@ class Exporter {
   Cur cur_;
   int lut_count_ = 0;
   std::vector<std::string> notes_;
+  std::vector<int64_t> acc_bound_;
 
   [[noreturn]] void refuse(int layer, const std::string& what) const {
     throw Error(source_ + ": layer " + std::to_string(layer) + " (" + type_name(layer) + ") " + what + ".");
@@ -501,6 +502,7 @@ class Exporter {
     q8_ = std::make_unique<tv::Q8Model>();
     st = tv::q8_bind(*view_, plan_, q8_.get());
     if (!st.ok()) throw Error(source_ + ": the int8 model cannot run: " + status_message(st, &plan_.desc) + ".");
+    accumulation_notes();
   }
 
   // Emits the node(s) of layer i (and of a ReLU fused into it); returns the last layer index consumed.
@@ -545,8 +547,6 @@ class Exporter {
                         attr_ints("pads", {geo.pad_top, geo.pad_left, pad_bottom, pad_right}),
                         attr_string("quant_type", "S8"),
                         attr_ints("strides", {geo.stride_h, geo.stride_w})};
-        headroom(i, dw ? tv::acc_headroom_depthwise_s8(geo.k_h * geo.k_w, geo.in_c, w, q8_->biases[i])
-                       : tv::acc_headroom_s8(geo.out_c, geo.k_h * geo.k_w * geo.in_c, w, q8_->biases[i]));
         emit(g, std::move(n), {1, geo.out_h, geo.out_w, geo.out_c}, last,
              std::string(dw ? "Conv (depthwise, group " + std::to_string(geo.in_c) + ")" : "Conv") +
                  (relu_next ? ", activation Relu" : ", activation Linear"),
@@ -571,7 +571,6 @@ class Exporter {
         n.inputs = {cur_.name, wname, bname};
         n.attributes = {attr_string("activation", relu_next ? "Relu" : "Linear"), attr_float("alpha", 1.0f),
                         attr_float("beta", 1.0f), attr_string("quant_type", "S8"), attr_int("transB", 0)};
-        headroom(i, tv::acc_headroom_s8(out_n, in_n, q8_->weights[i], q8_->biases[i]));
         emit(g, std::move(n), {1, out_n}, last,
              std::string("Gemm (transB 0") + (relu_next ? ", activation Relu)" : ", activation Linear)"), out);
         return last;
@@ -620,6 +619,11 @@ class Exporter {
         // The clamp at [quantize(lo), quantize(hi)] of q8_run, as a table (esp-ppq exports Clip as a LUT)
         // with ONNX's min/max inputs beside it (ESP-DL's Clip module reads them when there is no table).
         const int8_t lo = tv::quantize_one_s8(d.lo, e_in), hi = tv::quantize_one_s8(d.hi, e_in);
+        if (lo == -128 && hi == 127) {  // the clamp holds all of int8 at this exponent: nothing to run
+          out.mapping.push_back(base(i) + " -> (nothing: [" + fmt_float(d.lo) + ", " + fmt_float(d.hi) +
+                                "] covers every int8 value at exponent " + std::to_string(e_in) + ")");
+          return i;
+        }
         int8_t lut[256];
         for (int q = -128; q < 128; ++q) lut[q + 128] = int8_t(q < lo ? lo : (q > hi ? hi : q));
         const std::string table = "Clip_lut_" + std::to_string(lut_count_++);
@@ -672,11 +676,79 @@ class Exporter {
                       "which keeps biases in range");
   }
 
-  void headroom(int i, const tv::AccHeadroom& h) {
-    if (!h.fits())
-      notes_.push_back("layer " + std::to_string(i) + " (" + type_name(i) + ") can accumulate up to " +
-                       std::to_string(h.worst) + " (output " + std::to_string(h.worst_output) +
-                       "), beyond the S3's 20-bit lanes (524287): some inputs may give other results on the board");
+  // The running sums any input image can produce, layer by layer, from the int8 values each tensor
+  // can hold (pixels 0..255 at the input; [0, 127] after ReLU; a table's range; ...): with the input
+  // interval widened to contain 0 (padding and skipped taps), every running sum of output o lies in
+  // [min(b, 0) + sum_i min(w_i lo, w_i hi), max(b, 0) + sum_i max(w_i lo, w_i hi)], whatever the order.
+  // A layer whose bound leaves the S3's 20-bit lanes gets a note (tvquant's default never writes one).
+  void accumulation_notes() {
+    const tv::InputDesc& in = plan_.desc.input;
+    const int8_t q0 = tv::quantize_one_s8(0.0f * in.scale + in.offset, q8_->act_exps[0]);
+    const int8_t q255 = tv::quantize_one_s8(255.0f * in.scale + in.offset, q8_->act_exps[0]);
+    int64_t lo = std::min(q0, q255), hi = std::max(q0, q255);
+    acc_bound_.assign(size_t(plan_.num_layers), 0);
+    for (int i = 0; i < plan_.num_layers; ++i) {
+      const tv::LayerDesc& d = plan_.desc.layers[i];
+      const tv::LayerPlan& lp = plan_.layers[i];
+      const int e_in = q8_->act_exps[i], e_out = q8_->act_exps[i + 1];
+      switch (d.type) {
+        case tv::LayerType::Conv2D:
+        case tv::LayerType::DepthwiseConv2D:
+        case tv::LayerType::Dense: {
+          // Filters as rows of `taps` weights per output; a depthwise filter [taps][C] is strided by C.
+          const bool dw = d.type == tv::LayerType::DepthwiseConv2D;
+          const size_t outs = lp.bias_count, taps = lp.weight_count / outs;
+          const int64_t l0 = std::min<int64_t>(lo, 0), h0 = std::max<int64_t>(hi, 0);
+          const int shift = e_out - e_in - q8_->weight_exp[i];
+          int64_t bound = 0, out_lo = 127, out_hi = -128;
+          for (size_t o = 0; o < outs; ++o) {
+            const int64_t b = q8_->biases[i][o];
+            int64_t neg = 0, pos = 0;
+            for (size_t t = 0; t < taps; ++t) {
+              const int64_t w = q8_->weights[i][dw ? t * outs + o : o * taps + t];
+              neg += std::min(w * l0, w * h0);
+              pos += std::max(w * l0, w * h0);
+            }
+            bound = std::max(bound, std::max(-(std::min<int64_t>(b, 0) + neg), std::max<int64_t>(b, 0) + pos));
+            out_lo = std::min<int64_t>(out_lo, tv::requantize_s8(b + neg, shift));
+            out_hi = std::max<int64_t>(out_hi, tv::requantize_s8(b + pos, shift));
+          }
+          acc_bound_[size_t(i)] = bound;
+          if (bound > tv::kS3AccLimit)
+            notes_.push_back("layer " + std::to_string(i) + " (" + type_name(i) +
+                             "): some input image can drive a running sum to " + std::to_string(bound) +
+                             ", beyond the S3's 20-bit lanes (524287), and the board may then compute another "
+                             "result than our engine");
+          lo = out_lo, hi = out_hi;
+          break;
+        }
+        case tv::LayerType::ReLU: lo = std::max<int64_t>(lo, 0), hi = std::max<int64_t>(hi, 0); break;
+        case tv::LayerType::LeakyReLU: {
+          int64_t a = 127, b = -128;
+          for (int64_t v = lo; v <= hi; ++v) {
+            a = std::min<int64_t>(a, q8_->luts[i][v + 128]);
+            b = std::max<int64_t>(b, q8_->luts[i][v + 128]);
+          }
+          lo = a, hi = b;
+          break;
+        }
+        case tv::LayerType::Clip: {
+          const int64_t cl = tv::quantize_one_s8(d.lo, e_in), ch = tv::quantize_one_s8(d.hi, e_in);
+          lo = std::min(std::max(lo, cl), ch), hi = std::min(std::max(hi, cl), ch);
+          break;
+        }
+        case tv::LayerType::AvgPool2D:
+        case tv::LayerType::AdaptiveAvgPool2D:
+        case tv::LayerType::GlobalAvgPool: {  // an average stays inside [lo, hi]; rounding is monotonic
+          int8_t v[2] = {int8_t(lo), int8_t(hi)};
+          tv::rescale_s8(v, 2, e_in, e_out, v);
+          lo = v[0], hi = v[1];
+          break;
+        }
+        case tv::LayerType::MaxPool2D:
+        case tv::LayerType::Flatten: break;
+      }
+    }
   }
 
   EspdlNode node(const std::string& op, const std::string& name, int last_layer) const {
@@ -816,6 +888,7 @@ class Exporter {
                    std::to_string(q8_->act_exps[0]) + ". Output '" + cur_.name + "': int8 logits " +
                    dims_text(cur_.dims) + " at exponent " + std::to_string(cur_.exp) + " (argmax = class; no Softmax).";
     out.notes = notes_;
+    out.acc_bound = acc_bound_;
     g.metadata = {{"target", "esp32s3"},
                   {"labels", labels},
                   {"input_shape_hwc", shape},

@@ -53,6 +53,9 @@ struct EspdlExport {
   std::vector<std::string> mapping;  // one line per node: "l0_conv2d + l1_relu -> Conv (activation Relu)"
   std::vector<std::string> notes;    // device caveats, one sentence each (also in the model's doc string)
   std::vector<int8_t> test_input, test_output;
+  // Per layer: the largest |running sum| any input image can produce in a conv / depthwise / dense
+  // layer (0 for the others), from the int8 values each tensor can hold; a note when > 2^19 - 1.
+  std::vector<int64_t> acc_bound;
   int test_class = -1;  // argmax of the test output
 };
 

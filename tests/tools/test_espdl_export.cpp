@@ -452,6 +452,52 @@ TEST(EspdlExport, TestVectorsAreTheInt8EngineOnTheQuantizedImage) {
   EXPECT_NE(back.doc_string.find("no Softmax"), std::string::npos);
 }
 
+// The export's accumulation bound (its own interval arithmetic) agrees with tvquant's report layer by
+// layer, and a model tvquant wrote gets no accumulation note.
+TEST(EspdlExport, AccumulationBoundsAgreeWithTheQuantizer) {
+  for (const tv::ModelDesc& d : {every_op_model(), averaging_model()}) {
+    auto plan = tvh::plan_or_throw(d, "bounds");
+    std::vector<float> params(plan->param_count);
+    tv::he_init(*plan, params.data(), 41);
+    const tvh::Dataset ds = random_dataset(d, 6, 41);
+    std::vector<int> idx;
+    for (int i = 0; i < int(ds.size()); ++i) idx.push_back(i);
+    const tvh::QuantOptions o;
+    const tvh::QuantResult r =
+        tvh::quantize_model(*plan, params.data(), tvh::calibrate(*plan, params.data(), ds, idx, o), labels_for(d),
+                            "tool=test\n", o, &ds, &idx);
+    const tvh::EspdlExport e = export_of(r.blob);
+    ASSERT_EQ(e.acc_bound.size(), r.layers.size());
+    for (size_t i = 0; i < r.layers.size(); ++i)
+      if (r.layers[i].has_params) {
+        EXPECT_EQ(e.acc_bound[i], r.layers[i].acc_bound) << "layer " << i;
+      }
+    for (const std::string& n : e.notes) EXPECT_EQ(n.find("running sum"), std::string::npos) << n;
+  }
+  // A hand-made layer that can leave 20 bits is noted by name.
+  tv::ModelDesc b = input_model(4, 4, 1, 2);
+  tv::add_layer(&b, tv::conv2d_layer(2, 3));
+  tv::add_layer(&b, tv::dense_layer());
+  const tvh::EspdlExport big = export_of(hand_blob(b, 524287));
+  ASSERT_FALSE(big.notes.empty());
+  EXPECT_NE(big.notes[0].find("layer 0 (conv2d): some input image can drive a running sum to"), std::string::npos)
+      << big.notes[0];
+}
+
+// The webmcu recipe's clip to +-10 holds every int8 value at the exponents tvquant picks: no node.
+TEST(EspdlExport, AClipThatHoldsAllOfInt8IsNotWritten) {
+  tv::ModelDesc d = input_model(8, 8, 3, 2);
+  tv::add_layer(&d, tv::conv2d_layer(4, 3));
+  tv::add_layer(&d, tv::clip_layer(-1000.f, 1000.f));
+  tv::add_layer(&d, tv::dense_layer());
+  const tvh::EspdlExport e = export_of(q8_blob(d, 6));
+  std::vector<std::string> ops;
+  for (const auto& n : e.model.nodes) ops.push_back(n.op_type);
+  EXPECT_EQ(ops, (std::vector<std::string>{"Conv", "Flatten", "Gemm"}));
+  ASSERT_EQ(e.mapping.size(), 4u);
+  EXPECT_NE(e.mapping[1].find("l1_clip -> (nothing"), std::string::npos) << e.mapping[1];
+}
+
 TEST(EspdlExport, AveragesOverNonPowerOfTwoAreasAreNotedAndFlattenIsInserted) {
   const tvh::EspdlExport e = export_of(q8_blob(averaging_model(), 3));
   const tvh::EspdlModel& g = e.model;
