@@ -1,6 +1,8 @@
 // Tests of the float reference kernels (tv/ops.h): hand-computed golden forwards, a comparison with
 // a naive double-precision reference, and a finite-difference gradient check for every trainable op
-// and both losses.
+// and both losses. The kernels that also have a fast variant (tv/ops/kernel_variants.h: conv2d,
+// maxpool2d, dense, the activations) run every one of their tests twice, on the reference kernels
+// and on the fast variants (test names end in _Reference / _Fast).
 //
 // Gradient-check method and tolerance. For each op we form the scalar L = sum(out * r) with a fixed
 // random r (accumulated in double), perturb one float at a time by +-kEps and compare
@@ -22,9 +24,11 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tv/ops.h"
+#include "tv/ops/kernel_variants.h"
 
 namespace {
 
@@ -230,120 +234,220 @@ std::vector<double> pool_reference(const tv::Geom2D& g, const Vec& in, bool is_m
 // square and non-square kernels, even kernels (asymmetric padding), a 1x1 kernel and a kernel larger
 // than the input.
 const std::vector<WindowCase> kConvCases = {
-    {5, 5, 1, 1, 3, 3, 1, 1, false}, {6, 7, 3, 4, 3, 3, 1, 1, false}, {6, 7, 3, 4, 3, 3, 1, 1, true},
-    {7, 6, 2, 3, 3, 3, 2, 2, false}, {7, 6, 2, 3, 3, 3, 2, 2, true},  {8, 8, 3, 2, 3, 2, 1, 1, true},
-    {7, 9, 2, 3, 2, 3, 2, 1, false}, {7, 9, 2, 3, 2, 3, 2, 1, true},  {6, 6, 2, 2, 4, 4, 2, 2, true},
-    {5, 5, 4, 2, 1, 1, 1, 1, false}, {3, 3, 2, 2, 5, 5, 1, 1, true},  {6, 5, 3, 2, 1, 3, 2, 2, true},
-    {6, 6, 3, 6, 3, 3, 1, 1, true},  {7, 7, 2, 5, 3, 3, 2, 2, false},
+    {5, 5, 1, 1, 3, 3, 1, 1, false},
+    {6, 7, 3, 4, 3, 3, 1, 1, false},
+    {6, 7, 3, 4, 3, 3, 1, 1, true},
+    {7, 6, 2, 3, 3, 3, 2, 2, false},
+    {7, 6, 2, 3, 3, 3, 2, 2, true},
+    {8, 8, 3, 2, 3, 2, 1, 1, true},
+    {7, 9, 2, 3, 2, 3, 2, 1, false},
+    {7, 9, 2, 3, 2, 3, 2, 1, true},
+    {6, 6, 2, 2, 4, 4, 2, 2, true},
+    {5, 5, 4, 2, 1, 1, 1, 1, false},
+    {3, 3, 2, 2, 5, 5, 1, 1, true},
+    {6, 5, 3, 2, 1, 3, 2, 2, true},
+    {6, 6, 3, 6, 3, 3, 1, 1, true},
+    {7, 7, 2, 5, 3, 3, 2, 2, false},
+    // Rows of more than 16 pixels, 3, 4 and 8 input channels, 4, 8 and 12 filters: the fast
+    // variants' vector paths, their tails and, with same padding, their border pixels.
+    {7, 21, 3, 4, 3, 3, 1, 1, false},
+    {6, 19, 4, 8, 3, 3, 1, 1, false},
+    {5, 18, 8, 12, 3, 3, 1, 1, true},
+    {5, 17, 3, 5, 3, 3, 1, 1, true},
 };
 
 // Pooling windows: non-overlapping (stride = k), overlapping (stride < k), padded, non-square.
 const std::vector<WindowCase> kPoolCases = {
-    {4, 4, 2, 2, 2, 2, 2, 2, false}, {6, 6, 3, 3, 2, 2, 2, 2, false}, {7, 7, 2, 2, 3, 3, 2, 2, false},
-    {6, 5, 2, 2, 3, 3, 1, 1, false}, {5, 5, 2, 2, 3, 3, 2, 2, true},  {6, 6, 1, 1, 3, 3, 2, 2, true},
-    {5, 7, 2, 2, 2, 3, 1, 2, false}, {5, 5, 3, 3, 2, 2, 2, 2, true},
+    {4, 4, 2, 2, 2, 2, 2, 2, false},
+    {6, 6, 3, 3, 2, 2, 2, 2, false},
+    {7, 7, 2, 2, 3, 3, 2, 2, false},
+    {6, 5, 2, 2, 3, 3, 1, 1, false},
+    {5, 5, 2, 2, 3, 3, 2, 2, true},
+    {6, 6, 1, 1, 3, 3, 2, 2, true},
+    {5, 7, 2, 2, 2, 3, 1, 2, false},
+    {5, 5, 3, 3, 2, 2, 2, 2, true},
+    // 2x2 windows over 4 and 8 channels, 3 channels with uncovered last row and column, 3x3 windows
+    // over 5 channels: the fast max-pool's paths.
+    {6, 10, 4, 4, 2, 2, 2, 2, false},
+    {4, 6, 8, 8, 2, 2, 2, 2, false},
+    {7, 9, 3, 3, 2, 2, 2, 2, false},
+    {6, 7, 5, 5, 3, 3, 3, 3, false},
 };
 
 std::string param_name(const testing::TestParamInfo<WindowCase>& info) {
   return case_name(info.param);
 }
 
+// ---- the two kernel sets ----
+
+// The implementations of the kernels that have a fast variant.
+struct KernelSet {
+  const char* name;
+  decltype(&tv::ref::conv2d_forward) conv2d_forward;
+  decltype(&tv::ref::conv2d_backward_data) conv2d_backward_data;
+  decltype(&tv::ref::conv2d_backward_params) conv2d_backward_params;
+  decltype(&tv::ref::maxpool2d_forward) maxpool2d_forward;
+  decltype(&tv::ref::maxpool2d_backward) maxpool2d_backward;
+  decltype(&tv::ref::dense_forward) dense_forward;
+  decltype(&tv::ref::dense_backward_data) dense_backward_data;
+  decltype(&tv::ref::dense_backward_params) dense_backward_params;
+  decltype(&tv::ref::relu_forward) relu_forward;
+  decltype(&tv::ref::relu_backward) relu_backward;
+  decltype(&tv::ref::leaky_relu_forward) leaky_relu_forward;
+  decltype(&tv::ref::leaky_relu_backward) leaky_relu_backward;
+  decltype(&tv::ref::clip_forward) clip_forward;
+};
+const KernelSet kReference = {"Reference",
+                              tv::ref::conv2d_forward,
+                              tv::ref::conv2d_backward_data,
+                              tv::ref::conv2d_backward_params,
+                              tv::ref::maxpool2d_forward,
+                              tv::ref::maxpool2d_backward,
+                              tv::ref::dense_forward,
+                              tv::ref::dense_backward_data,
+                              tv::ref::dense_backward_params,
+                              tv::ref::relu_forward,
+                              tv::ref::relu_backward,
+                              tv::ref::leaky_relu_forward,
+                              tv::ref::leaky_relu_backward,
+                              tv::ref::clip_forward};
+const KernelSet kFast = {"Fast",
+                         tv::fast::conv2d_forward,
+                         tv::fast::conv2d_backward_data,
+                         tv::fast::conv2d_backward_params,
+                         tv::fast::maxpool2d_forward,
+                         tv::fast::maxpool2d_backward,
+                         tv::fast::dense_forward,
+                         tv::fast::dense_backward_data,
+                         tv::fast::dense_backward_params,
+                         tv::fast::relu_forward,
+                         tv::fast::relu_backward,
+                         tv::fast::leaky_relu_forward,
+                         tv::fast::leaky_relu_backward,
+                         tv::fast::clip_forward};
+const KernelSet* const kKernelSets[] = {&kReference, &kFast};
+
+// A test run once per kernel set.
+class KernelTest : public testing::TestWithParam<const KernelSet*> {
+ protected:
+  const KernelSet& k() const { return *GetParam(); }
+};
+
+std::string kernel_name(const testing::TestParamInfo<const KernelSet*>& info) {
+  return info.param->name;
+}
+
+// A sliding-window case run once per kernel set.
+class WindowKernelTest : public testing::TestWithParam<std::tuple<WindowCase, const KernelSet*>> {
+ protected:
+  const WindowCase& window() const { return std::get<0>(GetParam()); }
+  const KernelSet& k() const { return *std::get<1>(GetParam()); }
+};
+
+std::string window_kernel_name(const testing::TestParamInfo<std::tuple<WindowCase, const KernelSet*>>& info) {
+  return case_name(std::get<0>(info.param)) + "_" + std::get<1>(info.param)->name;
+}
+
 // ======================= Conv2D =======================
 
-TEST(Conv2dGolden, ThreeByThreeWithTwoByTwoKernel) {
+class Conv2dGolden : public KernelTest {};
+
+TEST_P(Conv2dGolden, ThreeByThreeWithTwoByTwoKernel) {
   // in = [[1,2,3],[4,5,6],[7,8,9]], w = [[1,2],[3,4]], b = 1:
   // out(0,0) = 1*1 + 2*2 + 4*3 + 5*4 + 1 = 38, (0,1) = 2+6+15+24+1 = 48,
   // (1,0) = 4+10+21+32+1 = 68, (1,1) = 5+12+24+36+1 = 78.
   const tv::Geom2D g = make_geom({3, 3, 1, 1, 2, 2, 1, 1, false});
   const Vec in = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w = {1, 2, 3, 4}, b = {1};
   Vec out(4, kSentinel);
-  tv::conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
+  k().conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
   EXPECT_EQ(out, (Vec{38, 48, 68, 78}));
 }
 
-TEST(Conv2dGolden, SamePaddingSeesZeros) {
+TEST_P(Conv2dGolden, SamePaddingSeesZeros) {
   // All-ones 3x3 input and 3x3 kernel with padding 1: each output counts its in-bounds taps.
   const tv::Geom2D g = make_geom({3, 3, 1, 1, 3, 3, 1, 1, true});
   ASSERT_EQ(g.pad_top, 1);
   ASSERT_EQ(g.pad_left, 1);
   const Vec in(9, 1.0f), w(9, 1.0f), b = {0};
   Vec out(9, kSentinel);
-  tv::conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
+  k().conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
   EXPECT_EQ(out, (Vec{4, 6, 4, 6, 9, 6, 4, 6, 4}));
 }
 
-TEST(Conv2dGolden, ChannelsLastLayoutAndWeightOrder) {
+TEST_P(Conv2dGolden, ChannelsLastLayoutAndWeightOrder) {
   // 1x2 pixels, 2 input channels, 3 filters of 1x1: a matrix product per pixel.
   // pixel 0 = (1, 2), pixel 1 = (3, -1); w[o] = (1,0), (0,1), (2,3); b = (0, 10, -1).
   const tv::Geom2D g = make_geom({1, 2, 2, 3, 1, 1, 1, 1, false});
   const Vec in = {1, 2, 3, -1}, w = {1, 0, 0, 1, 2, 3}, b = {0, 10, -1};
   Vec out(6, kSentinel);
-  tv::conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
+  k().conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
   EXPECT_EQ(out, (Vec{1, 12, 7, 3, 9, 2}));
 }
 
-TEST(Conv2dGolden, StrideTwoPicksEveryOtherPixel) {
+TEST_P(Conv2dGolden, StrideTwoPicksEveryOtherPixel) {
   // 4x4 input holding its own index, 1x1 kernel of 1, stride 2: outputs are in[0], in[2], in[8], in[10].
   const tv::Geom2D g = make_geom({4, 4, 1, 1, 1, 1, 2, 2, false});
   Vec in(16);
   std::iota(in.begin(), in.end(), 0.0f);
   const Vec w = {1}, b = {0};
   Vec out(4, kSentinel);
-  tv::conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
+  k().conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
   EXPECT_EQ(out, (Vec{0, 2, 8, 10}));
 }
 
-TEST(Conv2dGolden, NonSquareKernelWeightIndex) {
+TEST_P(Conv2dGolden, NonSquareKernelWeightIndex) {
   // 2x3 input, one 1x2 kernel (k_h=1, k_w=2) with w = (1, 10): out(y,x) = in(y,x) + 10*in(y,x+1).
   const tv::Geom2D g = make_geom({2, 3, 1, 1, 1, 2, 1, 1, false});
   const Vec in = {1, 2, 3, 4, 5, 6}, w = {1, 10}, b = {0};
   Vec out(4, kSentinel);
-  tv::conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
+  k().conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
   EXPECT_EQ(out, (Vec{21, 32, 54, 65}));
 }
 
-TEST(Conv2dGolden, BackwardDataAndParamsByHand) {
+TEST_P(Conv2dGolden, BackwardDataAndParamsByHand) {
   // Same setup as ThreeByThreeWithTwoByTwoKernel, dout = [[1,0],[0,2]]:
   // din = 1 * w placed at (0,0) + 2 * w placed at (1,1) = [[1,2,0],[3,4+2,4],[0,6,8]];
   // dw = 1 * in[0:2,0:2] + 2 * in[1:3,1:3] = [1+10, 2+12, 4+16, 5+18]; db = 3.
   const tv::Geom2D g = make_geom({3, 3, 1, 1, 2, 2, 1, 1, false});
   const Vec in = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w = {1, 2, 3, 4}, dout = {1, 0, 0, 2};
   Vec din(9, kSentinel);
-  tv::conv2d_backward_data(g, w.data(), dout.data(), din.data());
+  k().conv2d_backward_data(g, w.data(), dout.data(), din.data());
   EXPECT_EQ(din, (Vec{1, 2, 0, 3, 6, 4, 0, 6, 8}));
   Vec dw(4, 0.0f), db(1, 0.0f);
-  tv::conv2d_backward_params(g, in.data(), dout.data(), dw.data(), db.data());
+  k().conv2d_backward_params(g, in.data(), dout.data(), dw.data(), db.data());
   EXPECT_EQ(dw, (Vec{11, 14, 20, 23}));
   EXPECT_EQ(db, (Vec{3}));
 }
 
-class Conv2dCase : public testing::TestWithParam<WindowCase> {};
+INSTANTIATE_TEST_SUITE_P(Kernels, Conv2dGolden, testing::ValuesIn(kKernelSets), kernel_name);
+
+class Conv2dCase : public WindowKernelTest {};
 
 TEST_P(Conv2dCase, ForwardMatchesNaiveReference) {
-  const tv::Geom2D g = make_geom(GetParam());
+  const tv::Geom2D g = make_geom(window());
   std::mt19937 rng(11);
   const Vec in = random_vec(rng, in_size(g));
   const Vec w = random_vec(rng, (size_t)g.out_c * g.k_h * g.k_w * g.in_c);
   const Vec b = random_vec(rng, g.out_c);
   Vec out(out_size(g), kSentinel);
-  tv::conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
+  k().conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
   expect_all_near(out, conv_reference(g, in, w, b), 1e-5);
 }
 
 TEST_P(Conv2dCase, ForwardSumsInFixedFloatOrder) {
   // Bit-for-bit: the float sum runs bias + (ky, kx, ic) in order, whatever the loop blocking.
-  const tv::Geom2D g = make_geom(GetParam());
+  const tv::Geom2D g = make_geom(window());
   std::mt19937 rng(13);
   const Vec in = random_vec(rng, in_size(g));
   const Vec w = random_vec(rng, (size_t)g.out_c * g.k_h * g.k_w * g.in_c);
   const Vec b = random_vec(rng, g.out_c);
   Vec out(out_size(g), kSentinel);
-  tv::conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
+  k().conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
   EXPECT_EQ(out, conv_in_float_order(g, in, w, b));
 }
 
 TEST_P(Conv2dCase, GradientsMatchFiniteDifferences) {
-  const tv::Geom2D g = make_geom(GetParam());
+  const tv::Geom2D g = make_geom(window());
   std::mt19937 rng(12);
   Vec in = random_vec(rng, in_size(g));
   Vec w = random_vec(rng, (size_t)g.out_c * g.k_h * g.k_w * g.in_c);
@@ -351,24 +455,26 @@ TEST_P(Conv2dCase, GradientsMatchFiniteDifferences) {
   const Vec r = random_vec(rng, out_size(g));  // dL/dout
   auto loss = [&] {
     Vec out(out_size(g));
-    tv::conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
+    k().conv2d_forward(g, in.data(), w.data(), b.data(), out.data());
     return weighted_sum(out, r);
   };
   Vec din(in.size(), kSentinel), dw(w.size(), 0.0f), db(b.size(), 0.0f);
-  tv::conv2d_backward_data(g, w.data(), r.data(), din.data());
-  tv::conv2d_backward_params(g, in.data(), r.data(), dw.data(), db.data());
+  k().conv2d_backward_data(g, w.data(), r.data(), din.data());
+  k().conv2d_backward_params(g, in.data(), r.data(), dw.data(), db.data());
   expect_gradient("din", in, din, loss);
   expect_gradient("dw", w, dw, loss);
   expect_gradient("db", b, db, loss);
 
   // backward_params accumulates: a second call doubles the buffers.
   Vec dw2 = dw, db2 = db;
-  tv::conv2d_backward_params(g, in.data(), r.data(), dw2.data(), db2.data());
+  k().conv2d_backward_params(g, in.data(), r.data(), dw2.data(), db2.data());
   expect_doubled("dw", dw, dw2);
   expect_doubled("db", db, db2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Geometries, Conv2dCase, testing::ValuesIn(kConvCases), param_name);
+INSTANTIATE_TEST_SUITE_P(Geometries, Conv2dCase,
+                         testing::Combine(testing::ValuesIn(kConvCases), testing::ValuesIn(kKernelSets)),
+                         window_kernel_name);
 
 // ======================= DepthwiseConv2D =======================
 
@@ -434,86 +540,92 @@ INSTANTIATE_TEST_SUITE_P(Geometries, DepthwiseConv2dCase, testing::ValuesIn(kCon
 
 // ======================= MaxPool2D =======================
 
-TEST(MaxPool2dGolden, FourByFourToTwoByTwo) {
+class MaxPool2dGolden : public KernelTest {};
+
+TEST_P(MaxPool2dGolden, FourByFourToTwoByTwo) {
   const tv::Geom2D g = make_geom({4, 4, 1, 1, 2, 2, 2, 2, false});
   const Vec in = {1, 5, 2,  0,   //
                   3, 4, 8,  1,   //
                   0, 0, -1, -2,  //
                   9, 1, -3, -4};
   Vec out(4, kSentinel);
-  tv::maxpool2d_forward(g, in.data(), out.data());
+  k().maxpool2d_forward(g, in.data(), out.data());
   EXPECT_EQ(out, (Vec{5, 8, 9, -1}));
 
   const Vec dout = {10, 20, 30, 40};
   Vec din(16, kSentinel);
-  tv::maxpool2d_backward(g, in.data(), dout.data(), din.data());
+  k().maxpool2d_backward(g, in.data(), dout.data(), din.data());
   EXPECT_EQ(din, (Vec{0, 10, 0, 0,  //
                       0, 0, 20, 0,  //
                       0, 0, 40, 0,  //
                       30, 0, 0, 0}));
 }
 
-TEST(MaxPool2dGolden, TiesGoToFirstMaximumInRowMajorOrder) {
+TEST_P(MaxPool2dGolden, TiesGoToFirstMaximumInRowMajorOrder) {
   // One 2x2 window of equal values: the whole gradient goes to (0,0); a tie between (0,1) and (1,0)
   // goes to (0,1).
   const tv::Geom2D g = make_geom({2, 2, 2, 2, 2, 2, 2, 2, false});
   const Vec in = {3, 0, 3, 7, 3, 7, 3, 1};  // channel 0 all 3; channel 1 = [[0,7],[7,1]]
   Vec out(2, kSentinel);
-  tv::maxpool2d_forward(g, in.data(), out.data());
+  k().maxpool2d_forward(g, in.data(), out.data());
   EXPECT_EQ(out, (Vec{3, 7}));
   const Vec dout = {1.5f, -2.0f};
   Vec din(8, kSentinel);
-  tv::maxpool2d_backward(g, in.data(), dout.data(), din.data());
+  k().maxpool2d_backward(g, in.data(), dout.data(), din.data());
   EXPECT_EQ(din, (Vec{1.5f, 0, 0, -2.0f, 0, 0, 0, 0}));
 }
 
-TEST(MaxPool2dGolden, PaddedCellsAreSkippedNotZero) {
+TEST_P(MaxPool2dGolden, PaddedCellsAreSkippedNotZero) {
   // All-negative 3x3 input, 2x2 windows at stride 2 with the last row/column in padding: a padded
   // cell must not win with a zero.
   const tv::Geom2D g = make_geom({3, 3, 1, 1, 2, 2, 2, 2, true});
   ASSERT_EQ(g.out_h, 2);
   const Vec in = {-1, -2, -3, -4, -5, -6, -7, -8, -9};
   Vec out(4, kSentinel);
-  tv::maxpool2d_forward(g, in.data(), out.data());
+  k().maxpool2d_forward(g, in.data(), out.data());
   EXPECT_EQ(out, (Vec{-1, -3, -7, -9}));
 }
 
-TEST(MaxPool2dGolden, OverlappingWindowsAddUp) {
+TEST_P(MaxPool2dGolden, OverlappingWindowsAddUp) {
   // 1x3 input, 1x2 windows at stride 1: the middle value is the max of both windows.
   const tv::Geom2D g = make_geom({1, 3, 1, 1, 1, 2, 1, 1, false});
   const Vec in = {1, 5, 2}, dout = {0.25f, 0.5f};
   Vec din(3, kSentinel);
-  tv::maxpool2d_backward(g, in.data(), dout.data(), din.data());
+  k().maxpool2d_backward(g, in.data(), dout.data(), din.data());
   EXPECT_EQ(din, (Vec{0, 0.75f, 0}));
 }
 
-class MaxPool2dCase : public testing::TestWithParam<WindowCase> {};
+INSTANTIATE_TEST_SUITE_P(Kernels, MaxPool2dGolden, testing::ValuesIn(kKernelSets), kernel_name);
+
+class MaxPool2dCase : public WindowKernelTest {};
 
 TEST_P(MaxPool2dCase, ForwardMatchesNaiveReference) {
-  const tv::Geom2D g = make_geom(GetParam());
+  const tv::Geom2D g = make_geom(window());
   std::mt19937 rng(31);
   const Vec in = random_vec(rng, in_size(g));
   Vec out(out_size(g), kSentinel);
-  tv::maxpool2d_forward(g, in.data(), out.data());
+  k().maxpool2d_forward(g, in.data(), out.data());
   expect_all_near(out, pool_reference(g, in, true), 0.0);
 }
 
 TEST_P(MaxPool2dCase, GradientMatchesFiniteDifferences) {
-  const tv::Geom2D g = make_geom(GetParam());
+  const tv::Geom2D g = make_geom(window());
   std::mt19937 rng(32);
   Vec in = distinct_values(rng, in_size(g));
   const Vec r = random_vec(rng, out_size(g));
   auto loss = [&] {
     Vec out(out_size(g));
-    tv::maxpool2d_forward(g, in.data(), out.data());
+    k().maxpool2d_forward(g, in.data(), out.data());
     return weighted_sum(out, r);
   };
   Vec din(in.size(), kSentinel);
-  tv::maxpool2d_backward(g, in.data(), r.data(), din.data());
+  k().maxpool2d_backward(g, in.data(), r.data(), din.data());
   expect_gradient("din", in, din, loss);
 }
 
-INSTANTIATE_TEST_SUITE_P(Geometries, MaxPool2dCase, testing::ValuesIn(kPoolCases), param_name);
+INSTANTIATE_TEST_SUITE_P(Geometries, MaxPool2dCase,
+                         testing::Combine(testing::ValuesIn(kPoolCases), testing::ValuesIn(kKernelSets)),
+                         window_kernel_name);
 
 // ======================= AvgPool2D =======================
 
@@ -636,82 +748,94 @@ INSTANTIATE_TEST_SUITE_P(Sizes, AdaptiveAvgPool2dCase,
 
 // ======================= Dense =======================
 
-TEST(DenseGolden, ThreeToTwo) {
+class DenseGolden : public KernelTest {};
+
+TEST_P(DenseGolden, ThreeToTwo) {
   // w = [[1,2,3],[4,5,6]], in = (1,-1,2), b = (0.5,-1): out = (1-2+6+0.5, 4-5+12-1) = (5.5, 10).
   const Vec in = {1, -1, 2}, w = {1, 2, 3, 4, 5, 6}, b = {0.5f, -1};
   Vec out(2, kSentinel);
-  tv::dense_forward(3, 2, in.data(), w.data(), b.data(), out.data());
+  k().dense_forward(3, 2, in.data(), w.data(), b.data(), out.data());
   EXPECT_EQ(out, (Vec{5.5f, 10}));
 
   // dout = (1, 2): din = w^T dout = (9, 12, 15); dw = dout in^T; db = dout.
   const Vec dout = {1, 2};
   Vec din(3, kSentinel);
-  tv::dense_backward_data(3, 2, w.data(), dout.data(), din.data());
+  k().dense_backward_data(3, 2, w.data(), dout.data(), din.data());
   EXPECT_EQ(din, (Vec{9, 12, 15}));
   Vec dw(6, 0.0f), db(2, 0.0f);
-  tv::dense_backward_params(3, 2, in.data(), dout.data(), dw.data(), db.data());
+  k().dense_backward_params(3, 2, in.data(), dout.data(), dw.data(), db.data());
   EXPECT_EQ(dw, (Vec{1, -1, 2, 2, -2, 4}));
   EXPECT_EQ(db, (Vec{1, 2}));
 }
 
-TEST(DenseGolden, ProductsAreSummedInDouble) {
+TEST_P(DenseGolden, ProductsAreSummedInDouble) {
   // 1e8 + 1 - 1e8 is 0 in float but 1 in double.
   const Vec in = {1e8f, 1, -1e8f}, w = {1, 1, 1}, b = {0};
   Vec out(1, kSentinel);
-  tv::dense_forward(3, 1, in.data(), w.data(), b.data(), out.data());
+  k().dense_forward(3, 1, in.data(), w.data(), b.data(), out.data());
   EXPECT_EQ(out[0], 1.0f);
 }
 
-TEST(Dense, GradientsMatchFiniteDifferences) {
+INSTANTIATE_TEST_SUITE_P(Kernels, DenseGolden, testing::ValuesIn(kKernelSets), kernel_name);
+
+class Dense : public KernelTest {};
+
+TEST_P(Dense, GradientsMatchFiniteDifferences) {
   const int in_n = 12, out_n = 5;
   std::mt19937 rng(61);
   Vec in = random_vec(rng, in_n), w = random_vec(rng, (size_t)in_n * out_n), b = random_vec(rng, out_n);
   const Vec r = random_vec(rng, out_n);
   auto loss = [&] {
     Vec out(out_n);
-    tv::dense_forward(in_n, out_n, in.data(), w.data(), b.data(), out.data());
+    k().dense_forward(in_n, out_n, in.data(), w.data(), b.data(), out.data());
     return weighted_sum(out, r);
   };
   Vec din(in_n, kSentinel), dw(w.size(), 0.0f), db(out_n, 0.0f);
-  tv::dense_backward_data(in_n, out_n, w.data(), r.data(), din.data());
-  tv::dense_backward_params(in_n, out_n, in.data(), r.data(), dw.data(), db.data());
+  k().dense_backward_data(in_n, out_n, w.data(), r.data(), din.data());
+  k().dense_backward_params(in_n, out_n, in.data(), r.data(), dw.data(), db.data());
   expect_gradient("din", in, din, loss);
   expect_gradient("dw", w, dw, loss);
   expect_gradient("db", b, db, loss);
 
   Vec dw2 = dw, db2 = db;
-  tv::dense_backward_params(in_n, out_n, in.data(), r.data(), dw2.data(), db2.data());
+  k().dense_backward_params(in_n, out_n, in.data(), r.data(), dw2.data(), db2.data());
   expect_doubled("dw", dw, dw2);
   expect_doubled("db", db, db2);
 }
 
+INSTANTIATE_TEST_SUITE_P(Kernels, Dense, testing::ValuesIn(kKernelSets), kernel_name);
+
 // ======================= Activations =======================
 
-TEST(ActivationsGolden, ReluLeakyReluClip) {
+class ActivationsGolden : public KernelTest {};
+
+TEST_P(ActivationsGolden, ReluLeakyReluClip) {
   Vec x = {-2, -0.5f, 0, 0.5f, 3};
-  tv::relu_forward(x.data(), x.size());
+  k().relu_forward(x.data(), x.size());
   EXPECT_EQ(x, (Vec{0, 0, 0, 0.5f, 3}));
   Vec dy = {1, 2, 3, 4, 5};
-  tv::relu_backward(x.data(), dy.data(), dy.size());
+  k().relu_backward(x.data(), dy.data(), dy.size());
   EXPECT_EQ(dy, (Vec{0, 0, 0, 4, 5}));
 
   Vec lx = {-2, -0.5f, 0, 0.5f, 3};
-  tv::leaky_relu_forward(lx.data(), lx.size(), 0.25f);
+  k().leaky_relu_forward(lx.data(), lx.size(), 0.25f);
   EXPECT_EQ(lx, (Vec{-0.5f, -0.125f, 0, 0.5f, 3}));
   Vec ldy = {4, 4, 4, 4, 4};
-  tv::leaky_relu_backward(lx.data(), ldy.data(), ldy.size(), 0.25f);
+  k().leaky_relu_backward(lx.data(), ldy.data(), ldy.size(), 0.25f);
   EXPECT_EQ(ldy, (Vec{1, 1, 1, 4, 4}));
 
   Vec cx = {-2, -0.5f, 0, 0.5f, 3};
-  tv::clip_forward(cx.data(), cx.size(), -1.0f, 1.0f);
+  k().clip_forward(cx.data(), cx.size(), -1.0f, 1.0f);
   EXPECT_EQ(cx, (Vec{-1, -0.5f, 0, 0.5f, 1}));
 }
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ActivationsGolden, testing::ValuesIn(kKernelSets), kernel_name);
 
 // Gradient of an in-place activation: forward(x) into y, backward(y, dy = r) gives dL/dx.
 void check_activation(const char* what, const std::function<void(float*, size_t)>& forward,
                       const std::function<void(const float*, float*, size_t)>& backward) {
   std::mt19937 rng(71);
-  Vec x = away_from_zero(rng, 40, 5 * kEps, 2.0f);  // kinks at 0 stay out of the +-kEps steps
+  Vec x = away_from_zero(rng, 43, 5 * kEps, 2.0f);  // kinks at 0 stay out of the +-kEps steps
   const Vec r = random_vec(rng, x.size());
   auto loss = [&] {
     Vec y = x;
@@ -725,16 +849,20 @@ void check_activation(const char* what, const std::function<void(float*, size_t)
   expect_gradient(what, x, dx, loss);
 }
 
-TEST(Activations, ReluGradientMatchesFiniteDifferences) {
-  check_activation("relu", tv::relu_forward, tv::relu_backward);
+class Activations : public KernelTest {};
+
+TEST_P(Activations, ReluGradientMatchesFiniteDifferences) {
+  check_activation("relu", k().relu_forward, k().relu_backward);
 }
 
-TEST(Activations, LeakyReluGradientMatchesFiniteDifferences) {
+TEST_P(Activations, LeakyReluGradientMatchesFiniteDifferences) {
   const float alpha = 0.1f;
   check_activation(
-      "leaky_relu", [&](float* x, size_t n) { tv::leaky_relu_forward(x, n, alpha); },
-      [&](const float* y, float* dy, size_t n) { tv::leaky_relu_backward(y, dy, n, alpha); });
+      "leaky_relu", [&](float* x, size_t n) { k().leaky_relu_forward(x, n, alpha); },
+      [&](const float* y, float* dy, size_t n) { k().leaky_relu_backward(y, dy, n, alpha); });
 }
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Activations, testing::ValuesIn(kKernelSets), kernel_name);
 
 // ======================= Softmax and losses =======================
 

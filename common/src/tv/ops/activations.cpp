@@ -1,7 +1,8 @@
 // In-place activations; backward passes read the stored output y.
-#include "tv/ops.h"
+#include "tv/ops/kernel_variants.h"
 
 namespace tv {
+namespace ref {
 
 void relu_forward(float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
@@ -23,4 +24,5 @@ void clip_forward(float* x, size_t n, float lo, float hi) {
   for (size_t i = 0; i < n; ++i) x[i] = x[i] < lo ? lo : (x[i] > hi ? hi : x[i]);
 }
 
+}  // namespace ref
 }  // namespace tv

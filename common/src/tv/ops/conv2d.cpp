@@ -1,5 +1,5 @@
 // Conv2D float reference kernel: HWC activations, weights [out_c][k_h][k_w][in_c].
-#include "tv/ops.h"
+#include "tv/ops/kernel_variants.h"
 
 namespace tv {
 namespace {
@@ -19,6 +19,8 @@ TapRange valid_taps(int o, int stride, int pad, int k, int in_size) {
 }
 
 }  // namespace
+
+namespace ref {
 
 void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
   const int w_row = g.k_w * g.in_c;  // floats in one kernel row of one filter
@@ -118,4 +120,5 @@ void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout,
   }
 }
 
+}  // namespace ref
 }  // namespace tv

@@ -1,7 +1,8 @@
 // Dense (fully connected) float reference kernel: weights [out][in].
-#include "tv/ops.h"
+#include "tv/ops/kernel_variants.h"
 
 namespace tv {
+namespace ref {
 
 void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out) {
   for (int o = 0; o < out_n; ++o) {
@@ -31,4 +32,5 @@ void dense_backward_params(int in_n, int out_n, const float* in, const float* do
   }
 }
 
+}  // namespace ref
 }  // namespace tv

@@ -1,5 +1,5 @@
 // MaxPool2D float reference kernel; padded cells are skipped.
-#include "tv/ops.h"
+#include "tv/ops/kernel_variants.h"
 
 namespace tv {
 namespace {
@@ -19,6 +19,8 @@ TapRange valid_taps(int o, int stride, int pad, int k, int in_size) {
 }
 
 }  // namespace
+
+namespace ref {
 
 void maxpool2d_forward(const Geom2D& g, const float* in, float* out) {
   const int c_n = g.in_c;
@@ -71,4 +73,5 @@ void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, flo
   }
 }
 
+}  // namespace ref
 }  // namespace tv

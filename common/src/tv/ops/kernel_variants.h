@@ -1,0 +1,65 @@
+// The two implementations behind the kernels of tv/ops.h that have a faster variant.
+//
+// tv::ref:: are the reference kernels: plain loops, readable first (conv2d.cpp, maxpool2d.cpp,
+// dense.cpp, activations.cpp). tv::fast:: are the faster variants (*_fast.cpp): the same sums in
+// the same order, computed several elements at a time (see simd.h), so they give the same bits as
+// the reference (for finite weights; see each file). A fast kernel hands a geometry it has no fast
+// path for to the reference kernel. Which set the tv:: entry points of tv/ops.h call is chosen at
+// build time by TV_FAST_KERNELS (dispatch.cpp); both sets are always compiled, so the tests run both.
+// The contracts are those of tv/ops.h.
+#pragma once
+#include "tv/ops.h"
+
+namespace tv {
+
+namespace ref {
+void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
+void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
+void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
+void maxpool2d_forward(const Geom2D& g, const float* in, float* out);
+void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, float* din);
+void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out);
+void dense_backward_data(int in_n, int out_n, const float* w, const float* dout, float* din);
+void dense_backward_params(int in_n, int out_n, const float* in, const float* dout, float* dw, float* db);
+void relu_forward(float* x, size_t n);
+void relu_backward(const float* y, float* dy, size_t n);
+void leaky_relu_forward(float* x, size_t n, float alpha);
+void leaky_relu_backward(const float* y, float* dy, size_t n, float alpha);
+void clip_forward(float* x, size_t n, float lo, float hi);
+}  // namespace ref
+
+namespace fast {
+void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
+void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
+void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
+void maxpool2d_forward(const Geom2D& g, const float* in, float* out);
+void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, float* din);
+void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out);
+void dense_backward_data(int in_n, int out_n, const float* w, const float* dout, float* din);
+void dense_backward_params(int in_n, int out_n, const float* in, const float* dout, float* dw, float* db);
+void relu_forward(float* x, size_t n);
+void relu_backward(const float* y, float* dy, size_t n);
+void leaky_relu_forward(float* x, size_t n, float alpha);
+void leaky_relu_backward(const float* y, float* dy, size_t n, float alpha);
+void clip_forward(float* x, size_t n, float lo, float hi);
+// Fused backward of the chain Conv2D -> in-place activations -> MaxPool2D (stride == kernel, no
+// padding) for a conv whose input gradient is not needed (the model's first layer with weights).
+// Adds to dw and db exactly what maxpool2d_backward, the activations' backward passes (acts, in
+// backward order: the layer below the pool first) and conv2d_backward_params would add, without
+// forming the conv's output gradient, of which the pool leaves at most one entry per window and
+// channel non-zero. in: the conv's input; y: its stored output (after the activations, the pool's
+// input); dpool: the gradient of the pool's output. Returns false, having done nothing, when the
+// geometry has no fused path; the caller then runs the layers one by one.
+struct ActivationStep {
+  bool leaky;   // LeakyReLU (else ReLU)
+  float alpha;  // LeakyReLU slope
+};
+bool conv2d_pool_backward_params(const Geom2D& conv, const Geom2D& pool, const ActivationStep* acts, int n_acts,
+                                 const float* in, const float* y, const float* dpool, float* dw, float* db);
+
+}  // namespace fast
+
+// True when the tv:: entry points of tv/ops.h run the fast variants.
+bool fast_kernels_enabled();
+
+}  // namespace tv

@@ -1,0 +1,118 @@
+// Fixed-width float vectors for the fast kernel variants (GCC/Clang vector extensions).
+//
+// The compiler maps them to SSE2/AVX2 registers on x86-64, NEON on ARM, and plain scalar code where
+// there is no SIMD unit (the ESP32-S3 build), so the fast variants stay portable. Each lane computes
+// one element with exactly the scalar operations of the reference kernel (a separate multiply and
+// add: the build sets -ffp-contract=off), so the vector width never changes a result.
+#pragma once
+#include <string.h>
+
+// Function multi-versioning: on x86-64 Linux, unless the whole build already targets AVX2, a function
+// marked TV_TARGET_CLONES is compiled twice (AVX2 and baseline x86-64) and the dynamic loader picks
+// the one the running CPU supports. Both compute the same bits.
+#if defined(__x86_64__) && defined(__linux__) && !defined(__AVX2__) && !defined(TV_NO_TARGET_CLONES) && \
+    (defined(__clang__) ? __clang_major__ >= 14 : (defined(__GNUC__) && __GNUC__ >= 6))
+#define TV_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TV_TARGET_CLONES
+#endif
+
+// The vectors never cross a non-inline function boundary, so GCC's note that passing 32-byte
+// vectors changes the ABI without AVX does not apply.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+#define TV_SIMD_INLINE static inline __attribute__((always_inline))
+
+namespace tv {
+namespace simd {
+
+typedef float f8 __attribute__((vector_size(32)));
+typedef float f4 __attribute__((vector_size(16)));
+
+// Unaligned loads and stores (memcpy compiles to one vector move).
+TV_SIMD_INLINE f8 load8(const float* p) {
+  f8 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+TV_SIMD_INLINE void store8(float* p, const f8& v) {
+  memcpy(p, &v, sizeof v);
+}
+TV_SIMD_INLINE f4 load4(const float* p) {
+  f4 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+TV_SIMD_INLINE void store4(float* p, const f4& v) {
+  memcpy(p, &v, sizeof v);
+}
+// x in every lane. Written as a shuffle of lane 0: GCC lowers a plain {x, x, ...} initializer in
+// this (baseline-target) helper to lane inserts before it is inlined into an AVX2 clone, whereas a
+// shuffle becomes one broadcast there.
+#if defined(__clang__)
+TV_SIMD_INLINE f8 splat8(float x) {
+  return __builtin_shufflevector(f8{x}, f8{x}, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+TV_SIMD_INLINE f4 splat4(float x) {
+  return __builtin_shufflevector(f4{x}, f4{x}, 0, 0, 0, 0);
+}
+#else
+typedef int i4_ __attribute__((vector_size(16)));
+typedef int i8s_ __attribute__((vector_size(32)));
+TV_SIMD_INLINE f8 splat8(float x) {
+  return __builtin_shuffle(f8{x}, i8s_{0, 0, 0, 0, 0, 0, 0, 0});
+}
+TV_SIMD_INLINE f4 splat4(float x) {
+  return __builtin_shuffle(f4{x}, i4_{0, 0, 0, 0});
+}
+#endif
+
+// Shuffle of two f8 by constant lane indices (0-7: a, 8-15: b).
+#if defined(__clang__)
+#define TV_SHUFFLE8(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+typedef int i8_ __attribute__((vector_size(32)));
+#define TV_SHUFFLE8(a, b, ...) __builtin_shuffle((a), (b), ::tv::simd::i8_{__VA_ARGS__})
+#endif
+
+// The two 4-float halves of an f8.
+TV_SIMD_INLINE f4 low4(const f8& v) {
+  f4 h;
+  memcpy(&h, &v, sizeof h);
+  return h;
+}
+TV_SIMD_INLINE f4 high4(const f8& v) {
+  f4 h;
+  memcpy(&h, (const char*)&v + sizeof h, sizeof h);
+  return h;
+}
+
+// 4x4 transposes inside both halves: element (half h, vector i, lane j) moves to (half h, vector j,
+// lane i).
+TV_SIMD_INLINE void transpose4_halves(f8& r0, f8& r1, f8& r2, f8& r3) {
+  const f8 t0 = TV_SHUFFLE8(r0, r1, 0, 8, 1, 9, 4, 12, 5, 13);
+  const f8 t1 = TV_SHUFFLE8(r0, r1, 2, 10, 3, 11, 6, 14, 7, 15);
+  const f8 t2 = TV_SHUFFLE8(r2, r3, 0, 8, 1, 9, 4, 12, 5, 13);
+  const f8 t3 = TV_SHUFFLE8(r2, r3, 2, 10, 3, 11, 6, 14, 7, 15);
+  r0 = TV_SHUFFLE8(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+  r1 = TV_SHUFFLE8(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+  r2 = TV_SHUFFLE8(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+  r3 = TV_SHUFFLE8(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+}
+
+// 8x8 transpose: lane j of r[i] moves to lane i of r[j].
+TV_SIMD_INLINE void transpose8(f8* r) {
+  transpose4_halves(r[0], r[1], r[2], r[3]);
+  transpose4_halves(r[4], r[5], r[6], r[7]);
+  for (int i = 0; i < 4; ++i) {
+    const f8 lo = TV_SHUFFLE8(r[i], r[4 + i], 0, 1, 2, 3, 8, 9, 10, 11);
+    const f8 hi = TV_SHUFFLE8(r[i], r[4 + i], 4, 5, 6, 7, 12, 13, 14, 15);
+    r[i] = lo;
+    r[4 + i] = hi;
+  }
+}
+
+}  // namespace simd
+}  // namespace tv
