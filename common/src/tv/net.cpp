@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tv/ops.h"
+#include "tv/ops/kernel_variants.h"
 #include "tv/optim.h"
 #include "tv/rng.h"
 
@@ -26,6 +27,34 @@ void normalize_input(const ModelPlan& plan, const uint8_t* image, float* dst) {
   } else {
     for (size_t i = 0; i < n; ++i) dst[i] = (float)image[i] * scale + offset;
   }
+}
+
+// With the fast kernels: the backward of [Conv2D, in-place activations, MaxPool2D] in one fused
+// kernel when the conv is the first layer with weights (its input gradient is never needed). Adds to
+// the conv's gradient the same bits as running the layers one by one; returns false when the layers
+// do not form that chain or the kernel has no fused path for their geometry.
+bool fused_conv_pool_backward(const ModelPlan& plan, int pool_layer, const float* acts, const float* dpool,
+                              float* grad) {
+  if (!fast_kernels_enabled()) return false;
+  const int conv_layer = plan.first_param_layer;
+  if (conv_layer < 0 || conv_layer >= pool_layer || plan.desc.layers[conv_layer].type != LayerType::Conv2D)
+    return false;
+  fast::ActivationStep steps[kMaxLayers];
+  int n = 0;
+  for (int j = pool_layer - 1; j > conv_layer; --j) {  // backward order
+    const LayerDesc& d = plan.desc.layers[j];
+    if (d.type == LayerType::LeakyReLU)
+      steps[n++] = fast::ActivationStep{true, d.alpha};
+    else if (d.type == LayerType::ReLU)
+      steps[n++] = fast::ActivationStep{false, 0.f};
+    else if (d.type != LayerType::Clip)
+      return false;  // Clip passes the gradient straight through
+  }
+  const LayerPlan& cp = plan.layers[conv_layer];
+  const float* x = conv_layer == 0 ? acts : acts + plan.layers[conv_layer - 1].act_offset;
+  float* g = grad + cp.param_offset;
+  return fast::conv2d_pool_backward_params(cp.geom, plan.layers[pool_layer].geom, steps, n, x, acts + cp.act_offset,
+                                           dpool, g, g + cp.weight_count);
 }
 
 }  // namespace
@@ -257,6 +286,8 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
       // Clip passes the gradient straight through; Flatten only reinterprets the shape.
       continue;
     }
+    if (d.type == LayerType::MaxPool2D && fused_conv_pool_backward(plan, i, acts, dy, tr->lanes[lane_index].grad))
+      break;  // the first layer with weights is done: nothing below needs a gradient
     float* g = tr->lanes[lane_index].grad + lp.param_offset;
     const float* w = params + lp.param_offset;
     const bool need_dx = i > plan.first_param_layer;
