@@ -7,11 +7,12 @@
 #pragma once
 #include <string.h>
 
-// Function multi-versioning: on x86-64 Linux, unless the whole build already targets AVX2, a function
-// marked TV_TARGET_CLONES is compiled twice (AVX2 and baseline x86-64) and the dynamic loader picks
-// the one the running CPU supports. Both compute the same bits.
+// Function multi-versioning: with GCC on x86-64 Linux, unless the whole build already targets AVX2,
+// a function marked TV_TARGET_CLONES is compiled twice (AVX2 and baseline x86-64) and the dynamic
+// loader picks the one the running CPU supports. Both compute the same bits. (Clang refuses the
+// 32-byte vector helpers below inside such clones, so Clang builds get the portable code.)
 #if defined(__x86_64__) && defined(__linux__) && !defined(__AVX2__) && !defined(TV_NO_TARGET_CLONES) && \
-    (defined(__clang__) ? __clang_major__ >= 14 : (defined(__GNUC__) && __GNUC__ >= 6))
+    defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6
 #define TV_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define TV_TARGET_CLONES
@@ -19,7 +20,9 @@
 
 // The vectors never cross a non-inline function boundary, so GCC's note that passing 32-byte
 // vectors changes the ABI without AVX does not apply.
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpsabi"
+#elif defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
