@@ -1,0 +1,347 @@
+// tv_bench_train: times what `tvtrain DATASET --preset webmcu` runs (tvh::train_model on the decoded
+// cache, reference split, 20 epochs) at 1 and 2 threads, with 4x the images, and, when Debian's
+// python3-torch is installed, the same network and recipe in PyTorch on the same decoded images.
+//
+//   tv_bench_train [DATASET] [--runs N] [--scale K] [--scale-runs N] [--no-torch]
+//
+// DATASET defaults to ../shared/datasets/webmcu-b next to the source tree. Prints figures only.
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "host/config.h"
+#include "host/dataset.h"
+#include "host/error.h"
+#include "host/model_io.h"
+#include "host/training.h"
+#include "tv/ops/kernel_variants.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Options {
+  std::string dataset = TV_SOURCE_DIR "/../shared/datasets/webmcu-b";
+  int runs = 7;
+  int scale = 4;
+  int scale_runs = 3;
+  bool torch = true;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double minimum(const std::vector<double>& v) {
+  return *std::min_element(v.begin(), v.end());
+}
+
+std::string read_first_line_with(const std::string& path, const std::string& key) {
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line))
+    if (line.compare(0, key.size(), key) == 0) {
+      const size_t colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(colon + 2);
+    }
+  return "unknown";
+}
+
+std::string load_average() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+// CPU seconds this process has used (all threads, user + system).
+double process_cpu_seconds() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+         ru.ru_stime.tv_usec * 1e-6;
+}
+
+long peak_rss_kb() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+// Multiply-adds of one training step on one sample: every parameter layer's forward and weight
+// gradient, and its input gradient except for the first parameter layer (never computed). Pooling
+// and activations are left out (they are not multiply-adds).
+double training_macs(const tv::ModelPlan& plan) {
+  double macs = 0;
+  for (int i = 0; i < plan.num_layers; ++i) {
+    const tv::LayerDesc& d = plan.desc.layers[i];
+    const tv::LayerPlan& lp = plan.layers[i];
+    double layer = 0;
+    if (d.type == tv::LayerType::Conv2D)
+      layer = (double)lp.out.size() * lp.geom.k_h * lp.geom.k_w * lp.in.c;
+    else if (d.type == tv::LayerType::DepthwiseConv2D)
+      layer = (double)lp.out.size() * lp.geom.k_h * lp.geom.k_w;
+    else if (d.type == tv::LayerType::Dense)
+      layer = (double)lp.in.size() * lp.out.c;
+    else
+      continue;
+    macs += layer * (i > plan.first_param_layer ? 3 : 2);
+  }
+  return macs;
+}
+
+// A copy of the dataset with every image k times (copy j of image i at index j * N + i) and the split
+// whose training set holds every copy of the training images; validation stays the original images.
+tvh::Dataset repeat_dataset(const tvh::Dataset& ds, int k, const tvh::Split& split, tvh::Split* out_split) {
+  tvh::Dataset r;
+  r.source = ds.source + " x" + std::to_string(k);
+  r.classes = ds.classes;
+  r.height = ds.height;
+  r.width = ds.width;
+  r.channels = ds.channels;
+  r.order = ds.order;
+  const int n = (int)ds.size();
+  for (int j = 0; j < k; ++j) {
+    r.paths.insert(r.paths.end(), ds.paths.begin(), ds.paths.end());
+    r.labels.insert(r.labels.end(), ds.labels.begin(), ds.labels.end());
+    r.pixels.insert(r.pixels.end(), ds.pixels.begin(), ds.pixels.end());
+    for (int i : split.train) out_split->train.push_back(j * n + i);
+  }
+  out_split->val = split.val;
+  return r;
+}
+
+struct Timing {
+  std::vector<double> seconds;      // train_seconds: wall time of the training loop
+  std::vector<double> cpu_seconds;  // CPU time of the whole train_model call (validation included)
+  bool identical = true;            // every run produced the weights of the first
+  std::vector<float> params;
+  tv::TrainMemory memory{};
+};
+
+Timing time_training(const tv::ModelPlan& plan, const tv::TrainRecipe& recipe, const tvh::Dataset& ds,
+                     const tvh::Split& split, int threads, int runs, const std::vector<float>* expect) {
+  Timing t;
+  for (int r = 0; r < runs; ++r) {
+    tvh::TrainRequest req;
+    req.plan = &plan;
+    req.recipe = recipe;
+    req.dataset = &ds;
+    req.train = split.train;
+    req.val = split.val;
+    req.seed = 1;
+    req.threads = threads;
+    const double cpu0 = process_cpu_seconds();
+    tvh::TrainResult res = tvh::train_model(req);
+    t.cpu_seconds.push_back(process_cpu_seconds() - cpu0);
+    t.seconds.push_back(res.train_seconds);
+    t.memory = res.memory;
+    if (t.params.empty()) t.params = res.params;
+    if (res.params != t.params || (expect && res.params != *expect)) t.identical = false;
+  }
+  return t;
+}
+
+void print_timing(const char* what, const Timing& t, double gflop) {
+  const double med = median(t.seconds);
+  std::printf("%-12s median %.3f s   min %.3f s   (%zu runs)   %5.1f GFLOP/s   CPU %.3f s%s\n", what, med,
+              minimum(t.seconds), t.seconds.size(), gflop / med, median(t.cpu_seconds),
+              t.identical ? "" : "   WEIGHTS DIFFER BETWEEN RUNS");
+}
+
+// ---- the PyTorch comparison ----
+
+// .npy (format 1.0) of a C-order array.
+void write_npy(const fs::path& path, const char* descr, const std::vector<size_t>& shape, const void* data,
+               size_t bytes) {
+  std::string dims;
+  for (size_t s : shape) dims += std::to_string(s) + ", ";
+  if (shape.size() > 1) dims.resize(dims.size() - 2);
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::ofstream f(path, std::ios::binary);
+  const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  f.write((const char*)magic, 8);
+  const uint16_t len = (uint16_t)header.size();
+  const unsigned char len_le[2] = {(unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
+  f.write((const char*)len_le, 2);
+  f << header;
+  f.write((const char*)data, (std::streamsize)bytes);
+  if (!f) throw tvh::Error("cannot write " + path.string());
+}
+
+void write_indices(const fs::path& path, const std::vector<int>& v) {
+  std::vector<int64_t> w(v.begin(), v.end());
+  write_npy(path, "<i8", {w.size()}, w.data(), w.size() * sizeof(int64_t));
+}
+
+// The first python3 that imports torch: "python3" on PATH, then Debian's /usr/bin/python3.
+std::string python_with_torch() {
+  for (const char* py : {"python3", "/usr/bin/python3"}) {
+    const std::string cmd = std::string(py) + " -c 'import torch' >/dev/null 2>&1";
+    const int rc = std::system(cmd.c_str());
+    if (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0) return py;
+  }
+  return "";
+}
+
+// Runs the script and returns its stdout (the last line is "median min version").
+std::string run_capture(const std::string& cmd) {
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return "";
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  pclose(p);
+  return out;
+}
+
+void run_torch(const std::string& python, const tvh::Dataset& ds, const tvh::Split& split, const tv::TrainRecipe& r,
+               int runs, double ours_1t, double ours_2t) {
+  char tmpl[] = "/tmp/tv_bench_XXXXXX";
+  if (!mkdtemp(tmpl)) throw tvh::Error("cannot create a temporary folder for the PyTorch data");
+  const fs::path dir = tmpl;
+  write_npy(dir / "images.npy", "|u1", {ds.size(), (size_t)ds.height, (size_t)ds.width, (size_t)ds.channels},
+            ds.pixels.data(), ds.pixels.size());
+  write_indices(dir / "labels.npy", ds.labels);
+  write_indices(dir / "train.npy", split.train);
+  write_indices(dir / "val.npy", split.val);
+  const std::string script = TV_SOURCE_DIR "/bench/torch_webmcu.py";
+  for (int threads : {1, 2}) {
+    std::ostringstream cmd;
+    cmd << python << " " << script << " " << dir.string() << " --threads " << threads << " --runs " << runs
+        << " --epochs " << r.epochs << " --batch " << r.batch_size << " --lr " << r.opt.lr << " --eps " << r.opt.eps
+        << " --weight-clip " << r.opt.weight_clip;
+    const std::string out = run_capture(cmd.str());
+    double med = 0, mn = 0, acc = 0;
+    char version[64] = "";
+    const size_t last = out.find_last_of('\n', out.size() >= 2 ? out.size() - 2 : 0);
+    const std::string line = out.substr(last == std::string::npos ? 0 : last + 1);
+    if (std::sscanf(line.c_str(), "torch %63s median %lf min %lf val_acc %lf", version, &med, &mn, &acc) != 4) {
+      std::printf("PyTorch run failed (%s):\n%s\n", cmd.str().c_str(), out.c_str());
+      break;
+    }
+    const double ours = threads == 1 ? ours_1t : ours_2t;
+    std::printf("%-12s median %.3f s   min %.3f s   (%d runs)   tvtrain is %.1fx faster (medians), torch %s\n",
+                threads == 1 ? "1 thread" : "2 threads", med, mn, runs, med / ours, version);
+  }
+  fs::remove_all(dir);
+}
+
+int run(const Options& o) {
+  std::printf("machine: %s, %u hardware threads, load average %s\n",
+              read_first_line_with("/proc/cpuinfo", "model name").c_str(), std::thread::hardware_concurrency(),
+              load_average().c_str());
+  std::printf("kernels: %s\n", tv::fast_kernels_enabled() ? "fast variants (TV_FAST_KERNELS)" : "reference");
+  if (!fs::exists(o.dataset)) {
+    std::printf("dataset %s not found: skipped\n", o.dataset.c_str());
+    return 0;
+  }
+  tvh::TrainSetup setup = tvh::preset_setup("webmcu");
+  tvh::DatasetOptions dopt;
+  dopt.path = o.dataset;
+  dopt.height = setup.model.input.height;
+  dopt.width = setup.model.input.width;
+  dopt.channels = setup.model.input.channels;
+  dopt.order = setup.model.input.order;
+  const tvh::Dataset ds = tvh::load_dataset(dopt);
+  setup.model.num_classes = (uint16_t)ds.classes.size();
+  const auto plan = tvh::plan_or_throw(setup.model, "the webmcu model");
+  const tvh::Split split = tvh::reference_split(ds, setup.recipe.val_last_n);
+  const tv::TrainRecipe& recipe = setup.recipe;
+  const double macs = training_macs(*plan);
+  const double samples = (double)split.train.size() * recipe.epochs;
+  const double gflop = 2.0 * macs * samples / 1e9;
+  std::printf("dataset: %s: %zu images (%zu train, %zu val), %d classes, decoded in %.3f s\n", o.dataset.c_str(),
+              ds.size(), split.train.size(), split.val.size(), (int)ds.classes.size(), ds.decode_seconds);
+  std::printf(
+      "recipe: webmcu, %d epochs, batch %d, %d lanes; %.0f sample-steps, %.2f GFLOP (%.2f M multiply-adds per "
+      "sample)\n\n",
+      recipe.epochs, recipe.batch_size, recipe.opt.lanes, samples, gflop, macs / 1e6);
+
+  std::printf(
+      "training loop: train_seconds as tvtrain --json reports it (wall time); GFLOP/s from the median;\n"
+      "CPU: median CPU time of the whole train_model call, all threads, per-epoch validation included\n");
+  const Timing t1 = time_training(*plan, recipe, ds, split, 1, o.runs, nullptr);
+  print_timing("1 thread", t1, gflop);
+  const Timing t2 = time_training(*plan, recipe, ds, split, 2, o.runs, &t1.params);
+  print_timing("2 threads", t2, gflop);
+  std::printf("weights of every run and thread count: %s\n", t1.identical && t2.identical ? "identical" : "DIFFER");
+  std::printf("2 threads: %.2fx the speed of 1 thread (medians)\n\n", median(t1.seconds) / median(t2.seconds));
+
+  if (o.scale > 1) {
+    tvh::Split big_split;
+    const tvh::Dataset big = repeat_dataset(ds, o.scale, split, &big_split);
+    const double big_gflop = 2.0 * macs * (double)big_split.train.size() * recipe.epochs / 1e9;
+    std::printf("scaling: each image %d times (%zu train images, %.2f GFLOP)\n", o.scale, big_split.train.size(),
+                big_gflop);
+    const long rss_before = peak_rss_kb();
+    const Timing b1 = time_training(*plan, recipe, big, big_split, 1, o.scale_runs, nullptr);
+    print_timing("1 thread", b1, big_gflop);
+    const Timing b2 = time_training(*plan, recipe, big, big_split, 2, o.scale_runs, nullptr);
+    print_timing("2 threads", b2, big_gflop);
+    std::printf("scaling: %.2fx the time of the original for %.2fx the sample-steps (1 thread, medians)\n",
+                median(b1.seconds) / median(t1.seconds), (double)big_split.train.size() / split.train.size());
+    std::printf("memory: decoded cache %.1f MB + training arena %.2f MB; peak RSS %.1f MB (%.1f MB before)\n\n",
+                big.pixels.size() / 1e6, b1.memory.total_bytes / 1e6, peak_rss_kb() / 1e3, rss_before / 1e3);
+  }
+
+  if (o.torch) {
+    const std::string python = python_with_torch();
+    if (python.empty()) {
+      std::printf("PyTorch not installed: skipped\n");
+    } else {
+      std::printf("PyTorch (%s; same decoded images, split, network and recipe; training loop only)\n", python.c_str());
+      run_torch(python, ds, split, recipe, o.runs, median(t1.seconds), median(t2.seconds));
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto value = [&]() -> int {
+        if (i + 1 >= argc) throw tvh::Error(a + " needs a value");
+        return std::atoi(argv[++i]);
+      };
+      if (a == "--runs")
+        o.runs = std::max(1, value());
+      else if (a == "--scale")
+        o.scale = value();
+      else if (a == "--scale-runs")
+        o.scale_runs = std::max(1, value());
+      else if (a == "--no-torch")
+        o.torch = false;
+      else if (a == "-h" || a == "--help") {
+        std::printf("usage: tv_bench_train [DATASET] [--runs N] [--scale K] [--scale-runs N] [--no-torch]\n");
+        return 0;
+      } else if (!a.empty() && a[0] != '-')
+        o.dataset = a;
+      else
+        throw tvh::Error("unknown option " + a);
+    }
+    return run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tv_bench_train: %s\n", e.what());
+    return 1;
+  }
+}
