@@ -198,8 +198,7 @@ void apply_config_text(const std::string& text, const std::string& name, TrainSe
     r.opt.grad_clip_norm = (float)c.num(t, w, "grad_clip_norm", 0, 1e9, r.opt.grad_clip_norm);
     r.epochs = c.integer(t, w, "epochs", 1, 100000, r.epochs);
     r.batch_size = c.integer(t, w, "batch_size", 1, 4096, r.batch_size);
-    std::string red = c.str(t, w, "batch_reduction", {"sum", "mean"}, r.opt.grad_scale == 1.f ? "sum" : "mean");
-    r.opt.grad_scale = red == "sum" ? 1.f : 1.f / (float)r.batch_size;
+    r.opt.batch_mean = c.str(t, w, "batch_reduction", {"sum", "mean"}, r.opt.batch_mean ? "mean" : "sum") == "mean";
     r.opt.lanes = c.integer(t, w, "lanes", 1, tv::kMaxLanes, r.opt.lanes);
     r.cosine = c.str(t, w, "schedule", {"constant", "cosine"}, r.cosine ? "cosine" : "constant") == "cosine";
     r.warmup_epochs = c.integer(t, w, "warmup_epochs", 0, 100000, r.warmup_epochs);

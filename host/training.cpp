@@ -62,6 +62,7 @@ TrainResult train_model(const TrainRequest& req) {
   TrainResult res;
   tv::TrainOptions opt = req.recipe.opt;
   opt.keep_best = req.recipe.restore_best;
+  opt.augment = tv::recipe_augments(req.recipe);
   res.memory = tv::training_memory(plan, opt);
   res.infer_memory = tv::inference_memory(plan);
   AlignedBuffer arena(res.memory.total_bytes);
@@ -76,8 +77,6 @@ TrainResult train_model(const TrainRequest& req) {
   }
 
   LanePool pool(req.threads < 1 ? 1 : req.threads);
-  const size_t aug_bytes = tv::augment_scratch_bytes(req.recipe, plan);
-  AlignedBuffer aug(aug_bytes * (size_t)opt.lanes);
   std::vector<int> order(req.train.size());
   tv::EpochJob job;
   job.trainer = &tr;
@@ -86,7 +85,7 @@ TrainResult train_model(const TrainRequest& req) {
   job.train = req.train.data();
   job.n = (int)req.train.size();
   job.order = order.data();
-  job.aug_scratch = aug_bytes ? aug.data() : nullptr;
+  job.aug_scratch = nullptr;  // the trainer's arena holds the augmentation images (opt.augment)
   job.seed = req.seed;
   job.runner = pool.runner();
   struct BatchCtx {

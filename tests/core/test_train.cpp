@@ -263,7 +263,7 @@ TEST(Train, MseLossTrainsToo) {
   r.opt.loss = LossKind::MSE;
   r.opt.optimizer = OptimizerKind::SGD;
   r.opt.lr = 0.02f;
-  r.opt.grad_scale = 1.f / 6;
+  r.opt.batch_mean = true;
   double first = 0, last = 0;
   train_toy(toy, r, 2, nullptr, &first, &last);
   EXPECT_LT(last, first);

@@ -108,11 +108,7 @@ int tvtrain_main(int argc, char** argv) {
   tvh::TrainSetup setup = tvh::preset_setup(a.preset);
   if (!a.config.empty()) tvh::apply_config_file(a.config, &setup);
   if (a.epochs) setup.recipe.epochs = a.epochs;
-  if (a.batch) {
-    bool mean = setup.recipe.opt.grad_scale != 1.f;
-    setup.recipe.batch_size = a.batch;
-    if (mean) setup.recipe.opt.grad_scale = 1.f / (float)a.batch;
-  }
+  if (a.batch) setup.recipe.batch_size = a.batch;
   if (a.lr > 0) setup.recipe.opt.lr = (float)a.lr;
   if (a.lanes) setup.recipe.opt.lanes = a.lanes;
   if (a.val_last >= 0) setup.recipe.val_last_n = a.val_last;
@@ -203,13 +199,20 @@ int tvtrain_main(int argc, char** argv) {
 
   // ---- --kfold K ----
   if (a.kfold) {
+    if (setup.recipe.restore_best)
+      throw tvh::Error("--kfold with restore_best would pick each fold's weights on its own test images; set "
+                       "\"restore_best\": false for cross-validation.");
     if ((size_t)a.kfold > ds.size()) throw tvh::Error(a.dataset + ": --kfold " + std::to_string(a.kfold) + " needs at least that many images.");
     std::vector<tvh::Split> folds = tvh::kfold_splits(ds, a.kfold, a.seed);
     std::vector<double> accs;
     json fold_json = json::array();
     double train_seconds = 0;
+    tv::TrainMemory kf_mem{};
+    tv::InferenceMemory kf_imem{};
     for (size_t f = 0; f < folds.size(); ++f) {
       tvh::TrainResult r = tvh::train_model(make_request(folds[f]));
+      kf_mem = r.memory;
+      kf_imem = r.infer_memory;
       progress.clear();
       accs.push_back(r.val_eval.accuracy());
       train_seconds += r.train_seconds;
@@ -230,7 +233,8 @@ int tvtrain_main(int argc, char** argv) {
       json j = {{"classes", ds.classes},     {"preset", setup.preset},        {"kfold", a.kfold},
                 {"cv_accuracy_mean", mean},  {"cv_accuracy_sd", sd},          {"folds", fold_json},
                 {"epochs", setup.recipe.epochs}, {"train_seconds", train_seconds}, {"decode_seconds", ds.decode_seconds},
-                {"params", plan->param_count}};
+                {"params", plan->param_count},
+                {"memory", {{"train_bytes", kf_mem.total_bytes}, {"infer_bytes", kf_imem.total_bytes}, {"lanes", setup.recipe.opt.lanes}}}};
       std::printf("%s\n", j.dump(2).c_str());
     }
     return 0;

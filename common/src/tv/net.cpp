@@ -160,8 +160,9 @@ TrainMemory training_memory(const ModelPlan& plan, const TrainOptions& opt) {
   m.snapshot_bytes = opt.keep_best ? p : 0;
   m.activation_bytes = align_floats(plan.train_act_floats) * sizeof(float) * lanes;
   m.scratch_bytes = (align_floats(plan.train_grad_floats) * sizeof(float) + 2 * classes) * lanes;
+  m.augment_bytes = opt.augment ? align_floats((plan.input.size() + 3) / 4) * sizeof(float) * lanes : 0;
   m.total_bytes = m.params_bytes + m.grad_bytes + m.optimizer_bytes + m.snapshot_bytes + m.activation_bytes +
-                  m.scratch_bytes;
+                  m.scratch_bytes + m.augment_bytes;
   return m;
 }
 
@@ -205,6 +206,13 @@ Status trainer_init(Trainer* tr, const ModelPlan* plan, const TrainOptions& opt,
     f += cn;
     lane.dlogits = f;
     f += cn;
+  }
+  if (opt.augment) {
+    const size_t per = align_floats((plan->input.size() + 3) / 4);
+    for (int l = 0; l < opt.lanes; ++l) {
+      tr->lanes[l].aug = (uint8_t*)f;
+      f += per;
+    }
   }
   return ok_status();
 }
@@ -327,7 +335,13 @@ bool trainer_end_batch(Trainer* tr) {
     const float* o = tr->lanes[l].grad;
     for (size_t k = 0; k < n; ++k) g[k] += o[k];
   }
-  if (tr->opt.grad_scale != 1.f) scale_buffer(g, n, tr->opt.grad_scale);
+  float scale = tr->opt.grad_scale;
+  if (tr->opt.batch_mean) {
+    int seen = 0;
+    for (int l = 0; l < tr->opt.lanes; ++l) seen += tr->lanes[l].seen;
+    if (seen > 0) scale /= (float)seen;
+  }
+  if (scale != 1.f) scale_buffer(g, n, scale);
   double norm = grad_norm(g, n);
   tr->last_grad_norm = (float)norm;
   if (!isfinite(norm)) {

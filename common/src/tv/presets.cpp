@@ -80,7 +80,7 @@ static TrainRecipe tinyvision_recipe() {
   r.opt.optimizer = OptimizerKind::Adam;
   r.opt.lr = 5e-3f;
   r.opt.eps = 1e-7f;
-  r.opt.grad_scale = 1.f / 8.f;  // mean over the batch
+  r.opt.batch_mean = true;  // mean over the batch's samples
   r.opt.grad_clip_norm = 5.f;
   r.epochs = 60;
   r.batch_size = 8;

@@ -64,7 +64,8 @@ struct BatchWork {
   int n;
   int epoch;
   uint64_t seed;
-  uint8_t* aug;
+  bool augment;
+  uint8_t* aug;  // caller's scratch (lanes * aug_stride bytes), or null for the lanes' own
   size_t aug_stride;
   volatile bool* stop;
 };
@@ -77,8 +78,8 @@ void run_lane(void* arg, int lane) {
     if (b.stop && *b.stop) return;
     const int index = b.idx[j];
     const uint8_t* img = b.src->image(b.src->ctx, index);
-    if (b.aug) {
-      uint8_t* dst = b.aug + (size_t)lane * b.aug_stride;
+    uint8_t* dst = b.aug ? b.aug + (size_t)lane * b.aug_stride : b.tr->lanes[lane].aug;
+    if (b.augment && dst) {
       augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
       img = dst;
     }
@@ -105,7 +106,8 @@ EpochStats train_epoch(const EpochJob& job) {
   work.src = &job.source;
   work.epoch = job.epoch;
   work.seed = job.seed;
-  work.aug = recipe_augments(r) ? job.aug_scratch : nullptr;
+  work.augment = recipe_augments(r);
+  work.aug = job.aug_scratch;
   work.aug_stride = augment_scratch_bytes(r, *tr->plan);
   work.stop = job.stop;
   for (int start = 0; start < job.n; start += bs) {

@@ -46,7 +46,8 @@ struct BatchStats {
 };
 
 // Everything one epoch needs. aug_scratch: lanes * augment_scratch_bytes() bytes (or null when the
-// recipe does not augment). order: n ints of scratch for the shuffled order.
+// recipe does not augment, or when the trainer reserved its own: TrainOptions::augment). order: n ints
+// of scratch for the shuffled order.
 struct EpochJob {
   Trainer* trainer = nullptr;
   const TrainRecipe* recipe = nullptr;
