@@ -2,30 +2,20 @@
 // the range of kernel taps that land inside the input.
 #pragma once
 #include "tv/ops.h"
+#include "tv/ops/window.h"
 #include "tv/status.h"
 
 namespace tv {
 namespace int8_detail {
 
-// Kernel taps [begin, end) of one axis that land inside the input for output coordinate `o`.
-struct TapRange {
-  int begin, end;
-};
-
-inline TapRange valid_taps(int o, int stride, int pad, int k, int in_size) {
-  const int origin = o * stride - pad;  // input coordinate of tap 0
-  TapRange r;
-  r.begin = origin < 0 ? -origin : 0;
-  r.end = in_size - origin < k ? in_size - origin : k;
-  if (r.end < r.begin) r.end = r.begin;
-  if (r.begin > k) r.begin = r.end = k;
-  return r;
-}
+// The tap range helper is shared with the float kernels.
+using tv::TapRange;
+using tv::valid_taps;
 
 // Ok when every size and stride is positive and the pads are not negative.
 inline Status check_geom(const Geom2D& g) {
-  if (g.in_h <= 0 || g.in_w <= 0 || g.in_c <= 0 || g.out_h <= 0 || g.out_w <= 0 || g.out_c <= 0 ||
-      g.k_h <= 0 || g.k_w <= 0)
+  if (g.in_h <= 0 || g.in_w <= 0 || g.in_c <= 0 || g.out_h <= 0 || g.out_w <= 0 || g.out_c <= 0 || g.k_h <= 0 ||
+      g.k_w <= 0)
     return make_status(StatusCode::ZeroDimension);
   if (g.stride_h <= 0 || g.stride_w <= 0) return make_status(StatusCode::BadStride);
   if (g.pad_top < 0 || g.pad_left < 0) return make_status(StatusCode::InvalidArgument);

@@ -35,6 +35,7 @@
 
 #include "tv/ops/kernel_variants.h"
 #include "tv/ops/simd.h"
+#include "tv/ops/window.h"
 
 #define TV_INLINE inline __attribute__((always_inline))
 
@@ -54,20 +55,6 @@ using simd::store8;
 constexpr int kScratchFloats = 8192;  // 32 KB of stack per call
 constexpr int kMaxRowPixels = 512;    // backward_params: pixels of one output row
 constexpr int kMaxKernelRows = 64;
-
-// The kernel taps [begin, end) of one axis that land inside the input for output coordinate `o`.
-struct TapRange {
-  int begin, end;
-};
-
-TapRange valid_taps(int o, int stride, int pad, int k, int in_size) {
-  const int origin = o * stride - pad;
-  TapRange r;
-  r.begin = origin < 0 ? -origin : 0;
-  r.end = in_size - origin < k ? in_size - origin : k;
-  if (r.end < r.begin) r.end = r.begin;
-  return r;
-}
 
 // The channel blocks of the vector loops: 8 at a time, then 4, then what is left (1..3).
 int block_size(int left) {

@@ -1,25 +1,8 @@
 // DepthwiseConv2D float reference kernel (channel multiplier 1): weights [k_h][k_w][c].
 #include "tv/ops.h"
+#include "tv/ops/window.h"
 
 namespace tv {
-namespace {
-
-// The kernel taps [begin, end) of one axis that land inside the input for output coordinate `o`.
-struct TapRange {
-  int begin, end;
-};
-
-TapRange valid_taps(int o, int stride, int pad, int k, int in_size) {
-  const int origin = o * stride - pad;  // input coordinate of tap 0
-  TapRange r;
-  r.begin = origin < 0 ? -origin : 0;
-  r.end = in_size - origin < k ? in_size - origin : k;
-  if (r.end < r.begin) r.end = r.begin;
-  return r;
-}
-
-}  // namespace
-
 void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
   const int c_n = g.in_c;
   for (int oy = 0; oy < g.out_h; ++oy) {

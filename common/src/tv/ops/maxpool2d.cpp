@@ -1,25 +1,8 @@
 // MaxPool2D float reference kernel; padded cells are skipped.
 #include "tv/ops/kernel_variants.h"
+#include "tv/ops/window.h"
 
 namespace tv {
-namespace {
-
-// The kernel taps [begin, end) of one axis that land inside the input for output coordinate `o`.
-struct TapRange {
-  int begin, end;
-};
-
-TapRange valid_taps(int o, int stride, int pad, int k, int in_size) {
-  const int origin = o * stride - pad;  // input coordinate of tap 0
-  TapRange r;
-  r.begin = origin < 0 ? -origin : 0;
-  r.end = in_size - origin < k ? in_size - origin : k;
-  if (r.end < r.begin) r.end = r.begin;
-  return r;
-}
-
-}  // namespace
-
 namespace ref {
 
 void maxpool2d_forward(const Geom2D& g, const float* in, float* out) {
