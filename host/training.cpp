@@ -85,7 +85,6 @@ TrainResult train_model(const TrainRequest& req) {
   job.train = req.train.data();
   job.n = (int)req.train.size();
   job.order = order.data();
-  job.aug_scratch = nullptr;  // the trainer's arena holds the augmentation images (opt.augment)
   job.seed = req.seed;
   job.runner = pool.runner();
   struct BatchCtx {

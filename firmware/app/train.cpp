@@ -129,7 +129,6 @@ void App::train() {
   Cache cache;
   uint8_t* file_buf = nullptr;
   void* arena = nullptr;
-  uint8_t* aug = nullptr;
   auto release = [&]() {
     if (list.pool) hal_.psram_free(list.pool);
     if (list.name_at) hal_.psram_free(list.name_at);
@@ -137,7 +136,6 @@ void App::train() {
     if (cache.pixels) hal_.psram_free(cache.pixels);
     if (file_buf) hal_.psram_free(file_buf);
     if (arena) hal_.psram_free(arena);
-    if (aug) hal_.psram_free(aug);
     if (rgb_) hal_.psram_free(rgb_);
     rgb_ = nullptr;
     rgb_cap_ = 0;
@@ -260,12 +258,11 @@ void App::train() {
   // ---- the training arena, sized by the core
   tv::TrainOptions opt = recipe_.opt;
   opt.keep_best = recipe_.restore_best && n_val > 0;
+  opt.augment = tv::recipe_augments(recipe_);  // the arena then holds each lane's augmented image
   const tv::TrainMemory tm = tv::training_memory(plan_, opt);
   arena = hal_.psram_alloc(tm.total_bytes);
-  const size_t aug_bytes = tv::augment_scratch_bytes(recipe_, plan_) * (size_t)opt.lanes;
-  if (aug_bytes) aug = (uint8_t*)hal_.psram_alloc(aug_bytes);
-  if (!arena || (aug_bytes && !aug))
-    fatal("cannot allocate the %u-byte training arena in PSRAM (free: %u)", (unsigned)(tm.total_bytes + aug_bytes),
+  if (!arena)
+    fatal("cannot allocate the %u-byte training arena in PSRAM (free: %u)", (unsigned)tm.total_bytes,
           (unsigned)hal_.psram_free_bytes());
   say("Training arena: %u bytes in PSRAM (weights %u, gradients %u for %d lanes, optimizer %u, activations %u, "
       "scratch %u); %u bytes still free",
@@ -300,7 +297,6 @@ void App::train() {
   job.train = train_idx;
   job.n = n_train;
   job.order = list.label + n;  // `keep` is no longer needed: its ints become the shuffle order
-  job.aug_scratch = aug;
   job.seed = cfg_.seed;  // as tvtrain: the same images, seed and lanes train the same bits as on the host
   job.runner = &runner;
   job.stop = &progress.stop;

@@ -76,13 +76,13 @@ int toy_label(void* ctx, int i) { return ((Toy*)ctx)->labels[(size_t)i]; }
 // Trains the toy for `epochs` and returns the final parameters.
 std::vector<float> train_toy(Toy& toy, TrainRecipe r, uint64_t seed, const LaneRunner* runner, double* first_loss,
                              double* last_loss) {
+  r.opt.augment = recipe_augments(r);
   Arena arena(training_memory(toy.plan, r.opt).total_bytes);
   Trainer tr;
   EXPECT_TRUE(trainer_init(&tr, &toy.plan, r.opt, arena.p, arena.raw.size() - 64).ok());
   he_init(toy.plan, tr.params, seed);
   std::vector<int> idx(Toy::kN), order(Toy::kN);
   for (int i = 0; i < Toy::kN; ++i) idx[i] = i;
-  std::vector<uint8_t> aug(augment_scratch_bytes(r, toy.plan) * r.opt.lanes + 16);
   EpochJob job;
   job.trainer = &tr;
   job.recipe = &r;
@@ -92,7 +92,6 @@ std::vector<float> train_toy(Toy& toy, TrainRecipe r, uint64_t seed, const LaneR
   job.train = idx.data();
   job.n = Toy::kN;
   job.order = order.data();
-  job.aug_scratch = aug.data();
   job.seed = seed;
   job.runner = runner;
   for (int e = 0; e < r.epochs; ++e) {

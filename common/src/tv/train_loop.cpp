@@ -20,10 +20,6 @@ float recipe_lr(const TrainRecipe& r, int epoch) {
 
 bool recipe_augments(const TrainRecipe& r) { return r.aug_flip || r.aug_shift > 0 || r.aug_brightness > 0.f; }
 
-size_t augment_scratch_bytes(const TrainRecipe& r, const ModelPlan& plan) {
-  if (!recipe_augments(r)) return 0;
-  return (plan.input.size() + 15) / 16 * 16;
-}
 
 void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
                    int epoch, int index) {
@@ -65,8 +61,6 @@ struct BatchWork {
   int epoch;
   uint64_t seed;
   bool augment;
-  uint8_t* aug;  // caller's scratch (lanes * aug_stride bytes), or null for the lanes' own
-  size_t aug_stride;
   volatile bool* stop;
 };
 
@@ -78,7 +72,7 @@ void run_lane(void* arg, int lane) {
     if (b.stop && *b.stop) return;
     const int index = b.idx[j];
     const uint8_t* img = b.src->image(b.src->ctx, index);
-    uint8_t* dst = b.aug ? b.aug + (size_t)lane * b.aug_stride : b.tr->lanes[lane].aug;
+    uint8_t* dst = b.tr->lanes[lane].aug;
     if (b.augment && dst) {
       augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
       img = dst;
@@ -107,8 +101,6 @@ EpochStats train_epoch(const EpochJob& job) {
   work.epoch = job.epoch;
   work.seed = job.seed;
   work.augment = recipe_augments(r);
-  work.aug = job.aug_scratch;
-  work.aug_stride = augment_scratch_bytes(r, *tr->plan);
   work.stop = job.stop;
   for (int start = 0; start < job.n; start += bs) {
     work.idx = job.order + start;

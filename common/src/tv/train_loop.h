@@ -32,9 +32,8 @@ float recipe_lr(const TrainRecipe& r, int epoch);
 // The random stream depends only on (seed, epoch, index), so threads do not change it.
 void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
                    int epoch, int index);
-// Bytes of augmentation scratch a trainer needs per lane (0 when the recipe does not augment).
-size_t augment_scratch_bytes(const TrainRecipe& r, const ModelPlan& plan);
-// True when the recipe augments at all.
+// True when the recipe augments at all (then the trainer needs TrainOptions::augment, which
+// reserves each lane's augmented image in the training arena).
 bool recipe_augments(const TrainRecipe& r);
 
 struct BatchStats {
@@ -45,9 +44,8 @@ struct BatchStats {
   bool stopped = false;  // *stop became true during the batch
 };
 
-// Everything one epoch needs. aug_scratch: lanes * augment_scratch_bytes() bytes (or null when the
-// recipe does not augment, or when the trainer reserved its own: TrainOptions::augment). order: n ints
-// of scratch for the shuffled order.
+// Everything one epoch needs. order: n ints of scratch for the shuffled order. A recipe that
+// augments needs a trainer set up with TrainOptions::augment.
 struct EpochJob {
   Trainer* trainer = nullptr;
   const TrainRecipe* recipe = nullptr;
@@ -55,7 +53,6 @@ struct EpochJob {
   const int* train = nullptr;  // indices of the training samples
   int n = 0;
   int* order = nullptr;        // scratch, n ints
-  uint8_t* aug_scratch = nullptr;
   uint64_t seed = 0;
   int epoch = 0;
   const LaneRunner* runner = nullptr;
