@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "host/error.h"
-#include "host/espdl.h"
+#include "host/espdl/espdl.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

@@ -51,7 +51,8 @@ struct Ctx {
     if (!v.is_number_integer()) fail(where + "." + key, "must be an integer");
     long long x = v.get<long long>();
     if (x < lo || x > hi)
-      fail(where + "." + key, "is " + std::to_string(x) + ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      fail(where + "." + key,
+           "is " + std::to_string(x) + ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return (int)x;
   }
   bool boolean(const json& obj, const std::string& where, const char* key, bool def) const {
@@ -59,8 +60,8 @@ struct Ctx {
     if (!obj[key].is_boolean()) fail(where + "." + key, "must be true or false");
     return obj[key].get<bool>();
   }
-  std::string str(const json& obj, const std::string& where, const char* key, std::initializer_list<const char*> allowed,
-                  const std::string& def) const {
+  std::string str(const json& obj, const std::string& where, const char* key,
+                  std::initializer_list<const char*> allowed, const std::string& def) const {
     if (!obj.contains(key)) return def;
     if (!obj[key].is_string()) fail(where + "." + key, "must be a string");
     std::string s = obj[key].get<std::string>();
@@ -99,7 +100,8 @@ tv::LayerDesc parse_layer(const Ctx& c, const json& l, const std::string& where)
   }
   if (type == "adaptive_avgpool2d") {
     c.only(l, where, {"type", "out_h", "out_w"});
-    return tv::adaptive_avgpool_layer(c.integer(l, where, "out_h", 1, 4096, 1), c.integer(l, where, "out_w", 1, 4096, 1));
+    return tv::adaptive_avgpool_layer(c.integer(l, where, "out_h", 1, 4096, 1),
+                                      c.integer(l, where, "out_w", 1, 4096, 1));
   }
   if (type == "global_avgpool") {
     c.only(l, where, {"type"});
@@ -125,9 +127,10 @@ tv::LayerDesc parse_layer(const Ctx& c, const json& l, const std::string& where)
     c.only(l, where, {"type", "lo", "hi"});
     return tv::clip_layer((float)c.num(l, where, "lo", -1e30, 0, -50), (float)c.num(l, where, "hi", 1e-30, 1e30, 50));
   }
-  c.fail(where + ".type", "is \"" + type +
-                              "\", not a layer type (conv2d, depthwise_conv2d, maxpool2d, avgpool2d, adaptive_avgpool2d, "
-                              "global_avgpool, dense, relu, leaky_relu, flatten, clip)");
+  c.fail(where + ".type",
+         "is \"" + type +
+             "\", not a layer type (conv2d, depthwise_conv2d, maxpool2d, avgpool2d, adaptive_avgpool2d, "
+             "global_avgpool, dense, relu, leaky_relu, flatten, clip)");
 }
 
 }  // namespace
@@ -156,18 +159,23 @@ void apply_config_text(const std::string& text, const std::string& name, TrainSe
       d.input.width = (uint16_t)c.integer(in, "model.input", "width", 1, 4096, d.input.width);
       d.input.channels = (uint16_t)c.integer(in, "model.input", "channels", 1, 3, d.input.channels);
       if (d.input.channels == 2) c.fail("model.input.channels", "must be 1 or 3");
-      std::string order = c.str(in, "model.input", "order", {"RGB", "BGR", "GRAY"},
-                                d.input.channels == 1 ? "GRAY" : (d.input.order == tv::ChannelOrder::BGR ? "BGR" : "RGB"));
-      d.input.order = order == "GRAY" ? tv::ChannelOrder::GRAY : order == "BGR" ? tv::ChannelOrder::BGR : tv::ChannelOrder::RGB;
+      std::string order =
+          c.str(in, "model.input", "order", {"RGB", "BGR", "GRAY"},
+                d.input.channels == 1 ? "GRAY" : (d.input.order == tv::ChannelOrder::BGR ? "BGR" : "RGB"));
+      d.input.order = order == "GRAY"  ? tv::ChannelOrder::GRAY
+                      : order == "BGR" ? tv::ChannelOrder::BGR
+                                       : tv::ChannelOrder::RGB;
       if ((d.input.channels == 1) != (d.input.order == tv::ChannelOrder::GRAY))
-        c.fail("model.input.order", "\"" + order + "\" does not match " + std::to_string(d.input.channels) + " channel(s)");
+        c.fail("model.input.order",
+               "\"" + order + "\" does not match " + std::to_string(d.input.channels) + " channel(s)");
       d.input.scale = (float)c.num(in, "model.input", "scale", -1e6, 1e6, d.input.scale);
       d.input.offset = (float)c.num(in, "model.input", "offset", -1e6, 1e6, d.input.offset);
     }
     if (m.contains("layers")) {
       const json& ls = m["layers"];
       if (!ls.is_array() || ls.empty()) c.fail("model.layers", "must be a non-empty array");
-      if (ls.size() > (size_t)tv::kMaxLayers) c.fail("model.layers", "has more than " + std::to_string(tv::kMaxLayers) + " layers");
+      if (ls.size() > (size_t)tv::kMaxLayers)
+        c.fail("model.layers", "has more than " + std::to_string(tv::kMaxLayers) + " layers");
       d.num_layers = 0;
       for (size_t i = 0; i < ls.size(); ++i)
         tv::add_layer(&d, parse_layer(c, ls[i], "model.layers[" + std::to_string(i) + "]"));
@@ -178,14 +186,17 @@ void apply_config_text(const std::string& text, const std::string& name, TrainSe
   if (root.contains("training")) {
     const json& t = root["training"];
     const std::string w = "training";
-    c.only(t, w, {"optimizer", "loss", "lr", "beta1", "beta2", "eps", "momentum", "weight_decay", "weight_clip",
-                  "grad_clip_norm", "batch_reduction", "epochs", "batch_size", "lanes", "schedule", "warmup_epochs",
-                  "lr_min_factor", "augment", "restore_best"});
+    c.only(t, w,
+           {"optimizer", "loss", "lr", "beta1", "beta2", "eps", "momentum", "weight_decay", "weight_clip",
+            "grad_clip_norm", "batch_reduction", "epochs", "batch_size", "lanes", "schedule", "warmup_epochs",
+            "lr_min_factor", "augment", "restore_best"});
     tv::TrainRecipe& r = s->recipe;
-    r.opt.optimizer = c.str(t, w, "optimizer", {"adam", "sgd"}, r.opt.optimizer == tv::OptimizerKind::SGD ? "sgd" : "adam") == "sgd"
-                          ? tv::OptimizerKind::SGD
-                          : tv::OptimizerKind::Adam;
-    r.opt.loss = c.str(t, w, "loss", {"cross_entropy", "mse"}, r.opt.loss == tv::LossKind::MSE ? "mse" : "cross_entropy") == "mse"
+    r.opt.optimizer =
+        c.str(t, w, "optimizer", {"adam", "sgd"}, r.opt.optimizer == tv::OptimizerKind::SGD ? "sgd" : "adam") == "sgd"
+            ? tv::OptimizerKind::SGD
+            : tv::OptimizerKind::Adam;
+    r.opt.loss = c.str(t, w, "loss", {"cross_entropy", "mse"},
+                       r.opt.loss == tv::LossKind::MSE ? "mse" : "cross_entropy") == "mse"
                      ? tv::LossKind::MSE
                      : tv::LossKind::CrossEntropy;
     r.opt.lr = (float)c.num(t, w, "lr", 1e-9, 10, r.opt.lr);

@@ -9,7 +9,7 @@ namespace tvh {
 
 struct TrainSetup {
   std::string preset = "tinyvision";
-  tv::ModelDesc model;          // num_classes is set when the dataset is known
+  tv::ModelDesc model;  // num_classes is set when the dataset is known
   tv::TrainRecipe recipe;
   std::string split = "reference";  // "reference" (last N per class) or "fraction"
   double val_fraction = 0.2;

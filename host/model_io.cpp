@@ -41,7 +41,9 @@ AlignedBuffer::AlignedBuffer(size_t bytes) {
   size_ = bytes;
 }
 
-void AlignedBuffer::Free::operator()(uint8_t* p) const { std::free(p); }
+void AlignedBuffer::Free::operator()(uint8_t* p) const {
+  std::free(p);
+}
 
 LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name) {
   LoadedModel m;

@@ -38,18 +38,18 @@ class AlignedBuffer {
 struct LoadedModel {
   std::unique_ptr<tv::ModelPlan> plan;
   std::vector<std::string> labels;
-  std::vector<float> params;        // float models
-  std::vector<uint8_t> blob;        // the file's bytes (.tvb), kept for int8 views and CRC
+  std::vector<float> params;  // float models
+  std::vector<uint8_t> blob;  // the file's bytes (.tvb), kept for int8 views and CRC
   std::string provenance;
-  std::string format;               // "tvb" or "webmcu-bin"
+  std::string format;  // "tvb" or "webmcu-bin"
   bool int8 = false;
-  uint32_t crc = 0;                 // CRC-32 of the whole .tvb file (as tvexport, headers and the firmware show it)
+  uint32_t crc = 0;  // CRC-32 of the whole .tvb file (as tvexport, headers and the firmware show it)
 };
 
 // Options for reading a raw myWeights.bin (it carries no description of its own).
 struct RawOptions {
-  std::string preset = "webmcu";        // only webmcu is defined for the raw format
-  std::vector<std::string> labels;      // default: class0, class1, ...
+  std::string preset = "webmcu";    // only webmcu is defined for the raw format
+  std::vector<std::string> labels;  // default: class0, class1, ...
 };
 
 // Loads a .tvb blob or a raw myWeights.bin (chosen by content: a .tvb starts with "TVB1").

@@ -83,7 +83,8 @@ std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& titl
   std::string esc;
   for (char c : title) esc += c == '<' ? "&lt;" : c == '&' ? "&amp;" : c == '>' ? "&gt;" : std::string(1, c);
   std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+    << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   s << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << esc << "</text>\n";
   for (int g = 0; g <= 4; ++g) {
@@ -93,9 +94,11 @@ std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& titl
       << fmt("%.2f", max_loss * (1.0 - g / 4.0)) << "</text>\n";
     s << "<text x=\"" << L + pw + 6 << "\" y=\"" << y + 4 << "\" fill=\"#2ca02c\">" << (100 - 25 * g) << "%</text>\n";
   }
-  s << "<rect x=\"" << L << "\" y=\"" << T << "\" width=\"" << pw << "\" height=\"" << ph << "\" fill=\"none\" stroke=\"#333\"/>\n";
+  s << "<rect x=\"" << L << "\" y=\"" << T << "\" width=\"" << pw << "\" height=\"" << ph
+    << "\" fill=\"none\" stroke=\"#333\"/>\n";
   for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 10))
-    s << "<text x=\"" << fmt("%.1f", x_of(i)) << "\" y=\"" << T + ph + 16 << "\" text-anchor=\"middle\">" << h[i].epoch << "</text>\n";
+    s << "<text x=\"" << fmt("%.1f", x_of(i)) << "\" y=\"" << T + ph + 16 << "\" text-anchor=\"middle\">" << h[i].epoch
+      << "</text>\n";
   s << "<text x=\"" << L + pw / 2 << "\" y=\"" << H - 12 << "\" text-anchor=\"middle\">epoch</text>\n";
   s << poly([&](const EpochRecord& e) { return e.train_loss / max_loss; }, "#1f77b4", "");
   s << poly([](const EpochRecord& e) { return e.train_acc; }, "#2ca02c", " stroke-dasharray=\"5,3\"");

@@ -12,8 +12,12 @@ namespace tvh {
 
 namespace {
 
-const uint8_t* ds_image(void* ctx, int i) { return ((const Dataset*)ctx)->image((size_t)i); }
-int ds_label(void* ctx, int i) { return ((const Dataset*)ctx)->labels[(size_t)i]; }
+const uint8_t* ds_image(void* ctx, int i) {
+  return ((const Dataset*)ctx)->image((size_t)i);
+}
+int ds_label(void* ctx, int i) {
+  return ((const Dataset*)ctx)->labels[(size_t)i];
+}
 
 tv::SampleSource source_of(const Dataset& ds) {
   tv::SampleSource s;
@@ -39,7 +43,8 @@ void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
 
 }  // namespace
 
-EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds, const std::vector<int>& idx) {
+EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
+                          const std::vector<int>& idx) {
   check_compatible(plan, ds);
   EvalResult r;
   const int k = plan.desc.num_classes;

@@ -12,10 +12,10 @@
 namespace tvh {
 
 struct EpochRecord {
-  int epoch = 0;            // 1-based
-  double train_loss = 0;    // mean over the epoch's samples, as seen during training
-  double train_acc = 0;     // running accuracy during the epoch
-  double val_acc = -1;      // after the epoch (-1 when there is no validation split)
+  int epoch = 0;          // 1-based
+  double train_loss = 0;  // mean over the epoch's samples, as seen during training
+  double train_acc = 0;   // running accuracy during the epoch
+  double val_acc = -1;    // after the epoch (-1 when there is no validation split)
   float lr = 0;
   int skipped_batches = 0;  // dropped by the NaN/Inf guard
 };
@@ -31,7 +31,7 @@ struct TrainRequest {
   const tv::ModelPlan* plan = nullptr;
   tv::TrainRecipe recipe;
   const Dataset* dataset = nullptr;
-  std::vector<int> train, val;        // indices into the dataset
+  std::vector<int> train, val;  // indices into the dataset
   uint64_t seed = 1;
   int threads = 1;
   const std::vector<float>* init = nullptr;  // start from these weights instead of He init
@@ -55,6 +55,7 @@ struct TrainResult {
 // Trains; the result depends only on the request's data, recipe and seed (not on threads).
 TrainResult train_model(const TrainRequest& req);
 // Evaluates float weights on dataset images idx.
-EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds, const std::vector<int>& idx);
+EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
+                          const std::vector<int>& idx);
 
 }  // namespace tvh

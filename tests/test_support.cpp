@@ -33,7 +33,9 @@ std::string read_all(const std::string& path) {
 }
 }  // namespace
 
-std::string source_path(const std::string& rel) { return std::string(TV_SOURCE_DIR) + "/" + rel; }
+std::string source_path(const std::string& rel) {
+  return std::string(TV_SOURCE_DIR) + "/" + rel;
+}
 
 std::string shared_path(const std::string& rel) {
   const char* env = std::getenv("TV_SHARED_DIR");
@@ -44,7 +46,9 @@ std::string shared_path(const std::string& rel) {
   return fs::canonical(p, ec).string();
 }
 
-std::string bin_path(const std::string& name) { return std::string(TV_BIN_DIR) + "/" + name; }
+std::string bin_path(const std::string& name) {
+  return std::string(TV_BIN_DIR) + "/" + name;
+}
 
 std::string temp_dir(const std::string& tag) {
   static std::once_flag once;

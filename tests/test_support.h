@@ -20,10 +20,10 @@ int run_command(const std::string& cmd, std::string* out = nullptr, std::string*
 }  // namespace tvtest
 
 // Skips the current test (or fails in CI) when ../shared is not present.
-#define TV_REQUIRE_SHARED(rel)                                                            \
-  do {                                                                                    \
-    if (tvtest::shared_path(rel).empty()) {                                               \
+#define TV_REQUIRE_SHARED(rel)                                                           \
+  do {                                                                                   \
+    if (tvtest::shared_path(rel).empty()) {                                              \
       if (tvtest::in_ci()) FAIL() << "CI=true but ../shared/" << (rel) << " is missing"; \
-      GTEST_SKIP() << "../shared/" << (rel) << " is absent (a fresh clone): skipped";     \
-    }                                                                                     \
+      GTEST_SKIP() << "../shared/" << (rel) << " is absent (a fresh clone): skipped";    \
+    }                                                                                    \
   } while (0)

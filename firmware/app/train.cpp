@@ -297,7 +297,7 @@ void App::train() {
   job.train = train_idx;
   job.n = n_train;
   job.order = list.label + n;  // `keep` is no longer needed: its ints become the shuffle order
-  job.seed = cfg_.seed;  // as tvtrain: the same images, seed and lanes train the same bits as on the host
+  job.seed = cfg_.seed;        // as tvtrain: the same images, seed and lanes train the same bits as on the host
   job.runner = &runner;
   job.stop = &progress.stop;
   job.on_batch_ctx = &progress;

@@ -25,8 +25,10 @@ bool psramFound(void);
 void* ps_malloc(size_t size);
 
 // esp32-hal.h: the loop task's stack, chosen by the sketch
-#define SET_LOOP_TASK_STACK_SIZE(sz) \
-  size_t getArduinoLoopTaskStackSize(void) { return sz; }
+#define SET_LOOP_TASK_STACK_SIZE(sz)         \
+  size_t getArduinoLoopTaskStackSize(void) { \
+    return sz;                               \
+  }
 
 class Print {
  public:

@@ -33,7 +33,9 @@ struct Fixture {
     for (size_t i = 0; i < params.size(); ++i)
       if (params[i] == 0.f) params[i] = 0.001f * (float)i;  // make biases distinct too
   }
-  std::vector<uint8_t> blob() const { return tvh::encode_float_blob(plan, params.data(), labels, "tool=test\nseed=42\n"); }
+  std::vector<uint8_t> blob() const {
+    return tvh::encode_float_blob(plan, params.data(), labels, "tool=test\nseed=42\n");
+  }
 };
 
 // Re-seals a blob after an edit so that only the edit (not the CRC) is what the decoder sees.

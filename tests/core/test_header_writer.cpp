@@ -257,8 +257,13 @@ TEST(HeaderWriter, EscapesLabelsAndProvenance) {
   tv::webmcu_model(4, &d);
   auto plan = tvh::plan_or_throw(d, "t");
   std::vector<float> params(plan->param_count, 0.25f);
-  std::vector<std::string> labels = {"say \"hi\"", "back\\slash", "what?" "?!", "caf\xc3\xa9\n"};
-  std::vector<uint8_t> blob = tvh::encode_float_blob(*plan, params.data(), labels, "path=C:\\x\\\nq=?" "?/\n");
+  std::vector<std::string> labels = {"say \"hi\"", "back\\slash",
+                                     "what?"
+                                     "?!",
+                                     "caf\xc3\xa9\n"};
+  std::vector<uint8_t> blob = tvh::encode_float_blob(*plan, params.data(), labels,
+                                                     "path=C:\\x\\\nq=?"
+                                                     "?/\n");
   tv::Status st;
   std::string h = header_of(blob, &st);
   ASSERT_TRUE(st.ok());

@@ -133,8 +133,8 @@ TEST(Memory, WebmcuFiguresAreExactAndBelowThePaper) {
   EXPECT_EQ(tm.activation_bytes, (12288u + 15376 + 3844 + 6728 + 4) * 4);
   // Backward scratch: the pool's output + input gradients (3844 + 15376), plus 2 class buffers.
   EXPECT_EQ(tm.scratch_bytes, (3844u + 15376) * 4 + 2 * 16);
-  EXPECT_EQ(tm.total_bytes, tm.params_bytes + tm.grad_bytes + tm.optimizer_bytes + tm.activation_bytes +
-                                tm.scratch_bytes);
+  EXPECT_EQ(tm.total_bytes,
+            tm.params_bytes + tm.grad_bytes + tm.optimizer_bytes + tm.activation_bytes + tm.scratch_bytes);
   EXPECT_LT(tm.total_bytes, 750u * 1024);
   std::printf("webmcu (3 classes): inference %zu bytes (params %zu + work %zu); training %zu bytes with 1 lane\n",
               im.total_bytes, im.params_bytes, im.work_bytes, tm.total_bytes);

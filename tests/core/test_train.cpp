@@ -23,8 +23,12 @@ void* operator new(std::size_t n) {
   if (!p) throw std::bad_alloc();
   return p;
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 using namespace tv;
 
@@ -70,8 +74,12 @@ struct Arena {
   explicit Arena(size_t n) : raw(n + 64) { p = (uint8_t*)(((uintptr_t)raw.data() + 63) & ~(uintptr_t)63); }
 };
 
-const uint8_t* toy_image(void* ctx, int i) { return ((Toy*)ctx)->image(i); }
-int toy_label(void* ctx, int i) { return ((Toy*)ctx)->labels[(size_t)i]; }
+const uint8_t* toy_image(void* ctx, int i) {
+  return ((Toy*)ctx)->image(i);
+}
+int toy_label(void* ctx, int i) {
+  return ((Toy*)ctx)->labels[(size_t)i];
+}
 
 // Trains the toy for `epochs` and returns the final parameters.
 std::vector<float> train_toy(Toy& toy, TrainRecipe r, uint64_t seed, const LaneRunner* runner, double* first_loss,

@@ -582,7 +582,7 @@ TEST(Tvsim, SerialXStopsTrainingWithinABatchAndSaves) {
 TEST(Tvsim, ThreeTapsStopTraining) {
   REQUIRE_BIN("tvsim");
   const std::string card = make_card(shapes_dir(), kShapes2, 6);
-  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 2000", to_train(2) + "~tap 3\n");
+  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 100000", to_train(2) + "~tap 3\n");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Touch: 3 taps (select)")) << r.out;
   EXPECT_TRUE(has(r.out, "--- Training Stopped ("));

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "host/error.h"
-#include "host/espdl.h"
+#include "host/espdl/espdl.h"
 #include "test_support.h"
 #include "tv/int8/int8_ops.h"
 
@@ -162,9 +162,9 @@ TEST(GoldenFiles, AccumulatorHeadroomOfTheGoldenLayers) {
       if (n.op_type != "Conv" && n.op_type != "Gemm") continue;
       const tvh::EspdlFilter f = tvh::espdl_node_filter(m, n);
       const std::vector<int32_t> bias = m.find_initializer(n.inputs[2])->as_int32();
-      const tv::AccHeadroom h =
-          f.depthwise ? tv::acc_headroom_depthwise_s8(f.kh * f.kw, f.cin, f.weights.data(), bias.data())
-                      : tv::acc_headroom_s8(f.cout, f.kh * f.kw * f.cin, f.weights.data(), bias.data());
+      const tv::AccHeadroom h = f.depthwise
+                                    ? tv::acc_headroom_depthwise_s8(f.kh * f.kw, f.cin, f.weights.data(), bias.data())
+                                    : tv::acc_headroom_s8(f.cout, f.kh * f.kw * f.cin, f.weights.data(), bias.data());
       EXPECT_TRUE(h.fits()) << name << " " << n.name << " worst " << h.worst;
       RecordProperty(n.name, h.headroom_bits);
     }

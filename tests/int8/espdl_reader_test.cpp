@@ -13,7 +13,7 @@
 
 #include "espdl_generated.h"
 #include "host/error.h"
-#include "host/espdl.h"
+#include "host/espdl/espdl.h"
 #include "test_support.h"
 #include "tv/int8/int8_ops.h"
 
@@ -188,7 +188,8 @@ EspdlWriter::Bytes synthetic_model(bool corrupt_expected = false) {
         for (int ky = 0; ky < 3; ++ky)
           for (int kx = 0; kx < 3; ++kx) {
             const int iy = oy - 2 + 2 * ky, ix = ox - 2 + 2 * kx;
-            if (iy >= 0 && iy < 3 && ix >= 0 && ix < 3) acc += int64_t(l1[size_t((iy * 3 + ix) * 18 + c)]) * w2[size_t((ky * 3 + kx) * 18 + c)];
+            if (iy >= 0 && iy < 3 && ix >= 0 && ix < 3)
+              acc += int64_t(l1[size_t((iy * 3 + ix) * 18 + c)]) * w2[size_t((ky * 3 + kx) * 18 + c)];
           }
         d1[size_t((oy * 3 + ox) * 18 + c)] = tv::requantize_s8(acc, -5 - (-6) - (-6));
       }
@@ -212,10 +213,12 @@ EspdlWriter::Bytes synthetic_model(bool corrupt_expected = false) {
 
   // The file.
   const auto w1_s3 = tvh::ours_conv_filter_to_s3(w1.data(), 3, 3, 3, 18);
-  w.initializer("w1", {3, 3, 3, 18}, espdl::TensorDataType_INT8, as_bytes(w1_s3), -7, tvh::s3_filter_layout_doc(18, false));
+  w.initializer("w1", {3, 3, 3, 18}, espdl::TensorDataType_INT8, as_bytes(w1_s3), -7,
+                tvh::s3_filter_layout_doc(18, false));
   w.initializer("b1", {18}, espdl::TensorDataType_INT32, as_bytes(b1), -12);
   const auto w2_s3 = tvh::ours_depthwise_filter_to_s3(w2.data(), 3, 3, 18);
-  w.initializer("w2", {3, 3, 18, 1}, espdl::TensorDataType_INT8, as_bytes(w2_s3), -6, tvh::s3_filter_layout_doc(18, false));
+  w.initializer("w2", {3, 3, 18, 1}, espdl::TensorDataType_INT8, as_bytes(w2_s3), -6,
+                tvh::s3_filter_layout_doc(18, false));
   w.initializer("b2", {18}, espdl::TensorDataType_INT32, as_bytes(b2), -12);
   w.initializer("w3", {1, 1, 18, 10}, espdl::TensorDataType_INT8, as_bytes(w3), -7, "layout ==> NHWC");
   w.initializer("b3", {10}, espdl::TensorDataType_INT32, as_bytes(b3), -13);
@@ -238,11 +241,13 @@ EspdlWriter::Bytes synthetic_model(bool corrupt_expected = false) {
   w.node("Conv", "dw", {"l1", "w2", "b2"}, {"d1"},
          {w.attr_ints("kernel_shape", {3, 3}), w.attr_ints("pads", {2, 2, 2, 2}), w.attr_ints("dilations", {2, 2}),
           w.attr_int("group", 18), w.attr_string("activation", "Linear")});
-  w.node("AveragePool", "avg", {"d1"}, {"a1"}, {w.attr_ints("kernel_shape", {2, 2}), w.attr_int("count_include_pad", 0)});
+  w.node("AveragePool", "avg", {"d1"}, {"a1"},
+         {w.attr_ints("kernel_shape", {2, 2}), w.attr_int("count_include_pad", 0)});
   w.node("GlobalAveragePool", "gap", {"a1"}, {"ga"}, {});
   w.node("Flatten", "flatten", {"ga"}, {"flat"}, {w.attr_int("axis", 1)});
   w.node("Gemm", "fc", {"flat", "w3", "b3"}, {"fc"},
-         {w.attr_int("transB", 0), w.attr_string("activation", "Linear"), w.attr_float("alpha", 1.0f), w.attr_float("beta", 1.0f)});
+         {w.attr_int("transB", 0), w.attr_string("activation", "Linear"), w.attr_float("alpha", 1.0f),
+          w.attr_float("beta", 1.0f)});
   w.node("Softmax", "softmax", {"fc"}, {"probs"}, {w.attr_int("axis", -1)});
   w.test_input("x", {1, 5, 5, 3}, x, -5);
   w.test_output("fc", {1, 10}, espdl::TensorDataType_INT8, EspdlWriter::Bytes(fc.begin(), fc.end()), -4);

@@ -37,8 +37,8 @@ TEST(Int8Requantize, ShiftZeroHasNoRoundingTerm) {
 }
 
 TEST(Int8Requantize, Saturates) {
-  EXPECT_EQ(tv::requantize_s8(127 * 16 + 7, 4), 127);   // 127.44 -> 127
-  EXPECT_EQ(tv::requantize_s8(127 * 16 + 8, 4), 127);   // 127.5 -> 128 -> 127
+  EXPECT_EQ(tv::requantize_s8(127 * 16 + 7, 4), 127);    // 127.44 -> 127
+  EXPECT_EQ(tv::requantize_s8(127 * 16 + 8, 4), 127);    // 127.5 -> 128 -> 127
   EXPECT_EQ(tv::requantize_s8(-128 * 16 - 8, 4), -128);  // -128.5 -> -128
   EXPECT_EQ(tv::requantize_s8(-128 * 16 - 9, 4), -128);  // -128.56 -> -129 -> -128
   EXPECT_EQ(tv::requantize_s8(int64_t(1) << 40, 3), 127);
@@ -59,11 +59,11 @@ TEST(Int8Quantize, FloorOfXPlusHalf) {
   EXPECT_EQ(tv::quantize_one_s8(1.5f, 0), 2);
   EXPECT_EQ(tv::quantize_one_s8(-1.5f, 0), -1);
   EXPECT_EQ(tv::quantize_one_s8(-2.5f, 0), -2);
-  EXPECT_EQ(tv::quantize_one_s8(0.375f, -3), 3);    // 3.0
+  EXPECT_EQ(tv::quantize_one_s8(0.375f, -3), 3);     // 3.0
   EXPECT_EQ(tv::quantize_one_s8(-0.4375f, -3), -3);  // -3.5 -> -3
   EXPECT_EQ(tv::quantize_one_s8(-0.4376f, -3), -4);
-  EXPECT_EQ(tv::quantize_one_s8(12.0f, 2), 3);       // 12 / 4
-  EXPECT_EQ(tv::quantize_one_s8(-10.0f, 2), -2);     // -2.5 -> -2
+  EXPECT_EQ(tv::quantize_one_s8(12.0f, 2), 3);    // 12 / 4
+  EXPECT_EQ(tv::quantize_one_s8(-10.0f, 2), -2);  // -2.5 -> -2
   // The float just below one half rounds down: the sum is formed exactly, not in float32.
   EXPECT_EQ(tv::quantize_one_s8(std::nextafter(0.5f, 0.0f), 0), 0);
 }
@@ -147,8 +147,8 @@ std::vector<int32_t> random_bias(std::mt19937& rng, size_t n, int mag) {
   return v;
 }
 
-tv::Geom2D make_geom(int in_h, int in_w, int in_c, int out_c, int kh, int kw, int sh, int sw, int pt, int pl,
-                     int pb, int pr) {
+tv::Geom2D make_geom(int in_h, int in_w, int in_c, int out_c, int kh, int kw, int sh, int sw, int pt, int pl, int pb,
+                     int pr) {
   tv::Geom2D g;
   g.in_h = in_h, g.in_w = in_w, g.in_c = in_c, g.out_c = out_c;
   g.k_h = kh, g.k_w = kw, g.stride_h = sh, g.stride_w = sw, g.pad_top = pt, g.pad_left = pl;
@@ -299,13 +299,12 @@ TEST(Int8Pool, AvgPoolRoundsHalfUpOverTheFullArea) {
   struct Case {
     int8_t a, b, c, d, want;
   } cases[] = {
-      {1, 1, 0, 0, 1},        // 0.5 -> 1
-      {-1, -1, 0, 0, 0},      // -0.5 -> 0
-      {3, 3, 0, 0, 2},        // 1.5 -> 2
-      {-3, -3, 0, 0, -1},     // -1.5 -> -1
-      {-3, -3, -1, 0, -2},    // -1.75 -> -2
-      {127, 127, 127, 127, 127},
-      {-128, -128, -128, -128, -128},
+      {1, 1, 0, 0, 1},      // 0.5 -> 1
+      {-1, -1, 0, 0, 0},    // -0.5 -> 0
+      {3, 3, 0, 0, 2},      // 1.5 -> 2
+      {-3, -3, 0, 0, -1},   // -1.5 -> -1
+      {-3, -3, -1, 0, -2},  // -1.75 -> -2
+      {127, 127, 127, 127, 127}, {-128, -128, -128, -128, -128},
   };
   for (const Case& c : cases) {
     const int8_t in[4] = {c.a, c.b, c.c, c.d};
@@ -385,9 +384,9 @@ TEST(Int8Lut, LeakyReluTableFollowsFloat32Products) {
   tv::leaky_relu_table_s8(0.25f, -5, -5, t);
   EXPECT_EQ(t[127 + 128], 127);
   EXPECT_EQ(t[0 + 128], 0);
-  EXPECT_EQ(t[-2 + 128], 0);    // -0.5 -> 0
-  EXPECT_EQ(t[-6 + 128], -1);   // -1.5 -> -1
-  EXPECT_EQ(t[-7 + 128], -2);   // -1.75 -> -2
+  EXPECT_EQ(t[-2 + 128], 0);   // -0.5 -> 0
+  EXPECT_EQ(t[-6 + 128], -1);  // -1.5 -> -1
+  EXPECT_EQ(t[-7 + 128], -2);  // -1.75 -> -2
   EXPECT_EQ(t[-128 + 128], -32);
   // alpha is the float32 the model stores: 0.3f = 0.30000001192..., so q = -105 gives
   // -31.5000012 -> -32, where the decimal 0.3 would give -31.5 -> -31.
@@ -412,7 +411,7 @@ TEST(Int8Lut, LeakyReluTableFollowsFloat32Products) {
 TEST(Int8Lut, SigmoidTable) {
   int8_t t[256];
   tv::sigmoid_table_s8(-7, -8, t);
-  EXPECT_EQ(t[0 + 128], 127);   // 0.5 * 256 = 128 saturates
+  EXPECT_EQ(t[0 + 128], 127);    // 0.5 * 256 = 128 saturates
   EXPECT_EQ(t[-128 + 128], 69);  // sigmoid(-1) * 256 = 68.8
 }
 
@@ -469,8 +468,8 @@ TEST(Int8Elementwise, MulRoundsHalfUpAndSaturates) {
   tv::mul_s8(a, -7, b, -8, 4, -8, out);
   EXPECT_EQ(out[0], 2);
   EXPECT_EQ(out[1], -1);
-  EXPECT_EQ(out[2], 126);   // 16129 / 128 = 126.01
-  EXPECT_EQ(out[3], -127);  // -16256 / 128 = -127
+  EXPECT_EQ(out[2], 126);                // 16129 / 128 = 126.01
+  EXPECT_EQ(out[3], -127);               // -16256 / 128 = -127
   tv::mul_s8(a, -2, b, -2, 4, -5, out);  // shift -1: scaled up, saturated
   EXPECT_EQ(out[0], 127);
   EXPECT_EQ(out[3], -128);

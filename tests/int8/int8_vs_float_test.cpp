@@ -55,8 +55,8 @@ tv::Geom2D random_geom(std::mt19937& rng, bool depthwise) {
   return g;
 }
 
-void expect_within_half_step(const std::vector<int8_t>& q, int e_out, const std::vector<float>& ref,
-                             double rel_slack, const char* what, int trial) {
+void expect_within_half_step(const std::vector<int8_t>& q, int e_out, const std::vector<float>& ref, double rel_slack,
+                             const char* what, int trial) {
   ASSERT_EQ(q.size(), ref.size());
   const double half = std::ldexp(1.0, e_out - 1);
   for (size_t i = 0; i < q.size(); ++i) {

@@ -1,4 +1,4 @@
-// The .espdl writer (host/espdl_write.h) and `tvexport MODEL.q8.tvb -o FILE.espdl` / `tvexport verify`:
+// The .espdl writer (host/espdl/writer.h) and `tvexport MODEL.q8.tvb -o FILE.espdl` / `tvexport verify`:
 // - int8 models of every layer type export to files that the FlatBuffers verifier accepts, `flatc
 //   --json` decodes, ESP-DL's loader preconditions hold for, and whose embedded test vectors our
 //   interpreter reproduces; the mapping (fused ReLU, inserted Flatten, S3 packing, LUTs, exponents) is
@@ -25,8 +25,8 @@
 #include "espdl_generated.h"
 #include "host/dataset.h"
 #include "host/error.h"
-#include "host/espdl.h"
-#include "host/espdl_write.h"
+#include "host/espdl/espdl.h"
+#include "host/espdl/writer.h"
 #include "host/files.h"
 #include "host/model_io.h"
 #include "host/quantize.h"
@@ -243,7 +243,7 @@ std::string flatc_json(const std::vector<uint8_t>& file, const std::string& dir,
   tvh::write_file_atomic(body, std::vector<uint8_t>(file.begin() + 16, file.end()));
   std::string out, err;
   const int rc = tvtest::run_command("cd " + q(dir) + " && flatc --json --strict-json --raw-binary " +
-                                         q(tvtest::source_path("host/espdl.fbs")) + " -- " + q(stem + ".bin"),
+                                         q(tvtest::source_path("host/espdl/espdl.fbs")) + " -- " + q(stem + ".bin"),
                                      &out, &err);
   if (rc != 0) return "";
   return read_text(dir + "/" + stem + ".json");

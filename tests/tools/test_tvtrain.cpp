@@ -16,8 +16,12 @@ using nlohmann::json;
 
 namespace {
 
-std::string tvtrain() { return tvtest::bin_path("tvtrain"); }
-std::string shapes() { return tvtest::source_path("datasets/shapes"); }
+std::string tvtrain() {
+  return tvtest::bin_path("tvtrain");
+}
+std::string shapes() {
+  return tvtest::source_path("datasets/shapes");
+}
 
 // A small copy of datasets/shapes: `per_class` images of each class.
 std::string small_dataset(const std::string& tag, int per_class) {
@@ -27,7 +31,8 @@ std::string small_dataset(const std::string& tag, int per_class) {
     std::vector<std::string> files;
     for (auto& e : fs::directory_iterator(shapes() + "/" + c)) files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
-    for (int i = 0; i < per_class; ++i) fs::copy_file(files[i], dir + "/" + c + "/" + fs::path(files[i]).filename().string());
+    for (int i = 0; i < per_class; ++i)
+      fs::copy_file(files[i], dir + "/" + c + "/" + fs::path(files[i]).filename().string());
   }
   return dir;
 }
@@ -155,7 +160,8 @@ TEST(Tvtrain, InputSizeFollowsAndTooSmallIsRefused) {
   std::string ds = small_dataset("input", 4);
   std::string out = tvtest::temp_dir("input-out"), err;
   int rc;
-  json j = run_json(ds + " --preset webmcu --input 28x28x1 --epochs 1 -q --no-curve -o " + out + "/g.tvb --json", &rc, &err);
+  json j =
+      run_json(ds + " --preset webmcu --input 28x28x1 --epochs 1 -q --no-curve -o " + out + "/g.tvb --json", &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["params"], 36 + 4 + 288 + 8 + 968 * 3 + 3);
   run_json(ds + " --preset webmcu --input 6x6x3 --epochs 1 -o " + out + "/x.tvb", &rc, &err);
@@ -193,7 +199,8 @@ TEST(Tvtrain, BadConfigsAreRefusedNamingFileAndKey) {
     EXPECT_EQ(err.find('\n', pos), err.size() - 1) << err;
   }
   // A valid custom model trains.
-  tvh::write_file_atomic(dir + "/ok.json", std::string(R"({"model": {"input": {"height": 32, "width": 32, "channels": 3},
+  tvh::write_file_atomic(dir + "/ok.json",
+                         std::string(R"({"model": {"input": {"height": 32, "width": 32, "channels": 3},
       "layers": [{"type": "conv2d", "filters": 4, "kernel": 3, "padding": "same"}, {"type": "relu"},
                  {"type": "maxpool2d", "kernel": 2}, {"type": "global_avgpool"}, {"type": "dense"}]},
       "training": {"epochs": 1, "batch_size": 4, "batch_reduction": "mean", "optimizer": "sgd", "lr": 0.01}})"));
@@ -223,7 +230,8 @@ TEST(Tvtrain, InitRefusesAClassMismatchNamingBothSides) {
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("--input"), std::string::npos) << err;
   // A raw myWeights.bin for 3 classes on a 2-class dataset: refused.
-  run_json(ds + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/w.tvb --raw-out " + out + "/w.bin --json", &rc);
+  run_json(ds + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/w.tvb --raw-out " + out + "/w.bin --json",
+           &rc);
   ASSERT_EQ(rc, 0);
   fs::remove_all(ds + "/2star");
   run_json(ds + " --init " + out + "/w.bin --eval", &rc, &err);

@@ -10,8 +10,8 @@
 
 #include "host/dataset.h"
 #include "host/error.h"
-#include "host/espdl.h"
-#include "host/espdl_write.h"
+#include "host/espdl/espdl.h"
+#include "host/espdl/writer.h"
 #include "host/export.h"
 #include "host/files.h"
 #include "host/model_io.h"

@@ -59,10 +59,11 @@ std::string fmt(const char* f, double v) {
 
 int tvtrain_main(int argc, char** argv) {
   Args a;
-  CLI::App app{"tvtrain: train a small CNN on a folder of photos (one sub-folder per class) or a .zip of one.\n"
-               "  tvtrain photos/ -o model.tvb\n"
-               "  tvtrain photos/ --preset webmcu -o model.tvb --raw-out myWeights.bin\n"
-               "  tvtrain photos/ --eval --init model.tvb"};
+  CLI::App app{
+      "tvtrain: train a small CNN on a folder of photos (one sub-folder per class) or a .zip of one.\n"
+      "  tvtrain photos/ -o model.tvb\n"
+      "  tvtrain photos/ --preset webmcu -o model.tvb --raw-out myWeights.bin\n"
+      "  tvtrain photos/ --eval --init model.tvb"};
   app.set_version_flag("--version", std::string("tvtrain ") + TV_VERSION);
   app.add_option("dataset", a.dataset, "Dataset folder or .zip (one sub-folder per class)")->required();
   app.add_option("-o,--output", a.output, "Write the trained model (.tvb) here");
@@ -100,7 +101,8 @@ int tvtrain_main(int argc, char** argv) {
   };
 
   if (a.eval && a.init.empty()) throw tvh::Error("--eval needs --init MODEL (the model to evaluate).");
-  if (!a.eval && a.kfold == 0 && a.output.empty()) throw tvh::Error("give -o MODEL.tvb (where to write the trained model).");
+  if (!a.eval && a.kfold == 0 && a.output.empty())
+    throw tvh::Error("give -o MODEL.tvb (where to write the trained model).");
   if (a.kfold && !a.output.empty()) throw tvh::Error("--kfold only evaluates the recipe and writes no model; drop -o.");
   if (a.kfold && a.eval) throw tvh::Error("--kfold and --eval cannot be combined.");
 
@@ -126,7 +128,8 @@ int tvtrain_main(int argc, char** argv) {
     setup.model = init.plan->desc;
     if (init.format == "tvb") {
       if (!classes.empty() && classes != init.labels)
-        throw tvh::Error("--classes " + join(classes) + " differs from " + a.init + "'s classes " + join(init.labels) + ".");
+        throw tvh::Error("--classes " + join(classes) + " differs from " + a.init + "'s classes " + join(init.labels) +
+                         ".");
     }
   } else if (!a.input.empty()) {
     int h, w, c;
@@ -146,15 +149,15 @@ int tvtrain_main(int argc, char** argv) {
   for (const auto& w : ds.warnings) log("warning: " + w);
   for (const auto& s : ds.skipped) log("skipped " + s.first + ": " + s.second);
   if (!ds.skipped.empty()) log(std::to_string(ds.skipped.size()) + " unreadable image(s) skipped.");
-  log("dataset " + a.dataset + ": " + std::to_string(ds.size()) + " images, classes " + join(ds.classes) + ", decoded in " +
-      fmt("%.3f", ds.decode_seconds) + " s");
+  log("dataset " + a.dataset + ": " + std::to_string(ds.size()) + " images, classes " + join(ds.classes) +
+      ", decoded in " + fmt("%.3f", ds.decode_seconds) + " s");
   if (!init.plan && ds.classes.size() < 2) throw tvh::Error(a.dataset + ": needs at least two classes with images.");
   if (init.plan && init.format == "tvb" && ds.classes != init.labels)
     throw tvh::Error(a.dataset + " has classes " + join(ds.classes) + " but " + a.init + " was trained on " +
                      join(init.labels) + ".");
   if (init.plan && (int)ds.classes.size() != init.plan->desc.num_classes)
-    throw tvh::Error(a.dataset + " has " + std::to_string(ds.classes.size()) + " classes " + join(ds.classes) + " but " +
-                     a.init + " has " + std::to_string(init.plan->desc.num_classes) + ".");
+    throw tvh::Error(a.dataset + " has " + std::to_string(ds.classes.size()) + " classes " + join(ds.classes) +
+                     " but " + a.init + " has " + std::to_string(init.plan->desc.num_classes) + ".");
   if (init.plan && init.format != "tvb") init.labels = ds.classes;
 
   setup.model.num_classes = (uint16_t)ds.classes.size();
@@ -163,8 +166,8 @@ int tvtrain_main(int argc, char** argv) {
   // ---- --eval: every image, no training ----
   if (a.eval) {
     tvh::EvalResult r = tvh::evaluate_model(init, ds, tvh::all_indices(ds));
-    log("evaluated " + a.init + " on " + std::to_string(r.total) + " images: accuracy " + fmt("%.2f", 100 * r.accuracy()) +
-        " % (" + std::to_string(r.correct) + "/" + std::to_string(r.total) + ")");
+    log("evaluated " + a.init + " on " + std::to_string(r.total) + " images: accuracy " +
+        fmt("%.2f", 100 * r.accuracy()) + " % (" + std::to_string(r.correct) + "/" + std::to_string(r.total) + ")");
     if (!a.quiet) std::fprintf(stderr, "%s", tvh::confusion_text(ds.classes, r.confusion).c_str());
     if (a.json) {
       json j = {{"model", a.init},
@@ -200,9 +203,11 @@ int tvtrain_main(int argc, char** argv) {
   // ---- --kfold K ----
   if (a.kfold) {
     if (setup.recipe.restore_best)
-      throw tvh::Error("--kfold with restore_best would pick each fold's weights on its own test images; set "
-                       "\"restore_best\": false for cross-validation.");
-    if ((size_t)a.kfold > ds.size()) throw tvh::Error(a.dataset + ": --kfold " + std::to_string(a.kfold) + " needs at least that many images.");
+      throw tvh::Error(
+          "--kfold with restore_best would pick each fold's weights on its own test images; set "
+          "\"restore_best\": false for cross-validation.");
+    if ((size_t)a.kfold > ds.size())
+      throw tvh::Error(a.dataset + ": --kfold " + std::to_string(a.kfold) + " needs at least that many images.");
     std::vector<tvh::Split> folds = tvh::kfold_splits(ds, a.kfold, a.seed);
     std::vector<double> accs;
     json fold_json = json::array();
@@ -219,22 +224,33 @@ int tvtrain_main(int argc, char** argv) {
       log("fold " + std::to_string(f + 1) + "/" + std::to_string(folds.size()) + ": validation accuracy " +
           fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" + std::to_string(r.val_eval.correct) + "/" +
           std::to_string(r.val_eval.total) + ")");
-      fold_json.push_back({{"val_accuracy", r.val_eval.accuracy()}, {"val_correct", r.val_eval.correct},
-                           {"val_images", r.val_eval.total}, {"train_seconds", r.train_seconds}});
+      fold_json.push_back({{"val_accuracy", r.val_eval.accuracy()},
+                           {"val_correct", r.val_eval.correct},
+                           {"val_images", r.val_eval.total},
+                           {"train_seconds", r.train_seconds}});
     }
     double mean = 0, sd = 0;
     for (double x : accs) mean += x;
     mean /= accs.size();
     for (double x : accs) sd += (x - mean) * (x - mean);
     sd = accs.size() > 1 ? std::sqrt(sd / (accs.size() - 1)) : 0;
-    log(std::to_string(a.kfold) + "-fold cross-validation: " + fmt("%.2f", 100 * mean) + " % +- " + fmt("%.2f", 100 * sd) +
-        " % (sample sd)");
+    log(std::to_string(a.kfold) + "-fold cross-validation: " + fmt("%.2f", 100 * mean) + " % +- " +
+        fmt("%.2f", 100 * sd) + " % (sample sd)");
     if (a.json) {
-      json j = {{"classes", ds.classes},     {"preset", setup.preset},        {"kfold", a.kfold},
-                {"cv_accuracy_mean", mean},  {"cv_accuracy_sd", sd},          {"folds", fold_json},
-                {"epochs", setup.recipe.epochs}, {"train_seconds", train_seconds}, {"decode_seconds", ds.decode_seconds},
+      json j = {{"classes", ds.classes},
+                {"preset", setup.preset},
+                {"kfold", a.kfold},
+                {"cv_accuracy_mean", mean},
+                {"cv_accuracy_sd", sd},
+                {"folds", fold_json},
+                {"epochs", setup.recipe.epochs},
+                {"train_seconds", train_seconds},
+                {"decode_seconds", ds.decode_seconds},
                 {"params", plan->param_count},
-                {"memory", {{"train_bytes", kf_mem.total_bytes}, {"infer_bytes", kf_imem.total_bytes}, {"lanes", setup.recipe.opt.lanes}}}};
+                {"memory",
+                 {{"train_bytes", kf_mem.total_bytes},
+                  {"infer_bytes", kf_imem.total_bytes},
+                  {"lanes", setup.recipe.opt.lanes}}}};
       std::printf("%s\n", j.dump(2).c_str());
     }
     return 0;
@@ -242,9 +258,10 @@ int tvtrain_main(int argc, char** argv) {
 
   // ---- train ----
   if (!a.raw_out.empty() && !tv::legacy_compatible(*plan))
-    throw tvh::Error("--raw-out " + a.raw_out + ": the raw myWeights.bin format only holds the webmcu network at 64x64x3.");
+    throw tvh::Error("--raw-out " + a.raw_out +
+                     ": the raw myWeights.bin format only holds the webmcu network at 64x64x3.");
   tvh::Split split = setup.split == "fraction" ? tvh::fraction_split(ds, setup.val_fraction, a.seed)
-                                                : tvh::reference_split(ds, setup.recipe.val_last_n);
+                                               : tvh::reference_split(ds, setup.recipe.val_last_n);
   tvh::TrainRequest req = make_request(split);
   req.on_epoch = [&](const tvh::EpochRecord& e) {
     progress.clear();
@@ -258,23 +275,26 @@ int tvtrain_main(int argc, char** argv) {
   log("training " + setup.preset + " (" + std::to_string(plan->param_count) + " parameters) on " +
       std::to_string(split.train.size()) + " images, validating on " + std::to_string(split.val.size()) + "; " +
       std::to_string(setup.recipe.epochs) + " epochs, batch " + std::to_string(setup.recipe.batch_size) + ", seed " +
-      std::to_string(a.seed) + ", " + std::to_string(a.threads) + " thread(s), " + std::to_string(setup.recipe.opt.lanes) + " lane(s)");
+      std::to_string(a.seed) + ", " + std::to_string(a.threads) + " thread(s), " +
+      std::to_string(setup.recipe.opt.lanes) + " lane(s)");
   tvh::TrainResult r = tvh::train_model(req);
   progress.clear();
   log("training loop " + fmt("%.3f", r.train_seconds) + " s (" +
       fmt("%.1f", r.history.empty() ? 0.0 : 1e3 * r.train_seconds / r.history.size()) + " ms/epoch)");
-  log("train accuracy " + fmt("%.2f", 100 * r.train_eval.accuracy()) + " % (" + std::to_string(r.train_eval.correct) + "/" +
-      std::to_string(r.train_eval.total) + "), validation accuracy " + fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" +
-      std::to_string(r.val_eval.correct) + "/" + std::to_string(r.val_eval.total) + ")" +
+  log("train accuracy " + fmt("%.2f", 100 * r.train_eval.accuracy()) + " % (" + std::to_string(r.train_eval.correct) +
+      "/" + std::to_string(r.train_eval.total) + "), validation accuracy " + fmt("%.2f", 100 * r.val_eval.accuracy()) +
+      " % (" + std::to_string(r.val_eval.correct) + "/" + std::to_string(r.val_eval.total) + ")" +
       (r.best_epoch ? " with the weights of epoch " + std::to_string(r.best_epoch) : std::string()));
-  if (!a.quiet && r.val_eval.total) std::fprintf(stderr, "%s", tvh::confusion_text(ds.classes, r.val_eval.confusion).c_str());
-  log("memory on the device: training " + std::to_string(r.memory.total_bytes) + " bytes (" + tvh::human_bytes(r.memory.total_bytes) +
-      "), inference " + std::to_string(r.infer_memory.total_bytes) + " bytes (" + tvh::human_bytes(r.infer_memory.total_bytes) + ")");
+  if (!a.quiet && r.val_eval.total)
+    std::fprintf(stderr, "%s", tvh::confusion_text(ds.classes, r.val_eval.confusion).c_str());
+  log("memory on the device: training " + std::to_string(r.memory.total_bytes) + " bytes (" +
+      tvh::human_bytes(r.memory.total_bytes) + "), inference " + std::to_string(r.infer_memory.total_bytes) +
+      " bytes (" + tvh::human_bytes(r.infer_memory.total_bytes) + ")");
 
   std::ostringstream prov;
-  prov << "tool=tvtrain " << TV_VERSION << "\npreset=" << setup.preset << "\ndataset=" << a.dataset << "\nseed=" << a.seed
-       << "\nepochs=" << setup.recipe.epochs << "\ntrain_images=" << split.train.size() << "\nval_images=" << split.val.size()
-       << "\nval_accuracy=" << fmt("%.4f", r.val_eval.accuracy()) << "\n";
+  prov << "tool=tvtrain " << TV_VERSION << "\npreset=" << setup.preset << "\ndataset=" << a.dataset
+       << "\nseed=" << a.seed << "\nepochs=" << setup.recipe.epochs << "\ntrain_images=" << split.train.size()
+       << "\nval_images=" << split.val.size() << "\nval_accuracy=" << fmt("%.4f", r.val_eval.accuracy()) << "\n";
   if (!a.init.empty()) prov << "init=" << a.init << "\n";
   tvh::save_float_model(a.output, *plan, r.params.data(), ds.classes, prov.str());
   log("wrote " + a.output);
@@ -290,7 +310,11 @@ int tvtrain_main(int argc, char** argv) {
   if (a.json) {
     json hist = json::array();
     for (const auto& e : r.history)
-      hist.push_back({{"epoch", e.epoch}, {"loss", e.train_loss}, {"train_accuracy", e.train_acc}, {"val_accuracy", e.val_acc}, {"lr", e.lr}});
+      hist.push_back({{"epoch", e.epoch},
+                      {"loss", e.train_loss},
+                      {"train_accuracy", e.train_acc},
+                      {"val_accuracy", e.val_acc},
+                      {"lr", e.lr}});
     json j = {{"classes", ds.classes},
               {"preset", setup.preset},
               {"train_images", split.train.size()},
@@ -303,7 +327,10 @@ int tvtrain_main(int argc, char** argv) {
               {"val_correct", r.val_eval.correct},
               {"confusion_matrix", confusion_json(r.val_eval.confusion, (int)ds.classes.size())},
               {"params", plan->param_count},
-              {"memory", {{"train_bytes", r.memory.total_bytes}, {"infer_bytes", r.infer_memory.total_bytes}, {"lanes", setup.recipe.opt.lanes}}},
+              {"memory",
+               {{"train_bytes", r.memory.total_bytes},
+                {"infer_bytes", r.infer_memory.total_bytes},
+                {"lanes", setup.recipe.opt.lanes}}},
               {"seed", a.seed},
               {"threads", a.threads},
               {"skipped_images", ds.skipped.size()},

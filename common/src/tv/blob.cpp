@@ -22,7 +22,9 @@ constexpr size_t kModelHeader = 16;
 constexpr size_t kLayerRecord = 32;
 constexpr size_t kTensorEntry = 64;
 
-size_t pad16(size_t n) { return (n + 15) & ~(size_t)15; }
+size_t pad16(size_t n) {
+  return (n + 15) & ~(size_t)15;
+}
 
 void wr16(uint8_t* p, uint16_t v) {
   p[0] = (uint8_t)v;
@@ -36,7 +38,9 @@ void wrf(uint8_t* p, float f) {
   memcpy(&u, &f, 4);
   wr32(p, u);
 }
-uint16_t rd16(const uint8_t* p) { return (uint16_t)(p[0] | p[1] << 8); }
+uint16_t rd16(const uint8_t* p) {
+  return (uint16_t)(p[0] | p[1] << 8);
+}
 uint32_t rd32(const uint8_t* p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -47,7 +51,9 @@ float rdf(const uint8_t* p) {
   return f;
 }
 
-size_t model_payload(const ModelDesc& m) { return kModelHeader + kLayerRecord * m.num_layers; }
+size_t model_payload(const ModelDesc& m) {
+  return kModelHeader + kLayerRecord * m.num_layers;
+}
 
 size_t labels_payload(const BlobContents& c) {
   size_t n = 2;
@@ -55,7 +61,9 @@ size_t labels_payload(const BlobContents& c) {
   return n;
 }
 
-size_t tensor_payload(const BlobTensor& t) { return kTensorEntry + pad16(t.exp_count) + t.bytes; }
+size_t tensor_payload(const BlobTensor& t) {
+  return kTensorEntry + pad16(t.exp_count) + t.bytes;
+}
 
 void encode_model(const ModelDesc& m, uint8_t* p) {
   wr16(p + 0, m.input.height);
@@ -84,7 +92,9 @@ void encode_model(const ModelDesc& m, uint8_t* p) {
   }
 }
 
-bool valid_dtype(uint8_t d) { return d >= 1 && d <= 3; }
+bool valid_dtype(uint8_t d) {
+  return d >= 1 && d <= 3;
+}
 
 }  // namespace
 
@@ -202,7 +212,8 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
 
 Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   if (!data || !v) return make_status(StatusCode::InvalidArgument);
-  if (size < kBlobHeaderBytes) return make_status(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)kBlobHeaderBytes);
+  if (size < kBlobHeaderBytes)
+    return make_status(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)kBlobHeaderBytes);
   if (memcmp(data, kMagic, 4) != 0) return make_status(StatusCode::BlobBadMagic);
   const uint16_t major = rd16(data + 4), minor = rd16(data + 6);
   if (major != kBlobMajor) return make_status(StatusCode::BlobBadVersion, -1, major, kBlobMajor);

@@ -42,13 +42,13 @@ struct BlobTensor {
   char name[kTensorNameMax + 1] = {0};
   DType dtype = DType::F32;
   TensorRole role = TensorRole::Weight;
-  uint16_t layer = 0;           // index of the layer it belongs to
+  uint16_t layer = 0;  // index of the layer it belongs to
   uint8_t ndim = 0;
   uint32_t dims[4] = {0, 0, 0, 0};
-  int8_t exponent = 0;          // int8/int32: real = q * 2^exponent (per tensor)
-  uint16_t exp_count = 0;       // >0: per-output-channel exponents (not for the ESP32-S3)
+  int8_t exponent = 0;     // int8/int32: real = q * 2^exponent (per tensor)
+  uint16_t exp_count = 0;  // >0: per-output-channel exponents (not for the ESP32-S3)
   const int8_t* channel_exps = nullptr;
-  const void* data = nullptr;   // 16-byte aligned inside a decoded blob
+  const void* data = nullptr;  // 16-byte aligned inside a decoded blob
   uint32_t bytes = 0;
   size_t elements() const;
 };
@@ -58,10 +58,10 @@ struct BlobContents {
   const ModelDesc* model = nullptr;
   const char* const* labels = nullptr;  // num_classes labels
   int num_labels = 0;
-  const char* provenance = nullptr;     // may be null
+  const char* provenance = nullptr;  // may be null
   const BlobTensor* tensors = nullptr;
   int num_tensors = 0;
-  const int8_t* act_exps = nullptr;     // int8 models: input + one per layer
+  const int8_t* act_exps = nullptr;  // int8 models: input + one per layer
   int num_act_exps = 0;
   uint32_t flags = 0;
 };
@@ -75,9 +75,9 @@ struct BlobView {
   uint32_t crc = 0;
   ModelDesc model;
   int num_labels = 0;
-  const uint8_t* labels = nullptr;       // the LABL payload after its count
+  const uint8_t* labels = nullptr;  // the LABL payload after its count
   size_t labels_bytes = 0;
-  const char* provenance = nullptr;      // not NUL-terminated
+  const char* provenance = nullptr;  // not NUL-terminated
   size_t provenance_len = 0;
   int num_tensors = 0;
   BlobTensor tensors[kMaxBlobTensors];

@@ -43,7 +43,9 @@ size_t raw_index_in_block(int layer, size_t k, int num_classes) {
 
 }  // namespace
 
-size_t legacy_size(int num_classes) { return (size_t)(108 + 4 + 288 + 8 + (kFeatures + 1) * num_classes) * 4; }
+size_t legacy_size(int num_classes) {
+  return (size_t)(108 + 4 + 288 + 8 + (kFeatures + 1) * num_classes) * 4;
+}
 
 int legacy_classes_for_size(size_t bytes) {
   if (bytes % 4) return 0;
@@ -72,8 +74,7 @@ Status legacy_import(const uint8_t* data, size_t size, const ModelPlan& plan, fl
   for (int li : layers) {
     const LayerPlan& lp = plan.layers[li];
     float* w = params + lp.param_offset;
-    for (size_t i = 0; i < lp.weight_count; ++i)
-      w[i] = read_f32(data + 4 * (file_pos + raw_index_in_block(li, i, k)));
+    for (size_t i = 0; i < lp.weight_count; ++i) w[i] = read_f32(data + 4 * (file_pos + raw_index_in_block(li, i, k)));
     file_pos += lp.weight_count;
     float* b = w + lp.weight_count;
     for (size_t i = 0; i < lp.bias_count; ++i) b[i] = read_f32(data + 4 * (file_pos + i));

@@ -31,8 +31,12 @@ static LayerDesc pool_layer(LayerType type, int kernel, int stride) {
   return l;
 }
 
-LayerDesc maxpool_layer(int kernel, int stride) { return pool_layer(LayerType::MaxPool2D, kernel, stride); }
-LayerDesc avgpool_layer(int kernel, int stride) { return pool_layer(LayerType::AvgPool2D, kernel, stride); }
+LayerDesc maxpool_layer(int kernel, int stride) {
+  return pool_layer(LayerType::MaxPool2D, kernel, stride);
+}
+LayerDesc avgpool_layer(int kernel, int stride) {
+  return pool_layer(LayerType::AvgPool2D, kernel, stride);
+}
 
 LayerDesc adaptive_avgpool_layer(int out_h, int out_w) {
   LayerDesc l;
@@ -223,12 +227,11 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
         st = window_axis(i, cur.w, d.kernel_w, d.stride_w, d.padding, &out.w, &pl);
         if (!st.ok()) return st;
         out.c = d.type == LayerType::Conv2D ? d.units : cur.c;
-        lp.geom = Geom2D{cur.h, cur.w, cur.c, out.h, out.w, out.c, d.kernel_h, d.kernel_w,
-                         d.stride_h, d.stride_w, pt, pl};
+        lp.geom =
+            Geom2D{cur.h, cur.w, cur.c, out.h, out.w, out.c, d.kernel_h, d.kernel_w, d.stride_h, d.stride_w, pt, pl};
         uint64_t kk = (uint64_t)d.kernel_h * d.kernel_w;
         if (d.type == LayerType::Conv2D) {
-          if (!checked_mul(kk * (uint64_t)cur.c, (uint64_t)out.c, &wcount))
-            return make_status(StatusCode::Overflow, i);
+          if (!checked_mul(kk * (uint64_t)cur.c, (uint64_t)out.c, &wcount)) return make_status(StatusCode::Overflow, i);
           bcount = out.c;
         } else if (d.type == LayerType::DepthwiseConv2D) {
           wcount = kk * (uint64_t)cur.c;
@@ -242,13 +245,10 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
       }
       case LayerType::AdaptiveAvgPool2D:
         if (d.out_h == 0 || d.out_w == 0) return make_status(StatusCode::ZeroDimension, i);
-        if (d.out_h > cur.h || d.out_w > cur.w)
-          return make_status(StatusCode::KernelTooLarge, i, d.out_h, cur.h);
+        if (d.out_h > cur.h || d.out_w > cur.w) return make_status(StatusCode::KernelTooLarge, i, d.out_h, cur.h);
         out = Shape{d.out_h, d.out_w, cur.c};
         break;
-      case LayerType::GlobalAvgPool:
-        out = Shape{1, 1, cur.c};
-        break;
+      case LayerType::GlobalAvgPool: out = Shape{1, 1, cur.c}; break;
       case LayerType::Dense: {
         int units = d.units ? d.units : desc.num_classes;
         out = Shape{1, 1, units};
@@ -257,11 +257,8 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
         flops += 2 * wcount;
         break;
       }
-      case LayerType::Flatten:
-        out = Shape{1, 1, (int)cur_size};
-        break;
-      case LayerType::ReLU:
-        break;
+      case LayerType::Flatten: out = Shape{1, 1, (int)cur_size}; break;
+      case LayerType::ReLU: break;
       case LayerType::LeakyReLU:
         if (!(d.alpha >= 0.f && d.alpha < 1.f)) return make_status(StatusCode::BadParameter, i);
         break;
@@ -269,8 +266,7 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
         // Zero must stay inside the range so that a clipped activation keeps its sign.
         if (!(d.lo < d.hi && d.lo <= 0.f && d.hi > 0.f)) return make_status(StatusCode::BadParameter, i);
         break;
-      default:
-        return make_status(StatusCode::UnknownLayer, i, (int)d.type);
+      default: return make_status(StatusCode::UnknownLayer, i, (int)d.type);
     }
     if (out.h <= 0 || out.w <= 0 || out.c <= 0) return make_status(StatusCode::ZeroDimension, i);
     uint64_t out_size;
@@ -317,9 +313,8 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
 
 bool same_model(const ModelDesc& a, const ModelDesc& b) {
   if (a.num_classes != b.num_classes || a.num_layers != b.num_layers) return false;
-  if (a.input.height != b.input.height || a.input.width != b.input.width ||
-      a.input.channels != b.input.channels || a.input.order != b.input.order ||
-      a.input.scale != b.input.scale || a.input.offset != b.input.offset)
+  if (a.input.height != b.input.height || a.input.width != b.input.width || a.input.channels != b.input.channels ||
+      a.input.order != b.input.order || a.input.scale != b.input.scale || a.input.offset != b.input.offset)
     return false;
   for (int i = 0; i < a.num_layers; ++i) {
     const LayerDesc& x = a.layers[i];

@@ -88,7 +88,7 @@ struct Shape {
 // What plan_model() derives for one layer.
 struct LayerPlan {
   Shape in, out;
-  Geom2D geom;            // for conv/depthwise/pool layers
+  Geom2D geom;              // for conv/depthwise/pool layers
   size_t weight_count = 0;  // 0 for layers without parameters
   size_t bias_count = 0;
   size_t param_offset = 0;  // weights at params + param_offset, bias right after them

@@ -17,7 +17,9 @@ size_t align_floats(size_t n) {
   return (n + per - 1) / per * per;
 }
 
-bool aligned(const void* p) { return ((uintptr_t)p % kArenaAlign) == 0; }
+bool aligned(const void* p) {
+  return ((uintptr_t)p % kArenaAlign) == 0;
+}
 
 void normalize_input(const ModelPlan& plan, const uint8_t* image, float* dst) {
   const size_t n = plan.input.size();
@@ -224,9 +226,12 @@ void he_init(const ModelPlan& plan, float* params, uint64_t seed) {
     if (lp.weight_count == 0) continue;
     const LayerDesc& d = plan.desc.layers[i];
     size_t fan_in;
-    if (d.type == LayerType::Conv2D) fan_in = (size_t)d.kernel_h * d.kernel_w * lp.in.c;
-    else if (d.type == LayerType::DepthwiseConv2D) fan_in = (size_t)d.kernel_h * d.kernel_w;
-    else fan_in = lp.in.size();
+    if (d.type == LayerType::Conv2D)
+      fan_in = (size_t)d.kernel_h * d.kernel_w * lp.in.c;
+    else if (d.type == LayerType::DepthwiseConv2D)
+      fan_in = (size_t)d.kernel_h * d.kernel_w;
+    else
+      fan_in = lp.in.size();
     const float sd = sqrtf(2.0f / (float)fan_in);
     float* w = params + lp.param_offset;
     for (size_t k = 0; k < lp.weight_count; ++k) w[k] = rng.normal() * sd;
@@ -289,8 +294,10 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
     const float* x = i == 0 ? acts : acts + plan.layers[i - 1].act_offset;
     const size_t n_out = lp.out.size();
     if (layer_in_place(d.type)) {
-      if (d.type == LayerType::ReLU) relu_backward(y, dy, n_out);
-      else if (d.type == LayerType::LeakyReLU) leaky_relu_backward(y, dy, n_out, d.alpha);
+      if (d.type == LayerType::ReLU)
+        relu_backward(y, dy, n_out);
+      else if (d.type == LayerType::LeakyReLU)
+        leaky_relu_backward(y, dy, n_out, d.alpha);
       // Clip passes the gradient straight through; Flatten only reinterprets the shape.
       continue;
     }

@@ -57,26 +57,26 @@ struct TrainOptions {
   float lr = 3e-4f;
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-6f;  // Adam
   float momentum = 0.9f;                            // SGD
-  float weight_decay = 0.f;                          // decoupled (AdamW-style), 0 = off
-  float weight_clip = 0.f;                           // clamp weights to +-weight_clip after a step, 0 = off
-  float grad_clip_norm = 0.f;                        // rescale the batch gradient to this L2 norm, 0 = off
-  float grad_scale = 1.f;                            // batch gradient multiplier (1 = summed, as the reference)
-  bool batch_mean = false;                           // divide the batch gradient by its sample count (a true mean,
-                                                     // also for a short last batch)
-  int lanes = 2;                                     // gradient lanes (see above), 1..kMaxLanes
-  bool keep_best = false;                            // reserve a best-weights snapshot
-  bool augment = false;                              // reserve a per-lane uint8 image for augmentation
+  float weight_decay = 0.f;                         // decoupled (AdamW-style), 0 = off
+  float weight_clip = 0.f;                          // clamp weights to +-weight_clip after a step, 0 = off
+  float grad_clip_norm = 0.f;                       // rescale the batch gradient to this L2 norm, 0 = off
+  float grad_scale = 1.f;                           // batch gradient multiplier (1 = summed, as the reference)
+  bool batch_mean = false;                          // divide the batch gradient by its sample count (a true mean,
+                                                    // also for a short last batch)
+  int lanes = 2;                                    // gradient lanes (see above), 1..kMaxLanes
+  bool keep_best = false;                           // reserve a best-weights snapshot
+  bool augment = false;                             // reserve a per-lane uint8 image for augmentation
 };
 
 struct TrainMemory {
-  size_t params_bytes;       // weights and biases
-  size_t grad_bytes;         // one gradient buffer per lane
-  size_t optimizer_bytes;    // Adam m and v, or SGD velocity
-  size_t snapshot_bytes;     // best-weights copy (keep_best)
-  size_t activation_bytes;   // per lane: the input and every stored layer output
-  size_t scratch_bytes;      // per lane: backward ping-pong buffers, probabilities, loss gradient
-  size_t augment_bytes;      // per lane: the augmented input image (augment)
-  size_t total_bytes;        // the arena size trainer_init needs
+  size_t params_bytes;      // weights and biases
+  size_t grad_bytes;        // one gradient buffer per lane
+  size_t optimizer_bytes;   // Adam m and v, or SGD velocity
+  size_t snapshot_bytes;    // best-weights copy (keep_best)
+  size_t activation_bytes;  // per lane: the input and every stored layer output
+  size_t scratch_bytes;     // per lane: backward ping-pong buffers, probabilities, loss gradient
+  size_t augment_bytes;     // per lane: the augmented input image (augment)
+  size_t total_bytes;       // the arena size trainer_init needs
 };
 TrainMemory training_memory(const ModelPlan& plan, const TrainOptions& opt);
 
@@ -86,8 +86,8 @@ struct TrainLane {
   float* scratch = nullptr;  // backward buffers
   float* probs = nullptr;
   float* dlogits = nullptr;
-  uint8_t* aug = nullptr;    // augmented input image (TrainOptions::augment)
-  double loss_sum = 0;       // statistics of the current batch
+  uint8_t* aug = nullptr;  // augmented input image (TrainOptions::augment)
+  double loss_sum = 0;     // statistics of the current batch
   int correct = 0;
   int seen = 0;
 };
@@ -114,8 +114,8 @@ void trainer_begin_batch(Trainer* tr);
 // Forward and backward of one sample on a lane; accumulates its gradient into that lane.
 // `image` is uint8 HWC at the input size. Returns the loss; *predicted gets the argmax class.
 float trainer_sample(Trainer* tr, int lane, const uint8_t* image, int label, int* predicted);
-// Sums the lanes in order, applies grad_scale (and 1/samples with batch_mean) and clipping, and steps the optimizer. Returns false
-// (and leaves the weights untouched) when the gradient holds a NaN or Inf.
+// Sums the lanes in order, applies grad_scale (and 1/samples with batch_mean) and clipping, and steps the optimizer.
+// Returns false (and leaves the weights untouched) when the gradient holds a NaN or Inf.
 bool trainer_end_batch(Trainer* tr);
 // Best-weights snapshot (needs keep_best): save the current weights / restore the saved ones.
 void trainer_save_best(Trainer* tr);

@@ -40,8 +40,7 @@ void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout,
 // ---- DepthwiseConv2D (depthwise_conv2d.cpp), channel multiplier 1, out_c == in_c ----
 void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
 void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
-void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw,
-                                      float* db);
+void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
 
 // ---- MaxPool2D (maxpool2d.cpp), out_c == in_c, padded cells are skipped ----
 void maxpool2d_forward(const Geom2D& g, const float* in, float* out);
@@ -56,21 +55,19 @@ void avgpool2d_backward(const Geom2D& g, const float* dout, float* din);  // ove
 // ---- AdaptiveAvgPool2D (adaptive_avgpool2d.cpp); GlobalAvgPool is out_h = out_w = 1 ----
 // Bin (oy, ox) averages input rows [floor(oy*in_h/out_h), ceil((oy+1)*in_h/out_h)) and likewise
 // columns (the PyTorch rule).
-void adaptive_avgpool2d_forward(int in_h, int in_w, int c, int out_h, int out_w, const float* in,
-                                float* out);
+void adaptive_avgpool2d_forward(int in_h, int in_w, int c, int out_h, int out_w, const float* in, float* out);
 void adaptive_avgpool2d_backward(int in_h, int in_w, int c, int out_h, int out_w, const float* dout,
                                  float* din);  // overwrites din
 
 // ---- Dense (dense.cpp): out[o] = b[o] + sum_i w[o][i] * in[i], products summed in double ----
 void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out);
 void dense_backward_data(int in_n, int out_n, const float* w, const float* dout, float* din);
-void dense_backward_params(int in_n, int out_n, const float* in, const float* dout, float* dw,
-                           float* db);
+void dense_backward_params(int in_n, int out_n, const float* in, const float* dout, float* dw, float* db);
 
 // ---- Activations, in place (activations.cpp) ----
 void relu_forward(float* x, size_t n);
-void relu_backward(const float* y, float* dy, size_t n);  // dy *= (y > 0)
-void leaky_relu_forward(float* x, size_t n, float alpha);  // x = x > 0 ? x : alpha * x
+void relu_backward(const float* y, float* dy, size_t n);                     // dy *= (y > 0)
+void leaky_relu_forward(float* x, size_t n, float alpha);                    // x = x > 0 ? x : alpha * x
 void leaky_relu_backward(const float* y, float* dy, size_t n, float alpha);  // dy *= y > 0 ? 1 : alpha
 // Clamp to [lo, hi]; its gradient passes straight through (as the reference firmware does), so it
 // has no backward.

@@ -4,7 +4,9 @@
 
 namespace tv {
 
-static inline float clamp_weight(float w, float c) { return w > c ? c : (w < -c ? -c : w); }
+static inline float clamp_weight(float w, float c) {
+  return w > c ? c : (w < -c ? -c : w);
+}
 
 void adam_step(float* params, const float* grad, float* m, float* v, size_t n, float lr, float beta1, float beta2,
                float eps, uint32_t t, float weight_decay, float weight_clip) {

@@ -97,7 +97,9 @@ static TrainRecipe tinyvision_recipe() {
 
 static const char* const kPresetNames[] = {"tinyvision", "webmcu", nullptr};
 
-const char* const* preset_names() { return kPresetNames; }
+const char* const* preset_names() {
+  return kPresetNames;
+}
 
 bool preset_model(const char* name, int num_classes, ModelDesc* desc) {
   if (strcmp(name, "webmcu") == 0) {
@@ -127,8 +129,10 @@ void set_input(ModelDesc* desc, int height, int width, int channels) {
   desc->input.height = (uint16_t)height;
   desc->input.width = (uint16_t)width;
   desc->input.channels = (uint16_t)channels;
-  if (channels == 1) desc->input.order = ChannelOrder::GRAY;
-  else if (desc->input.order == ChannelOrder::GRAY) desc->input.order = ChannelOrder::RGB;
+  if (channels == 1)
+    desc->input.order = ChannelOrder::GRAY;
+  else if (desc->input.order == ChannelOrder::GRAY)
+    desc->input.order = ChannelOrder::RGB;
 }
 
 }  // namespace tv

@@ -12,7 +12,7 @@ struct TrainRecipe {
   TrainOptions opt;
   int epochs = 20;
   int batch_size = 6;
-  int val_last_n = 3;          // reference split: the last N images of each class
+  int val_last_n = 3;  // reference split: the last N images of each class
   // Learning-rate schedule: constant, or cosine decay to lr * lr_min_factor after warmup epochs.
   bool cosine = false;
   int warmup_epochs = 0;

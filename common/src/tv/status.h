@@ -41,7 +41,9 @@ struct Status {
   bool ok() const { return code == StatusCode::Ok; }
 };
 
-inline Status ok_status() { return Status{}; }
+inline Status ok_status() {
+  return Status{};
+}
 inline Status make_status(StatusCode code, int layer = -1, int32_t a = 0, int32_t b = 0) {
   Status s;
   s.code = code;

@@ -18,8 +18,9 @@ float recipe_lr(const TrainRecipe& r, int epoch) {
   return (float)(lo + 0.5 * ((double)base - lo) * (1.0 + cos(3.141592653589793 * t)));
 }
 
-bool recipe_augments(const TrainRecipe& r) { return r.aug_flip || r.aug_shift > 0 || r.aug_brightness > 0.f; }
-
+bool recipe_augments(const TrainRecipe& r) {
+  return r.aug_flip || r.aug_shift > 0 || r.aug_brightness > 0.f;
+}
 
 void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
                    int epoch, int index) {
@@ -106,7 +107,8 @@ EpochStats train_epoch(const EpochJob& job) {
     work.idx = job.order + start;
     work.n = job.n - start < bs ? job.n - start : bs;
     trainer_begin_batch(tr);
-    if (job.runner && job.runner->run) job.runner->run(job.runner->ctx, tr->opt.lanes, run_lane, &work);
+    if (job.runner && job.runner->run)
+      job.runner->run(job.runner->ctx, tr->opt.lanes, run_lane, &work);
     else
       for (int l = 0; l < tr->opt.lanes; ++l) run_lane(&work, l);
     BatchStats bst;

@@ -52,7 +52,7 @@ struct EpochJob {
   SampleSource source;
   const int* train = nullptr;  // indices of the training samples
   int n = 0;
-  int* order = nullptr;        // scratch, n ints
+  int* order = nullptr;  // scratch, n ints
   uint64_t seed = 0;
   int epoch = 0;
   const LaneRunner* runner = nullptr;

@@ -10,4 +10,5 @@ typedef uint32_t TickType_t;
 #define pdPASS (pdTRUE)
 #define portMAX_DELAY ((TickType_t)0xffffffffUL)
 #define configTICK_RATE_HZ 1000
-#define pdMS_TO_TICKS(xTimeInMs) ((TickType_t)(((TickType_t)(xTimeInMs) * (TickType_t)configTICK_RATE_HZ) / (TickType_t)1000U))
+#define pdMS_TO_TICKS(xTimeInMs) \
+  ((TickType_t)(((TickType_t)(xTimeInMs) * (TickType_t)configTICK_RATE_HZ) / (TickType_t)1000U))

@@ -4,8 +4,8 @@
 
 namespace tv {
 
-Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias,
-                 const Q8Layer& q, int8_t* out) {
+Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
+                 int8_t* out) {
   if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
   const Status gs = int8_detail::check_geom(g);
   if (!gs.ok()) return gs;
@@ -20,8 +20,7 @@ Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32
     const int8_detail::TapRange ry = int8_detail::valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
     const int iy0 = oy * g.stride_h - g.pad_top;
     for (int ox = 0; ox < g.out_w; ++ox) {
-      const int8_detail::TapRange rx =
-          int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+      const int8_detail::TapRange rx = int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
       const int ix0 = ox * g.stride_w - g.pad_left;
       // Taps kx in [rx.begin, rx.end) times all channels are contiguous in input and weights alike.
       const int span = (rx.end - rx.begin) * g.in_c;

@@ -4,8 +4,8 @@
 
 namespace tv {
 
-Status dense_s8(int in_n, int out_n, const int8_t* in, const int8_t* w, const int32_t* bias,
-                const Q8Layer& q, int8_t* out) {
+Status dense_s8(int in_n, int out_n, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
+                int8_t* out) {
   if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
   if (in_n <= 0 || out_n <= 0) return make_status(StatusCode::ZeroDimension, -1, in_n, out_n);
   if (in_n > int8_detail::kMaxFanIn) return make_status(StatusCode::InvalidArgument, -1, in_n);

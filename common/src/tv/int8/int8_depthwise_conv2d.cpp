@@ -4,8 +4,8 @@
 
 namespace tv {
 
-Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias,
-                           const Q8Layer& q, int8_t* out) {
+Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
+                           int8_t* out) {
   if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
   const Status gs = int8_detail::check_geom(g);
   if (!gs.ok()) return gs;
@@ -18,8 +18,7 @@ Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, c
     const int8_detail::TapRange ry = int8_detail::valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
     const int iy0 = oy * g.stride_h - g.pad_top;
     for (int ox = 0; ox < g.out_w; ++ox) {
-      const int8_detail::TapRange rx =
-          int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+      const int8_detail::TapRange rx = int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
       const int ix0 = ox * g.stride_w - g.pad_left;
       int8_t* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
       for (int c = 0; c < c_n; ++c) {

@@ -4,7 +4,9 @@
 namespace tv {
 namespace {
 
-int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+int64_t abs64(int64_t v) {
+  return v < 0 ? -v : v;
+}
 
 void consider(AccHeadroom& h, int64_t worst, int output) {
   if (h.worst_output < 0 || worst > h.worst) {

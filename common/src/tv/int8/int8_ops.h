@@ -33,7 +33,9 @@ namespace tv {
 // ---- Scalar helpers (inline: every kernel uses them) ----
 
 // Clamps to the int8 range [-128, 127].
-inline int8_t sat8(int64_t v) { return (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v)); }
+inline int8_t sat8(int64_t v) {
+  return (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
+}
 
 // v / 2^s rounded half up (towards +inf at an exact half) for s >= 0; s == 0 returns v.
 inline int64_t shift_round_half_up(int64_t v, int s) {
@@ -43,7 +45,9 @@ inline int64_t shift_round_half_up(int64_t v, int s) {
 }
 
 // The requantisation step of conv/dense: sat8((acc + 2^(s-1)) >> s), s >= 0.
-inline int8_t requantize_s8(int64_t acc, int s) { return sat8(shift_round_half_up(acc, s)); }
+inline int8_t requantize_s8(int64_t acc, int s) {
+  return sat8(shift_round_half_up(acc, s));
+}
 
 // floor(num / den) for den > 0.
 inline int64_t floor_div(int64_t num, int64_t den) {
@@ -80,18 +84,18 @@ void dequantize_s8(const int8_t* q, size_t n, int e, float* x);
 // input read zero. `bias` may be null (no bias). BadParameter (a = shift) when the shift is negative;
 // InvalidArgument on a null buffer, a non-positive size or stride, or a filter of more than 2^17 taps
 // (the int32 accumulator's limit).
-Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias,
-                 const Q8Layer& q, int8_t* out);
+Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
+                 int8_t* out);
 
 // ---- DepthwiseConv2D, channel multiplier 1 (int8_depthwise_conv2d.cpp) ----
 // out[oy][ox][c] = requantize(b[c] + sum_{ky,kx} in[iy][ix][c] * w[ky][kx][c]); g.out_c == g.in_c.
-Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias,
-                           const Q8Layer& q, int8_t* out);
+Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
+                           int8_t* out);
 
 // ---- Dense / Gemm (int8_dense.cpp) ----
 // out[o] = requantize(b[o] + sum_i w[o][i] * in[i]).
-Status dense_s8(int in_n, int out_n, const int8_t* in, const int8_t* w, const int32_t* bias,
-                const Q8Layer& q, int8_t* out);
+Status dense_s8(int in_n, int out_n, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
+                int8_t* out);
 
 // ---- Pooling (int8_pool.cpp); out_c == in_c ----
 // Max over the window's cells inside the input; the exponent is unchanged (e_out = e_in). A window

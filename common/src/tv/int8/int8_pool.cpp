@@ -10,7 +10,7 @@ namespace {
 int8_t average_s8(int64_t sum, int64_t area, int shift_up) {
   if (sum == 0) return 0;
   if (shift_up > 30) return sum > 0 ? 127 : -128;  // |sum| >= 1 times 2^31 / area saturates
-  if (shift_up < -40) return 0;  // |v| <= 128 * 2^-40: rounds to 0 (and can never be -1/2)
+  if (shift_up < -40) return 0;                    // |v| <= 128 * 2^-40: rounds to 0 (and can never be -1/2)
   int64_t num = sum, den = area;
   if (shift_up >= 0)
     num *= (int64_t)1 << shift_up;
@@ -34,8 +34,7 @@ Status maxpool2d_s8(const Geom2D& g, const int8_t* in, int8_t* out) {
     const int8_detail::TapRange ry = int8_detail::valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
     const int iy0 = oy * g.stride_h - g.pad_top;
     for (int ox = 0; ox < g.out_w; ++ox) {
-      const int8_detail::TapRange rx =
-          int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+      const int8_detail::TapRange rx = int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
       const int ix0 = ox * g.stride_w - g.pad_left;
       int8_t* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
       if (ry.begin == ry.end || rx.begin == rx.end) {  // window entirely in the padding
@@ -66,15 +65,13 @@ Status avgpool2d_s8(const Geom2D& g, const int8_t* in, int e_in, int e_out, int8
     const int8_detail::TapRange ry = int8_detail::valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
     const int iy0 = oy * g.stride_h - g.pad_top;
     for (int ox = 0; ox < g.out_w; ++ox) {
-      const int8_detail::TapRange rx =
-          int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+      const int8_detail::TapRange rx = int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
       const int ix0 = ox * g.stride_w - g.pad_left;
       int8_t* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
       for (int c = 0; c < c_n; ++c) {
         int64_t sum = 0;
         for (int ky = ry.begin; ky < ry.end; ++ky)
-          for (int kx = rx.begin; kx < rx.end; ++kx)
-            sum += in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c];
+          for (int kx = rx.begin; kx < rx.end; ++kx) sum += in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c];
         o_px[c] = average_s8(sum, area, e_in - e_out);
       }
     }

@@ -18,7 +18,9 @@ void quantize_s8(const float* x, size_t n, int e, int8_t* q) {
   for (size_t i = 0; i < n; ++i) q[i] = quantize_one_s8(x[i], e);
 }
 
-float dequantize_one_s8(int8_t q, int e) { return ldexpf((float)q, e); }
+float dequantize_one_s8(int8_t q, int e) {
+  return ldexpf((float)q, e);
+}
 
 void dequantize_s8(const int8_t* q, size_t n, int e, float* x) {
   for (size_t i = 0; i < n; ++i) x[i] = dequantize_one_s8(q[i], e);

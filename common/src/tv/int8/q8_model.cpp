@@ -6,7 +6,9 @@ namespace tv {
 
 namespace {
 
-bool uniform_bins(int in, int out) { return out > 0 && in % out == 0; }
+bool uniform_bins(int in, int out) {
+  return out > 0 && in % out == 0;
+}
 
 // A conv/dense with per-output-channel weight exponents (not an S3 feature): plain loops, each
 // channel requantized with its own shift.
@@ -81,11 +83,8 @@ Status q8_bind(const BlobView& v, const ModelPlan& plan, Q8Model* m) {
         if (!uniform_bins(lp.in.h, lp.out.h) || !uniform_bins(lp.in.w, lp.out.w))
           return make_status(StatusCode::NotSupported, i);
         break;
-      case LayerType::LeakyReLU:
-        leaky_relu_table_s8(d.alpha, e_in, e_out, m->luts[i]);
-        break;
-      default:
-        break;
+      case LayerType::LeakyReLU: leaky_relu_table_s8(d.alpha, e_in, e_out, m->luts[i]); break;
+      default: break;
     }
     if (!layer_has_params(d.type)) continue;
     const BlobTensor* w = blob_find(v, i, TensorRole::Weight);
@@ -102,7 +101,8 @@ Status q8_bind(const BlobView& v, const ModelPlan& plan, Q8Model* m) {
         return make_status(StatusCode::NotSupported, i);
       m->channel_exps[i] = w->channel_exps;
       for (int c = 0; c < w->exp_count; ++c)
-        if (e_out - e_in - w->channel_exps[c] < 0) return make_status(StatusCode::BadParameter, i, c, e_out - e_in - w->channel_exps[c]);
+        if (e_out - e_in - w->channel_exps[c] < 0)
+          return make_status(StatusCode::BadParameter, i, c, e_out - e_in - w->channel_exps[c]);
     } else if (e_out - e_in - w->exponent < 0) {
       return make_status(StatusCode::BadParameter, i, e_out - e_in - w->exponent, 0);
     }
@@ -122,8 +122,10 @@ const int8_t* q8_run(const Q8Model& m, const int8_t* input, int8_t* work) {
     const int e_in = m.act_exps[i], e_out = m.act_exps[i + 1];
     const size_t n = lp.out.size();
     if (layer_in_place(d.type)) {
-      if (d.type == LayerType::ReLU) relu_s8(cur, n);
-      else if (d.type == LayerType::LeakyReLU) lut_s8(m.luts[i], cur, n, cur);
+      if (d.type == LayerType::ReLU)
+        relu_s8(cur, n);
+      else if (d.type == LayerType::LeakyReLU)
+        lut_s8(m.luts[i], cur, n, cur);
       else if (d.type == LayerType::Clip) {
         const int8_t lo = quantize_one_s8(d.lo, e_in), hi = quantize_one_s8(d.hi, e_in);
         for (size_t k = 0; k < n; ++k) cur[k] = cur[k] < lo ? lo : (cur[k] > hi ? hi : cur[k]);
@@ -137,13 +139,18 @@ const int8_t* q8_run(const Q8Model& m, const int8_t* input, int8_t* work) {
     q.e_out = e_out;
     switch (d.type) {
       case LayerType::Conv2D:
-        if (m.channel_exps[i]) conv2d_s8_per_channel(lp.geom, cur, m.weights[i], m.biases[i], e_in, m.channel_exps[i], e_out, out);
-        else conv2d_s8(lp.geom, cur, m.weights[i], m.biases[i], q, out);
+        if (m.channel_exps[i])
+          conv2d_s8_per_channel(lp.geom, cur, m.weights[i], m.biases[i], e_in, m.channel_exps[i], e_out, out);
+        else
+          conv2d_s8(lp.geom, cur, m.weights[i], m.biases[i], q, out);
         break;
       case LayerType::DepthwiseConv2D: depthwise_conv2d_s8(lp.geom, cur, m.weights[i], m.biases[i], q, out); break;
       case LayerType::Dense:
-        if (m.channel_exps[i]) dense_s8_per_channel((int)lp.in.size(), lp.out.c, cur, m.weights[i], m.biases[i], e_in, m.channel_exps[i], e_out, out);
-        else dense_s8((int)lp.in.size(), lp.out.c, cur, m.weights[i], m.biases[i], q, out);
+        if (m.channel_exps[i])
+          dense_s8_per_channel((int)lp.in.size(), lp.out.c, cur, m.weights[i], m.biases[i], e_in, m.channel_exps[i],
+                               e_out, out);
+        else
+          dense_s8((int)lp.in.size(), lp.out.c, cur, m.weights[i], m.biases[i], q, out);
         break;
       case LayerType::MaxPool2D: maxpool2d_s8(lp.geom, cur, out); break;
       case LayerType::AvgPool2D: avgpool2d_s8(lp.geom, cur, e_in, e_out, out); break;

@@ -1,6 +1,4 @@
 // Reading .espdl files into tvh::EspdlModel, and ESP-DL filter layout conversion.
-#include "host/espdl.h"
-
 #include <flatbuffers/flatbuffers.h>
 
 #include <cstring>
@@ -11,6 +9,7 @@
 
 #include "espdl_generated.h"
 #include "host/error.h"
+#include "host/espdl/espdl.h"
 
 namespace tvh {
 namespace {
@@ -28,7 +27,9 @@ uint32_t read_u32_le(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+std::string str(const flatbuffers::String* s) {
+  return s ? s->str() : std::string();
+}
 
 std::string dims_text(const std::vector<int64_t>& dims) {
   std::ostringstream o;
@@ -57,8 +58,7 @@ void append_le(std::vector<uint8_t>& out, T v) {
 }
 
 // Product of dims, checked: non-negative, at most kMaxDims dims and kMaxElements elements.
-int64_t checked_count(const std::vector<int64_t>& dims, const std::string& source,
-                      const std::string& what) {
+int64_t checked_count(const std::vector<int64_t>& dims, const std::string& source, const std::string& what) {
   if (dims.size() > kMaxDims) fail(source, what + " has " + std::to_string(dims.size()) + " dims");
   int64_t n = 1;
   for (int64_t d : dims) {
@@ -89,9 +89,12 @@ EspdlTensor convert_tensor(const espdl::Tensor* t, const std::string& source, co
     // ONNX keeps int8/int16/int32 values in int32_data, one per entry.
     const size_t es = espdl_dtype_size(out.dtype);
     for (int32_t v : copy_vector(t->int32_data())) {
-      if (es == 1) append_le(out.raw, int8_t(v));
-      else if (es == 2) append_le(out.raw, int16_t(v));
-      else append_le(out.raw, v);
+      if (es == 1)
+        append_le(out.raw, int8_t(v));
+      else if (es == 2)
+        append_le(out.raw, int16_t(v));
+      else
+        append_le(out.raw, v);
     }
   } else if (t->int64_data() && t->int64_data()->size() > 0) {
     for (int64_t v : copy_vector(t->int64_data())) append_le(out.raw, v);
@@ -100,11 +103,11 @@ EspdlTensor convert_tensor(const espdl::Tensor* t, const std::string& source, co
     fail(source, what + " keeps its data in an external file, which is not supported");
   const size_t es = espdl_dtype_size(out.dtype);
   if (es == 0 && count > 0 && out.dtype != EspdlDataType::String)
-    fail(source, what + " has element type " + std::to_string(int(out.dtype)) +
-                     ", which is not a fixed-size number type");
+    fail(source,
+         what + " has element type " + std::to_string(int(out.dtype)) + ", which is not a fixed-size number type");
   if (es > 0 && uint64_t(count) * es > out.raw.size())
-    fail(source, what + " holds " + std::to_string(out.raw.size()) + " bytes but its dims " +
-                     dims_text(out.dims) + " need " + std::to_string(uint64_t(count) * es));
+    fail(source, what + " holds " + std::to_string(out.raw.size()) + " bytes but its dims " + dims_text(out.dims) +
+                     " need " + std::to_string(uint64_t(count) * es));
   return out;
 }
 
@@ -213,25 +216,27 @@ namespace {
 template <typename T>
 std::vector<T> tensor_values(const EspdlTensor& t, EspdlDataType want) {
   if (t.dtype != want)
-    throw Error("tensor '" + t.name + "' is " + espdl_dtype_name(t.dtype) + ", not " +
-                espdl_dtype_name(want) + ".");
+    throw Error("tensor '" + t.name + "' is " + espdl_dtype_name(t.dtype) + ", not " + espdl_dtype_name(want) + ".");
   const size_t n = t.element_count();
-  if (t.raw.size() < n * sizeof(T))
-    throw Error("tensor '" + t.name + "' holds fewer bytes than its dims need.");
+  if (t.raw.size() < n * sizeof(T)) throw Error("tensor '" + t.name + "' holds fewer bytes than its dims need.");
   std::vector<T> out(n);
   if (n) std::memcpy(out.data(), t.raw.data(), n * sizeof(T));
   return out;
 }
 }  // namespace
 
-std::vector<int8_t> EspdlTensor::as_int8() const { return tensor_values<int8_t>(*this, EspdlDataType::Int8); }
+std::vector<int8_t> EspdlTensor::as_int8() const {
+  return tensor_values<int8_t>(*this, EspdlDataType::Int8);
+}
 std::vector<int32_t> EspdlTensor::as_int32() const {
   return tensor_values<int32_t>(*this, EspdlDataType::Int32);
 }
 std::vector<int64_t> EspdlTensor::as_int64() const {
   return tensor_values<int64_t>(*this, EspdlDataType::Int64);
 }
-std::vector<float> EspdlTensor::as_float() const { return tensor_values<float>(*this, EspdlDataType::Float); }
+std::vector<float> EspdlTensor::as_float() const {
+  return tensor_values<float>(*this, EspdlDataType::Float);
+}
 
 // ---------------------------------------------------------------- EspdlNode / EspdlModel
 
@@ -292,23 +297,21 @@ EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& sour
       magic += (c >= 32 && c < 127) ? c : '?';
     }
     if (magic == "EDL1" || magic == "PDL1" || magic == "PDL2" || magic == "PDL3")
-      fail(source, "is an ESP-DL '" + magic +
-                       "' file; only single-model EDL2 files (ESP-DL v3) are supported");
+      fail(source, "is an ESP-DL '" + magic + "' file; only single-model EDL2 files (ESP-DL v3) are supported");
     fail(source, "is not an .espdl file (it starts with '" + magic + "', not 'EDL2')");
   }
   const uint32_t mode = read_u32_le(data + 4);
   const uint32_t length = read_u32_le(data + 8);
-  if (mode == 1)
-    fail(source, "is AES-encrypted (mode 1); export the model without encryption to read it here");
+  if (mode == 1) fail(source, "is AES-encrypted (mode 1); export the model without encryption to read it here");
   if (mode != 0) fail(source, "has an unknown mode " + std::to_string(mode) + " in its header");
   if (read_u32_le(data + 12) != 0) fail(source, "has non-zero reserved header bytes 12..15");
   const size_t available = size - kHeaderSize;
   if (length > available)
-    fail(source, "is truncated: its header declares a " + std::to_string(length) +
-                     "-byte model but only " + std::to_string(available) + " bytes follow");
+    fail(source, "is truncated: its header declares a " + std::to_string(length) + "-byte model but only " +
+                     std::to_string(available) + " bytes follow");
   if (length < available)
-    fail(source, "has " + std::to_string(available - length) +
-                     " bytes after the model that its header does not account for");
+    fail(source,
+         "has " + std::to_string(available - length) + " bytes after the model that its header does not account for");
   if (length < 8) fail(source, "declares a model of only " + std::to_string(length) + " bytes");
 
   // Copy the FlatBuffer to storage that is aligned like the device's (16 bytes): the verifier checks
@@ -378,11 +381,10 @@ EspdlFilterLayout espdl_filter_layout(const EspdlTensor& filter, const std::stri
   const std::string prefix = "layout ==> ";
   if (layout.compare(0, prefix.size(), prefix) == 0) layout = layout.substr(prefix.size());
   if (layout.find("(N/16)") == 0 || layout.find("N16") == 0) return EspdlFilterLayout::S3Packed;
-  if (layout == "NHWC" || layout == "NWC" || layout == "HWCN" || layout == "WCN")
-    return EspdlFilterLayout::Ours;
+  if (layout == "NHWC" || layout == "NWC" || layout == "HWCN" || layout == "WCN") return EspdlFilterLayout::Ours;
   if (layout.find("(N/8)") == 0 || layout.find("N8") == 0)
-    fail(source, "filter '" + filter.name + "' uses the int16 layout '" + layout +
-                     "', which is not supported (int8 only)");
+    fail(source,
+         "filter '" + filter.name + "' uses the int16 layout '" + layout + "', which is not supported (int8 only)");
   fail(source, "filter '" + filter.name + "' has an unknown layout '" + filter.doc + "'");
 }
 
@@ -485,8 +487,8 @@ EspdlFilter espdl_node_filter(const EspdlModel& model, const EspdlNode& node) {
       f.cout = int(d[o + 2]);
     } else {
       if (d[o + 2] != 1 || d[o + 1] != group)
-        fail(model.source, where + " is a grouped conv (group " + std::to_string(group) +
-                               ", filter " + dims_text(d) + "); only depthwise (group = channels) is supported");
+        fail(model.source, where + " is a grouped conv (group " + std::to_string(group) + ", filter " + dims_text(d) +
+                               "); only depthwise (group = channels) is supported");
       f.depthwise = true;
       f.cin = f.cout = int(group);
     }

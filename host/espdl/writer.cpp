@@ -1,6 +1,6 @@
 // Writing .espdl files: FlatBuffers serialisation of an EspdlModel, the loader-precondition check, and
 // the ESP32-S3 export of a TinyVision int8 model.
-#include "host/espdl_write.h"
+#include "host/espdl/writer.h"
 
 #include <flatbuffers/flatbuffers.h>
 

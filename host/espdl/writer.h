@@ -1,5 +1,5 @@
 // Writing ESP-DL (v3) model files (.espdl): any model view (tvh::EspdlModel, what the reader returns)
-// serialised with our schema (host/espdl.fbs), and the ESP32-S3 export of a TinyVision int8 model.
+// serialised with our schema (host/espdl/espdl.fbs), and the ESP32-S3 export of a TinyVision int8 model.
 //
 // What an exported file holds (facts in /work/shared/espdl-golden/README.md, checked against
 // esp-dl's fbs_loader and module sources and against Espressif's golden files):
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "host/espdl.h"
+#include "host/espdl/espdl.h"
 #include "host/model_io.h"
 
 namespace tvh {

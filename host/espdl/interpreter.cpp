@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "host/error.h"
-#include "host/espdl.h"
+#include "host/espdl/espdl.h"
 #include "tv/int8/int8_ops.h"
 
 namespace tvh {
@@ -74,8 +74,7 @@ class Runner {
     }
     for (const EspdlTensor& t : m_.test_outputs) {
       auto it = values_.find(t.name);
-      if (it == values_.end())
-        throw Error(m_.source + ": test output '" + t.name + "' is not produced by any node.");
+      if (it == values_.end()) throw Error(m_.source + ": test output '" + t.name + "' is not produced by any node.");
       if (!compare(t, it->second, report)) return report;
       ++report.tensors_compared;
     }
@@ -95,8 +94,8 @@ class Runner {
 
   void check(const EspdlNode& n, tv::Status s) const {
     if (!s.ok())
-      fail(n, std::string("was refused by the int8 kernel: ") + tv::status_text(s.code) + " (" +
-                  std::to_string(s.a) + ", " + std::to_string(s.b) + ")");
+      fail(n, std::string("was refused by the int8 kernel: ") + tv::status_text(s.code) + " (" + std::to_string(s.a) +
+                  ", " + std::to_string(s.b) + ")");
   }
 
   // Refuses buffers beyond 2^26 elements (64 MiB; an ESP32-S3 has 8 MiB of PSRAM): a damaged file
@@ -236,12 +235,13 @@ class Runner {
     const Spatial s = spatial(n, x);
     const Window w = window(n, x.dims.size() == 4);
     EspdlFilter f = espdl_node_filter(m_, n);
-    if (f.kh != w.kh || f.kw != w.kw)
-      fail(n, "has kernel_shape that disagrees with its filter's dims");
-    if (f.cin != s.c) fail(n, "has a filter for " + std::to_string(f.cin) + " input channels but its input has " + std::to_string(s.c));
+    if (f.kh != w.kh || f.kw != w.kw) fail(n, "has kernel_shape that disagrees with its filter's dims");
+    if (f.cin != s.c)
+      fail(n, "has a filter for " + std::to_string(f.cin) + " input channels but its input has " + std::to_string(s.c));
     const std::vector<int32_t> bias = read_bias(n, f.cout, x.exponent + f.exponent);
     const std::string act = n.attr_string("activation", "Linear");
-    if (act != "Linear" && act != "Relu") fail(n, "has the fused activation '" + act + "'; only Linear and Relu are supported");
+    if (act != "Linear" && act != "Relu")
+      fail(n, "has the fused activation '" + act + "'; only Linear and Relu are supported");
     tv::Q8Layer q;
     q.e_in = x.exponent, q.e_w = f.exponent, q.e_out = out_exponent(n), q.relu = act == "Relu";
     if (q.shift() < 0)
@@ -284,10 +284,11 @@ class Runner {
     const EspdlTensor* b = m_.find_initializer(n.inputs[2]);
     if (!b) fail(n, "reads its bias '" + n.inputs[2] + "' from a non-constant");
     std::vector<int32_t> v = b->as_int32();
-    if (int(v.size()) != count) fail(n, "has " + std::to_string(v.size()) + " biases for " + std::to_string(count) + " outputs");
+    if (int(v.size()) != count)
+      fail(n, "has " + std::to_string(v.size()) + " biases for " + std::to_string(count) + " outputs");
     if (b->exponents.size() == 1 && b->exponents[0] != expected_exponent)
-      fail(n, "has a bias at exponent " + std::to_string(b->exponents[0]) + " instead of e_in + e_w = " +
-                  std::to_string(expected_exponent));
+      fail(n, "has a bias at exponent " + std::to_string(b->exponents[0]) +
+                  " instead of e_in + e_w = " + std::to_string(expected_exponent));
     return v;
   }
 
@@ -302,7 +303,8 @@ class Runner {
       fail(n, "has a filter for " + std::to_string(f.cin) + " inputs but its input is " + dims_text(x.dims));
     const std::vector<int32_t> bias = read_bias(n, f.cout, x.exponent + f.exponent);
     const std::string act = n.attr_string("activation", "Linear");
-    if (act != "Linear" && act != "Relu") fail(n, "has the fused activation '" + act + "'; only Linear and Relu are supported");
+    if (act != "Linear" && act != "Relu")
+      fail(n, "has the fused activation '" + act + "'; only Linear and Relu are supported");
     tv::Q8Layer q;
     q.e_in = x.exponent, q.e_w = f.exponent, q.e_out = out_exponent(n), q.relu = act == "Relu";
     Value y;
@@ -332,9 +334,9 @@ class Runner {
     const size_t in_plane = size_t(s.h) * s.w * s.c, out_plane = size_t(g.out_h) * g.out_w * g.out_c;
     y.q.assign(out_plane * s.n, 0);
     for (int b = 0; b < s.n; ++b)
-      check(n, average ? tv::avgpool2d_s8(g, x.q.data() + b * in_plane, x.exponent, y.exponent,
-                                          y.q.data() + b * out_plane)
-                       : tv::maxpool2d_s8(g, x.q.data() + b * in_plane, y.q.data() + b * out_plane));
+      check(n, average
+                   ? tv::avgpool2d_s8(g, x.q.data() + b * in_plane, x.exponent, y.exponent, y.q.data() + b * out_plane)
+                   : tv::maxpool2d_s8(g, x.q.data() + b * in_plane, y.q.data() + b * out_plane));
     store(n, std::move(y));
   }
 
@@ -370,8 +372,8 @@ class Runner {
     if (t->dtype != EspdlDataType::Int8 || t->element_count() != 256)
       fail(n, "has a lookup table '" + a->s + "' that is not 256 int8 values");
     if (t->exponents.size() == 1 && t->exponents[0] != e_out)
-      fail(n, "has a lookup table at exponent " + std::to_string(t->exponents[0]) +
-                  " but an output at " + std::to_string(e_out));
+      fail(n, "has a lookup table at exponent " + std::to_string(t->exponents[0]) + " but an output at " +
+                  std::to_string(e_out));
     return t;
   }
 
@@ -399,9 +401,8 @@ class Runner {
           report.expected = theirs[i];
           report.got = ours[i];
           report.message = m_.source + ": our " + n.op_type + " table for node '" + n.name +
-                           "' differs from the file's '" + file_table->name + "' at q = " +
-                           std::to_string(i - 128) + ": expected " + std::to_string(theirs[i]) +
-                           ", got " + std::to_string(ours[i]);
+                           "' differs from the file's '" + file_table->name + "' at q = " + std::to_string(i - 128) +
+                           ": expected " + std::to_string(theirs[i]) + ", got " + std::to_string(ours[i]);
           return false;
         }
       }
@@ -590,20 +591,34 @@ class Runner {
     const std::string& op = n.op_type;
     const std::string quant = n.attr_string("quant_type", "S8");
     if (quant != "S8") fail(n, "is quantised as '" + quant + "'; only S8 (int8) is supported");
-    if (op == "Conv") op_conv(n);
-    else if (op == "Gemm") op_gemm(n);
-    else if (op == "MaxPool") op_pool(n, false);
-    else if (op == "AveragePool") op_pool(n, true);
-    else if (op == "GlobalAveragePool") op_global_avg(n);
-    else if (op == "Relu") op_relu(n);
-    else if (op == "LeakyRelu" || n.find_attribute("lut")) return op_lut(n, report);
-    else if (op == "Add") op_binary(n, true);
-    else if (op == "Mul") op_binary(n, false);
-    else if (op == "Flatten" || op == "Reshape") op_reshape(n);
-    else if (op == "Transpose") op_transpose(n);
-    else if (op == "Slice") op_slice(n);
-    else if (op == "Softmax") op_softmax(n);
-    else fail(n, "is an op the int8 interpreter does not support");
+    if (op == "Conv")
+      op_conv(n);
+    else if (op == "Gemm")
+      op_gemm(n);
+    else if (op == "MaxPool")
+      op_pool(n, false);
+    else if (op == "AveragePool")
+      op_pool(n, true);
+    else if (op == "GlobalAveragePool")
+      op_global_avg(n);
+    else if (op == "Relu")
+      op_relu(n);
+    else if (op == "LeakyRelu" || n.find_attribute("lut"))
+      return op_lut(n, report);
+    else if (op == "Add")
+      op_binary(n, true);
+    else if (op == "Mul")
+      op_binary(n, false);
+    else if (op == "Flatten" || op == "Reshape")
+      op_reshape(n);
+    else if (op == "Transpose")
+      op_transpose(n);
+    else if (op == "Slice")
+      op_slice(n);
+    else if (op == "Softmax")
+      op_softmax(n);
+    else
+      fail(n, "is an op the int8 interpreter does not support");
     return true;
   }
 
@@ -619,12 +634,14 @@ class Runner {
     if (t.dtype == EspdlDataType::Int8) {
       if (v.is_float) return differ(0, 0, 0, "is int8 in the file but float here");
       if (t.exponents.size() == 1 && t.exponents[0] != v.exponent)
-        return differ(0, double(t.exponents[0]), v.exponent, "has exponent " + std::to_string(t.exponents[0]) +
-                                                                 " in the file but " + std::to_string(v.exponent) + " here");
+        return differ(0, double(t.exponents[0]), v.exponent,
+                      "has exponent " + std::to_string(t.exponents[0]) + " in the file but " +
+                          std::to_string(v.exponent) + " here");
       const std::vector<int8_t> want = t.as_int8();
       if (want.size() != v.q.size())
-        return differ(0, double(want.size()), double(v.q.size()),
-                      "has " + std::to_string(want.size()) + " values in the file but " + std::to_string(v.q.size()) + " here");
+        return differ(
+            0, double(want.size()), double(v.q.size()),
+            "has " + std::to_string(want.size()) + " values in the file but " + std::to_string(v.q.size()) + " here");
       for (size_t i = 0; i < want.size(); ++i)
         if (want[i] != v.q[i])
           return differ(i, want[i], v.q[i],
@@ -648,6 +665,8 @@ class Runner {
 
 }  // namespace
 
-EspdlRunReport espdl_run_test_vectors(const EspdlModel& model) { return Runner(model).run(); }
+EspdlRunReport espdl_run_test_vectors(const EspdlModel& model) {
+  return Runner(model).run();
+}
 
 }  // namespace tvh

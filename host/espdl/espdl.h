@@ -1,7 +1,7 @@
 // Reading ESP-DL (v3) model files (.espdl) into a plain C++ view, converting ESP-DL's filter layouts
 // to and from ours, and running a file's embedded test vectors through our int8 kernels.
 //
-// File layout (facts in /work/shared/espdl-golden/README.md, schema in host/espdl.fbs):
+// File layout (facts in /work/shared/espdl-golden/README.md, schema in host/espdl/espdl.fbs):
 //   bytes 0..3  "EDL2"; 4..7 u32 mode (0 = plain; 1 = AES-encrypted, refused); 8..11 u32 length of
 //   the FlatBuffer; 12..15 zero; then the FlatBuffer (root espdl.Model, no file identifier).
 // Every error is a tvh::Error whose message is one sentence naming the file.
@@ -47,9 +47,9 @@ struct EspdlTensor {
   std::string name;
   std::vector<int64_t> dims;
   EspdlDataType dtype = EspdlDataType::Undefined;
-  std::vector<uint8_t> raw;         // raw_data, the 16-byte blocks concatenated (may end in padding)
-  std::vector<int64_t> exponents;   // power-of-two exponent(s); one on the S3
-  std::string doc;                  // doc_string, e.g. "layout ==> (N/16)HWC16"
+  std::vector<uint8_t> raw;        // raw_data, the 16-byte blocks concatenated (may end in padding)
+  std::vector<int64_t> exponents;  // power-of-two exponent(s); one on the S3
+  std::string doc;                 // doc_string, e.g. "layout ==> (N/16)HWC16"
 
   // Product of dims (1 for a scalar).
   size_t element_count() const;
