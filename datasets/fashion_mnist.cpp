@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "datasets/cli_args.h"
 #include "host/error.h"
 #include "host/jpeg.h"
 
@@ -128,15 +129,6 @@ size_t write_split(const std::string& source, const char* prefix, const fs::path
   return total;
 }
 
-int parse_int(const std::string& flag, const char* text, long long lo, long long hi) {
-  char* end = nullptr;
-  const long long v = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || v < lo || v > hi)
-    throw tvh::Error(flag + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                     ", not '" + text + "'.");
-  return (int)v;
-}
-
 void usage(FILE* to) {
   std::fputs(
       "usage: tvfashion-mnist OUT_DIR [--source DIR] [--quality Q] [--train-limit N] [--test-limit N]\n"
@@ -169,11 +161,11 @@ int main(int argc, char** argv) {
       } else if (arg == "--source") {
         source = value();
       } else if (arg == "--quality") {
-        quality = parse_int(arg, value(), 1, 100);
+        quality = tvdata::parse_int(arg, value(), 1, 100);
       } else if (arg == "--train-limit") {
-        train_limit = parse_int(arg, value(), 1, 10000000);
+        train_limit = tvdata::parse_int(arg, value(), 1, 10000000);
       } else if (arg == "--test-limit") {
-        test_limit = parse_int(arg, value(), 1, 10000000);
+        test_limit = tvdata::parse_int(arg, value(), 1, 10000000);
       } else if (!arg.empty() && arg[0] == '-') {
         throw tvh::Error("unknown option '" + arg + "' (see --help).");
       } else if (out_dir.empty()) {
