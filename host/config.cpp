@@ -148,6 +148,7 @@ void apply_config_text(const std::string& text, const std::string& name, TrainSe
     if (!root["preset"].is_string()) c.fail("preset", "must be a string");
     *s = preset_setup(root["preset"].get<std::string>());
   }
+  if (root.contains("model") || root.contains("training")) s->adapt = false;
   if (root.contains("model")) {
     const json& m = root["model"];
     c.only(m, "model", {"input", "layers"});

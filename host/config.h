@@ -12,6 +12,9 @@ struct TrainSetup {
   tv::ModelDesc model;  // num_classes is set when the dataset is known
   tv::TrainRecipe recipe;
   std::string split = "reference";  // "reference" (last N per class) or "fraction"
+  // The model and recipe follow the data (tv::preset_model_for / preset_recipe_for) once the input
+  // size and the image count are known; false when a config file sets "model" or "training".
+  bool adapt = true;
   double val_fraction = 0.2;
 };
 

@@ -109,13 +109,16 @@ int tvtrain_main(int argc, char** argv) {
   // The setup: preset, then config file, then command-line overrides.
   tvh::TrainSetup setup = tvh::preset_setup(a.preset);
   if (!a.config.empty()) tvh::apply_config_file(a.config, &setup);
-  if (a.epochs) setup.recipe.epochs = a.epochs;
-  if (a.batch) setup.recipe.batch_size = a.batch;
-  if (a.lr > 0) setup.recipe.opt.lr = (float)a.lr;
-  if (a.lanes) setup.recipe.opt.lanes = a.lanes;
-  if (a.val_last >= 0) setup.recipe.val_last_n = a.val_last;
-  if (app.count("--split")) setup.split = a.split;
-  if (a.val_fraction >= 0) setup.val_fraction = a.val_fraction;
+  auto apply_overrides = [&]() {
+    if (a.epochs) setup.recipe.epochs = a.epochs;
+    if (a.batch) setup.recipe.batch_size = a.batch;
+    if (a.lr > 0) setup.recipe.opt.lr = (float)a.lr;
+    if (a.lanes) setup.recipe.opt.lanes = a.lanes;
+    if (a.val_last >= 0) setup.recipe.val_last_n = a.val_last;
+    if (app.count("--split")) setup.split = a.split;
+    if (a.val_fraction >= 0) setup.val_fraction = a.val_fraction;
+  };
+  apply_overrides();
 
   // A starting model fixes the architecture and (for .tvb) the class list.
   tvh::LoadedModel init;
@@ -160,6 +163,18 @@ int tvtrain_main(int argc, char** argv) {
                      " but " + a.init + " has " + std::to_string(init.plan->desc.num_classes) + ".");
   if (init.plan && init.format != "tvb") init.labels = ds.classes;
 
+  // A preset's model and recipe follow the data (depth from the input, scale from the image count);
+  // the command-line options still override the recipe.
+  if (setup.adapt && !init.plan) {
+    tv::DataShape data;
+    data.height = setup.model.input.height;
+    data.width = setup.model.input.width;
+    data.channels = setup.model.input.channels;
+    data.images = (long)ds.size();
+    tv::preset_model_for(setup.preset.c_str(), (int)ds.classes.size(), data, &setup.model);
+    tv::preset_recipe_for(setup.preset.c_str(), data, &setup.recipe);
+    apply_overrides();
+  }
   setup.model.num_classes = (uint16_t)ds.classes.size();
   auto plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the model" : "--input " + a.input);
 

@@ -1,5 +1,6 @@
 #include "tv/presets.h"
 
+#include <math.h>
 #include <string.h>
 
 namespace tv {
@@ -39,60 +40,96 @@ TrainRecipe webmcu_recipe() {
   return r;
 }
 
-// Our recommended model (measured in docs/recommended-preset.md): a stride-2 stem, four
-// depthwise-separable blocks (depthwise 3x3 + pointwise 1x1, ReLU after each, so they fuse in int8)
-// with 8-16-32-64-64 channels, then adaptive average pooling to 2x2 and one dense layer.
-static void tinyvision_model(int num_classes, ModelDesc* d) {
+// Our recommended model (measured in docs/recommended-preset.md), sized by the rule of
+// tinyvision_plan(): a 3x3 stem, four depthwise-separable blocks (depthwise 3x3 + pointwise 1x1, ReLU
+// after each, so they fuse in int8), max-pools where the rule puts them, adaptive average pooling and
+// one dense layer. At 64x64x3 with a small dataset it is the 9,155-parameter network of the table:
+// stem 8 stride 2, blocks 16-32-64-64, a pool after the first three, 4x4 -> 2x2 average.
+static void tinyvision_model(int num_classes, const DataShape& data, ModelDesc* d) {
+  const TinyVisionPlan p = tinyvision_plan(data);
   *d = ModelDesc();
-  d->input.height = 64;
-  d->input.width = 64;
-  d->input.channels = 3;
+  set_input(d, data.height, data.width, data.channels);
   d->num_classes = (uint16_t)num_classes;
-  add_layer(d, conv2d_layer(8, 3, 2, Padding::Same));  // 32x32x8
+  add_layer(d, conv2d_layer(p.stem_filters, 3, p.stem_stride, Padding::Same));
   add_layer(d, relu_layer());
-  add_layer(d, depthwise_layer(3, 1, Padding::Same));  // 32x32x8
-  add_layer(d, relu_layer());
-  add_layer(d, conv2d_layer(16, 1));  // 32x32x16 (pointwise)
-  add_layer(d, relu_layer());
-  add_layer(d, maxpool_layer(2));                      // 16x16x16
-  add_layer(d, depthwise_layer(3, 1, Padding::Same));  // 16x16x16
-  add_layer(d, relu_layer());
-  add_layer(d, conv2d_layer(32, 1));  // 16x16x32
-  add_layer(d, relu_layer());
-  add_layer(d, maxpool_layer(2));                      // 8x8x32
-  add_layer(d, depthwise_layer(3, 1, Padding::Same));  // 8x8x32
-  add_layer(d, relu_layer());
-  add_layer(d, conv2d_layer(64, 1));  // 8x8x64
-  add_layer(d, relu_layer());
-  add_layer(d, maxpool_layer(2));                      // 4x4x64
-  add_layer(d, depthwise_layer(3, 1, Padding::Same));  // 4x4x64
-  add_layer(d, relu_layer());
-  add_layer(d, conv2d_layer(64, 1));  // 4x4x64
-  add_layer(d, relu_layer());
-  add_layer(d, adaptive_avgpool_layer(2, 2));  // 2x2x64
-  add_layer(d, flatten_layer());               // 256
-  add_layer(d, dense_layer());                 // num_classes
+  if (p.pool_after_stem) add_layer(d, maxpool_layer(2));
+  for (int b = 0; b < 4; ++b) {
+    add_layer(d, depthwise_layer(3, 1, Padding::Same));
+    add_layer(d, relu_layer());
+    add_layer(d, conv2d_layer(p.block_filters[b], 1));  // pointwise
+    add_layer(d, relu_layer());
+    if (p.pool_after_block[b]) add_layer(d, maxpool_layer(2));
+  }
+  add_layer(d, adaptive_avgpool_layer(p.head_h, p.head_w));
+  add_layer(d, flatten_layer());
+  add_layer(d, dense_layer());
 }
 
-// Adam on the batch mean with a short warmup and cosine decay; seeded flip/shift/brightness.
-static TrainRecipe tinyvision_recipe() {
+TinyVisionPlan tinyvision_plan(const DataShape& data) {
+  TinyVisionPlan p;
+  int h = data.height, w = data.width;
+  const int side = h < w ? h : w;
+  p.stem_stride = side >= 48 ? 2 : 1;
+  h = (h + p.stem_stride - 1) / p.stem_stride;  // "same" padding
+  w = (w + p.stem_stride - 1) / p.stem_stride;
+  p.pool_after_stem = (h < w ? h : w) >= 64;
+  if (p.pool_after_stem) {
+    h /= 2;
+    w /= 2;
+  }
+  // A 2x2 pool after blocks 1-3 when the smaller side it leaves is >= 4 and either even or >= 8.
+  for (int b = 0; b < 4; ++b) {
+    const int next = (h < w ? h : w) / 2;
+    p.pool_after_block[b] = b < 3 && next >= 4 && (next % 2 == 0 || next >= 8);
+    if (p.pool_after_block[b]) {
+      h /= 2;
+      w /= 2;
+    }
+  }
+  p.final_h = h;
+  p.final_w = w;
+  // Two bins along a side that divides evenly (int8 and ESP-DL need equal bins), else one.
+  p.head_h = h % 2 == 0 ? 2 : 1;
+  p.head_w = w % 2 == 0 ? 2 : 1;
+  return p;
+}
+
+// Adam (lr 5e-3) on the batch mean of 8 images with a 2-epoch warmup and cosine decay; seeded
+// flip/shift/brightness; epochs and shift from the dataset (tinyvision_scale()).
+static TrainRecipe tinyvision_recipe(const DataShape& data) {
   TrainRecipe r;
   r.opt.optimizer = OptimizerKind::Adam;
   r.opt.lr = 5e-3f;
   r.opt.eps = 1e-7f;
   r.opt.batch_mean = true;  // mean over the batch's samples
   r.opt.grad_clip_norm = 5.f;
-  r.epochs = 60;
-  r.batch_size = 8;
   r.cosine = true;
-  r.warmup_epochs = 2;
   r.lr_min_factor = 0.02f;
   r.aug_flip = true;
-  r.aug_shift = 4;
   r.aug_brightness = 0.2f;
   r.restore_best = false;
   r.opt.keep_best = false;
+  const TinyVisionScale sc = tinyvision_scale(data);
+  r.batch_size = 8;
+  r.warmup_epochs = 2;
+  r.epochs = sc.epochs;
+  r.aug_shift = sc.shift;
   return r;
+}
+
+TinyVisionScale tinyvision_scale(const DataShape& data) {
+  TinyVisionScale sc;
+  const long n = data.images;
+  // 60 epochs up to 1,000 images, then 60 * sqrt(1000 / n) (about 1.9x the passes for 4x the
+  // images), at least kMinEpochs.
+  if (n > 1000) {
+    int e = (int)(60.0f * sqrtf(1000.0f / (float)n) + 0.5f);
+    sc.epochs = e < kMinEpochs ? kMinEpochs : e;
+  }
+  const int side = data.height < data.width ? data.height : data.width;
+  sc.shift = (side + 8) / 16;  // 1/16 of the smaller side: 4 px at 64, 2 at 28, 1 at 16
+  if (sc.shift < 1) sc.shift = 1;
+  return sc;
 }
 
 static const char* const kPresetNames[] = {"tinyvision", "webmcu", nullptr};
@@ -101,28 +138,37 @@ const char* const* preset_names() {
   return kPresetNames;
 }
 
-bool preset_model(const char* name, int num_classes, ModelDesc* desc) {
+bool preset_model_for(const char* name, int num_classes, const DataShape& data, ModelDesc* desc) {
   if (strcmp(name, "webmcu") == 0) {
     webmcu_model(num_classes, desc);
+    set_input(desc, data.height, data.width, data.channels);
     return true;
   }
   if (strcmp(name, "tinyvision") == 0) {
-    tinyvision_model(num_classes, desc);
+    tinyvision_model(num_classes, data, desc);
     return true;
   }
   return false;
 }
 
-bool preset_recipe(const char* name, TrainRecipe* recipe) {
+bool preset_recipe_for(const char* name, const DataShape& data, TrainRecipe* recipe) {
   if (strcmp(name, "webmcu") == 0) {
     *recipe = webmcu_recipe();
     return true;
   }
   if (strcmp(name, "tinyvision") == 0) {
-    *recipe = tinyvision_recipe();
+    *recipe = tinyvision_recipe(data);
     return true;
   }
   return false;
+}
+
+bool preset_model(const char* name, int num_classes, ModelDesc* desc) {
+  return preset_model_for(name, num_classes, DataShape(), desc);
+}
+
+bool preset_recipe(const char* name, TrainRecipe* recipe) {
+  return preset_recipe_for(name, DataShape(), recipe);
 }
 
 void set_input(ModelDesc* desc, int height, int width, int channels) {

@@ -30,9 +30,50 @@ void webmcu_model(int num_classes, ModelDesc* desc);
 // The reference recipe: Adam lr 3e-4, eps 1e-6, batch 6 summed, weights clipped to +-10, 20 epochs.
 TrainRecipe webmcu_recipe();
 
-// Fills a preset by name ("webmcu", "tinyvision"); false when the name is unknown.
+// What a preset adapts to: the model's input and the number of images in the dataset (0 = unknown,
+// treated as a small set).
+struct DataShape {
+  int height = 64, width = 64, channels = 3;
+  long images = 0;
+};
+
+// Fills a preset by name ("webmcu", "tinyvision"); false when the name is unknown. The _for forms
+// size the model and the recipe for the data (the webmcu preset only takes the input size; its
+// recipe is fixed); the short forms are the preset at 64x64x3 for a small dataset.
+bool preset_model_for(const char* name, int num_classes, const DataShape& data, ModelDesc* desc);
+bool preset_recipe_for(const char* name, const DataShape& data, TrainRecipe* recipe);
 bool preset_model(const char* name, int num_classes, ModelDesc* desc);
 bool preset_recipe(const char* name, TrainRecipe* recipe);
+
+// The tinyvision rule, depth from the input (docs/recommended-preset.md, "The rule"):
+// - stem conv 3x3, stride 2 when the smaller input side is >= 48, else 1 ("same" padding), followed
+//   by a 2x2 max-pool when the smaller side it leaves is >= 64 (inputs from 128 up);
+// - four depthwise-separable blocks; after each of the first three a 2x2 max-pool when the smaller
+//   side it leaves is >= 4 and either even or >= 8 (so the last map keeps 4-10 pixels on its smaller
+//   side from 16x16 to 160x160, and an even side where it can);
+// - adaptive average pooling to 2 bins along each even side, 1 along an odd one (equal bins, which
+//   int8 and ESP-DL need), then dense;
+// - widths: stem 8, blocks 16-32-64-64.
+struct TinyVisionPlan {
+  int stem_filters = 8, stem_stride = 2;
+  bool pool_after_stem = false;
+  int block_filters[4] = {16, 32, 64, 64};
+  bool pool_after_block[4] = {true, true, true, false};
+  int final_h = 4, final_w = 4;  // the last feature map
+  int head_h = 2, head_w = 2;    // adaptive pool output
+};
+TinyVisionPlan tinyvision_plan(const DataShape& data);
+
+// The tinyvision rule, scale from the dataset: epochs 60 up to 1,000 images, then
+// 60 * sqrt(1000 / images) rounded, at least kMinEpochs (so the optimizer steps grow as sqrt(images));
+// augmentation shift = 1/16 of the smaller input side (at least 1 px). Batch 8 and Adam lr 5e-3 at
+// every size (measured in docs/recommended-preset.md). Explicit options (tvtrain --epochs/--batch/--lr)
+// override.
+constexpr int kMinEpochs = 15;
+struct TinyVisionScale {
+  int epochs = 60, shift = 4;
+};
+TinyVisionScale tinyvision_scale(const DataShape& data);
 // The names, for help texts: a null-terminated list.
 const char* const* preset_names();
 

@@ -30,11 +30,14 @@
 // rule), the activations' backward at that one element, and the window's conv output pixel, kept in
 // the conv output's row-major order (all windows' top rows, then their next rows, ...).
 //
+// 1x1 layers first try the matrix-product paths of pointwise_fast.cpp.
+//
 // Scratch lives on the stack (at most kScratchFloats floats); a layer that needs more, or a geometry
 // without a fast path, runs the reference kernel.
 #include <stdint.h>
 
 #include "tv/ops/kernel_variants.h"
+#include "tv/ops/pointwise.h"
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"
 
@@ -392,6 +395,7 @@ TV_INLINE void params_listed_any(int k_h, int span, const float* x_row, size_t r
 }  // namespace
 
 TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
+  if (pointwise_forward(g, in, w, b, out)) return;
   if (g.stride_h != 1 || g.stride_w != 1 || g.k_h > kMaxKernelRows) return ref::conv2d_forward(g, in, w, b, out);
   // Interior: output pixels whose whole window lies inside the input.
   const int oy_lo = g.pad_top, oy_hi_raw = g.in_h + g.pad_top - g.k_h + 1;
@@ -450,6 +454,7 @@ TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const flo
 }
 
 TV_TARGET_CLONES void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
+  if (pointwise_backward_data(g, w, dout, din)) return;
   if (g.stride_h != 1 || g.stride_w != 1 || g.k_h > kMaxKernelRows) return ref::conv2d_backward_data(g, w, dout, din);
   const int filter = g.k_h * g.k_w * g.in_c;
   const int pw = (g.in_w + 15) / 16 * 16 + g.k_w - 1;
@@ -538,6 +543,7 @@ static void padded_backward_params(const Geom2D& g, const float* in, const float
 
 TV_TARGET_CLONES void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw,
                                              float* db) {
+  if (pointwise_backward_params(g, in, dout, dw, db)) return;
   // Fast paths only when every window lies inside the input (no padding on any side).
   const bool inside = g.pad_top == 0 && g.pad_left == 0 && (g.out_h - 1) * g.stride_h + g.k_h <= g.in_h &&
                       (g.out_w - 1) * g.stride_w + g.k_w <= g.in_w;

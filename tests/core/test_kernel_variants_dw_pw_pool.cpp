@@ -1,8 +1,8 @@
-// The fast depthwise convolution, average pooling and adaptive average pooling give the reference
-// kernels' bits (tv/ops/kernel_variants.h): every output compared bit for bit on random geometries
-// (strides 1 and 2, valid and same padding, any channel count, overlapping and disjoint windows) and
-// data, with gradients accumulated onto values already present. The golden and gradient tests of
-// these ops (test_ops.cpp) run through the tv:: entry points, i.e. the fast variants on the host.
+// The fast depthwise convolution, pointwise (1x1) convolution, average pooling and adaptive average
+// pooling give the reference kernels' bits (tv/ops/kernel_variants.h): every output compared bit for bit on random
+// geometries (strides 1 and 2, valid and same padding, any channel count, overlapping and disjoint windows) and data,
+// with gradients accumulated onto values already present. The golden and gradient tests of these ops (test_ops.cpp) run
+// through the tv:: entry points, i.e. the fast variants on the host.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -174,4 +174,79 @@ TEST(FastKernels, AdaptiveAvgPoolRandomSizes) {
   compare_adaptive(4, 4, 64, 2, 2, rng);
   compare_adaptive(7, 7, 64, 1, 1, rng);
   compare_adaptive(8, 6, 40, 2, 2, rng);
+}
+
+namespace {
+
+// A 1x1 conv (pointwise_fast.cpp's matrix products) against the reference, gradients accumulated onto
+// values already present.
+void compare_pointwise(int h, int w, int in_c, int out_c, float dout_zeros, std::mt19937& rng) {
+  const tv::Geom2D g{h, w, in_c, h, w, out_c, 1, 1, 1, 1, 0, 0};
+  const std::string where = describe(g);
+  const size_t n_in = (size_t)h * w * in_c, n_out = (size_t)h * w * out_c, n_w = (size_t)in_c * out_c;
+  const Vec in = random_values(rng, n_in), wt = random_values(rng, n_w), b = random_values(rng, out_c);
+  const Vec dout = random_vec(rng, n_out, dout_zeros);
+  Vec out_ref(n_out, 777.0f), out_fast(n_out, -777.0f);
+  tv::ref::conv2d_forward(g, in.data(), wt.data(), b.data(), out_ref.data());
+  tv::fast::conv2d_forward(g, in.data(), wt.data(), b.data(), out_fast.data());
+  expect_same_bits("pointwise forward", out_ref, out_fast, where);
+  Vec din_ref(n_in, 777.0f), din_fast(n_in, -777.0f);
+  tv::ref::conv2d_backward_data(g, wt.data(), dout.data(), din_ref.data());
+  tv::fast::conv2d_backward_data(g, wt.data(), dout.data(), din_fast.data());
+  expect_same_bits("pointwise backward_data", din_ref, din_fast, where);
+  Vec dw_ref = random_values(rng, n_w), db_ref = random_values(rng, out_c);
+  Vec dw_fast = dw_ref, db_fast = db_ref;
+  tv::ref::conv2d_backward_params(g, in.data(), dout.data(), dw_ref.data(), db_ref.data());
+  tv::fast::conv2d_backward_params(g, in.data(), dout.data(), dw_fast.data(), db_fast.data());
+  expect_same_bits("pointwise backward_params dw", dw_ref, dw_fast, where);
+  expect_same_bits("pointwise backward_params db", db_ref, db_fast, where);
+  // From zeroed gradients, as a training batch starts.
+  Vec dw0_ref(n_w, 0.0f), db0_ref(out_c, 0.0f), dw0_fast(n_w, 0.0f), db0_fast(out_c, 0.0f);
+  tv::ref::conv2d_backward_params(g, in.data(), dout.data(), dw0_ref.data(), db0_ref.data());
+  tv::fast::conv2d_backward_params(g, in.data(), dout.data(), dw0_fast.data(), db0_fast.data());
+  expect_same_bits("pointwise backward_params dw from 0", dw0_ref, dw0_fast, where);
+  expect_same_bits("pointwise backward_params db from 0", db0_ref, db0_fast, where);
+}
+
+}  // namespace
+
+TEST(FastKernels, PointwiseRandomSizes) {
+  std::mt19937 rng(206);
+  for (int t = 0; t < 120; ++t) {
+    const int in_c = 8 * (1 + (int)(rng() % 16)), out_c = 8 * (1 + (int)(rng() % 16));
+    const float zeros[] = {0.0f, 0.5f, 0.97f};
+    compare_pointwise(1 + (int)(rng() % 9), 1 + (int)(rng() % 11), in_c, out_c, zeros[t % 3], rng);
+  }
+  // The presets' pointwise layers (1x and 2x width) and channel counts without the matrix path.
+  compare_pointwise(28, 28, 8, 16, 0.5f, rng);
+  compare_pointwise(7, 7, 128, 128, 0.5f, rng);
+  compare_pointwise(4, 4, 64, 64, 0.0f, rng);
+  compare_pointwise(5, 6, 12, 20, 0.5f, rng);
+  compare_pointwise(3, 3, 136, 128, 0.5f, rng);  // 17,408 weights: more than the stack copy holds
+}
+
+TEST(FastKernels, PointwiseNonFiniteValues) {
+  // Inf and NaN in the input (the weight gradient then takes the general path), in the gradient and
+  // in the weights of the forward pass: the same operations in the same order.
+  std::mt19937 rng(207);
+  const tv::Geom2D g{3, 4, 16, 3, 4, 8, 1, 1, 1, 1, 0, 0};
+  Vec in = random_values(rng, 3 * 4 * 16), wt = random_values(rng, 16 * 8), b = random_values(rng, 8);
+  Vec dout = random_vec(rng, 3 * 4 * 8, 0.5f);
+  in[7] = INFINITY;
+  dout[3] = NAN;
+  dout[20] = -INFINITY;
+  Vec d1(in.size()), d2(in.size()), dw1(wt.size(), 0.0f), dw2(wt.size(), 0.0f), db1(8, 0.0f), db2(8, 0.0f);
+  tv::ref::conv2d_backward_data(g, wt.data(), dout.data(), d1.data());
+  tv::fast::conv2d_backward_data(g, wt.data(), dout.data(), d2.data());
+  expect_same_bits("backward_data", d1, d2, describe(g));
+  tv::ref::conv2d_backward_params(g, in.data(), dout.data(), dw1.data(), db1.data());
+  tv::fast::conv2d_backward_params(g, in.data(), dout.data(), dw2.data(), db2.data());
+  expect_same_bits("backward_params dw", dw1, dw2, describe(g));
+  expect_same_bits("backward_params db", db1, db2, describe(g));
+  wt[9] = NAN;
+  wt[30] = INFINITY;
+  Vec o1(3 * 4 * 8), o2(3 * 4 * 8);
+  tv::ref::conv2d_forward(g, in.data(), wt.data(), b.data(), o1.data());
+  tv::fast::conv2d_forward(g, in.data(), wt.data(), b.data(), o2.data());
+  expect_same_bits("forward", o1, o2, describe(g));
 }

@@ -1,0 +1,13 @@
+// Pointwise convolution (1x1 Conv2D) as a matrix product: the fast paths conv2d_fast.cpp tries first
+// (pointwise_fast.cpp). Each returns false, having done nothing, when the geometry or the data has no
+// such path; the caller then runs its general code. Same bits as tv::ref::conv2d_* (see the file).
+#pragma once
+#include "tv/ops.h"
+
+namespace tv {
+namespace fast {
+bool pointwise_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
+bool pointwise_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
+bool pointwise_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
+}  // namespace fast
+}  // namespace tv

@@ -1,0 +1,143 @@
+// Pointwise convolution (Conv2D 1x1, stride 1, no padding) as a matrix product, fast variant: the
+// sums of conv2d.cpp in the same order, with the running sums of a block of pixels x channels in
+// registers. With P pixels, x = in as P x in_c, W = w as out_c x in_c, d = dout as P x out_c (HWC is
+// row-major in pixels):
+//
+// forward:          out[p][o] = b[o] + sum_i x[p][i] * W[o][i], i ascending (per lane: one o).
+// backward_data:    dx[p][i] = +0 + sum_o d[p][o] * W[o][i], o ascending. The reference skips
+//                   d == 0; adding 0 * W = +-0 to a sum that starts at +0 changes no bit (such a sum
+//                   is never -0) as long as W is finite, which is checked first.
+// backward_params:  dW[o][i] += d[p][o] * x[p][i] and db[o] += d[p][o], p ascending. The skipped
+//                   d == 0 terms are +-0 here too, which leave a finite running sum unchanged unless
+//                   it is exactly -0 (a gradient buffer that starts at +0 never is); x is checked to
+//                   be finite first.
+//
+// Used by conv2d_fast.cpp for 1x1 layers whose channel counts are multiples of 8 and whose
+// transposed weights fit the stack; it returns false (doing nothing) otherwise.
+#include "tv/ops/pointwise.h"
+#include "tv/ops/simd.h"
+
+#define TV_INLINE inline __attribute__((always_inline))
+
+namespace tv {
+namespace fast {
+namespace {
+
+using simd::f8;
+using simd::load8;
+using simd::splat8;
+using simd::store8;
+
+constexpr int kMaxWeights = 16384;  // in_c * out_c: 64 KB of stack for the transposed weights
+
+// True when no value is Inf or NaN: 0 * v stays +-0 for finite v and becomes NaN otherwise.
+bool all_finite(const float* v, size_t n) {
+  float acc = 0.0f;
+  for (size_t i = 0; i < n; ++i) acc *= v[i];
+  return acc == 0.0f;
+}
+
+bool fits(const Geom2D& g) {
+  return g.k_h == 1 && g.k_w == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
+         g.out_h == g.in_h && g.out_w == g.in_w && g.in_c % 8 == 0 && g.out_c % 8 == 0 &&
+         (size_t)g.in_c * g.out_c <= (size_t)kMaxWeights;
+}
+
+// rows x cols row-major -> cols x rows.
+void transpose(const float* src, int rows, int cols, float* dst) {
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+}
+
+// C[p][j..] for NP rows of A (P x K) times B (K x N, row-major), NV vectors of columns starting at
+// column j: acc = init; acc += A[p][k] * B[k][j..] for k ascending. init: a row of N values to start
+// from (bias), or null for +0.
+template <int NP, int NV>
+TV_INLINE void rows_times(const float* a, int k_n, const float* b, int n, int j, const float* init, float* c) {
+  f8 acc[NP][NV];
+  for (int p = 0; p < NP; ++p)
+    for (int v = 0; v < NV; ++v) acc[p][v] = init ? load8(init + j + 8 * v) : splat8(0.0f);
+  for (int k = 0; k < k_n; ++k) {
+    f8 bv[NV];
+    for (int v = 0; v < NV; ++v) bv[v] = load8(b + (size_t)k * n + j + 8 * v);
+    for (int p = 0; p < NP; ++p) {
+      const f8 av = splat8(a[(size_t)p * k_n + k]);
+      for (int v = 0; v < NV; ++v) acc[p][v] += av * bv[v];
+    }
+  }
+  for (int p = 0; p < NP; ++p)
+    for (int v = 0; v < NV; ++v) store8(c + (size_t)p * n + j + 8 * v, acc[p][v]);
+}
+
+template <int NP>
+TV_INLINE void rows_times_all(const float* a, int k_n, const float* b, int n, const float* init, float* c) {
+  int j = 0;
+  for (; j + 32 <= n; j += 32) rows_times<NP, 4>(a, k_n, b, n, j, init, c);
+  for (; j + 16 <= n; j += 16) rows_times<NP, 2>(a, k_n, b, n, j, init, c);
+  for (; j < n; j += 8) rows_times<NP, 1>(a, k_n, b, n, j, init, c);
+}
+
+// C (P x N) = init + A (P x K) * B (K x N), every sum in k order.
+void matmul(const float* a, int p_n, int k_n, const float* b, int n, const float* init, float* c) {
+  int p = 0;
+  for (; p + 4 <= p_n; p += 4) rows_times_all<4>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
+  for (; p < p_n; ++p) rows_times_all<1>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
+}
+
+// dW[o][i..] += d[p][o] * x[p][i..] for p ascending, NO rows of dW, NV vectors of i from column j.
+template <int NO, int NV>
+TV_INLINE void params_block(const float* x, const float* d, int p_n, int in_c, int out_c, int o0, int j, float* dw) {
+  f8 acc[NO][NV];
+  for (int o = 0; o < NO; ++o)
+    for (int v = 0; v < NV; ++v) acc[o][v] = load8(dw + (size_t)(o0 + o) * in_c + j + 8 * v);
+  for (int p = 0; p < p_n; ++p) {
+    f8 xv[NV];
+    for (int v = 0; v < NV; ++v) xv[v] = load8(x + (size_t)p * in_c + j + 8 * v);
+    for (int o = 0; o < NO; ++o) {
+      const f8 dv = splat8(d[(size_t)p * out_c + o0 + o]);
+      for (int v = 0; v < NV; ++v) acc[o][v] += dv * xv[v];
+    }
+  }
+  for (int o = 0; o < NO; ++o)
+    for (int v = 0; v < NV; ++v) store8(dw + (size_t)(o0 + o) * in_c + j + 8 * v, acc[o][v]);
+}
+
+}  // namespace
+
+TV_TARGET_CLONES bool pointwise_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
+  if (!fits(g)) return false;
+  float wt[kMaxWeights] __attribute__((aligned(32)));
+  transpose(w, g.out_c, g.in_c, wt);  // in_c x out_c
+  matmul(in, g.in_h * g.in_w, g.in_c, wt, g.out_c, b, out);
+  return true;
+}
+
+TV_TARGET_CLONES bool pointwise_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
+  if (!fits(g) || !all_finite(w, (size_t)g.out_c * g.in_c)) return false;
+  matmul(dout, g.in_h * g.in_w, g.out_c, w, g.in_c, nullptr, din);
+  return true;
+}
+
+TV_TARGET_CLONES bool pointwise_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw,
+                                                float* db) {
+  const int p_n = g.in_h * g.in_w;
+  if (!fits(g) || !all_finite(in, (size_t)p_n * g.in_c)) return false;
+  for (int o0 = 0; o0 < g.out_c; o0 += 8) {  // bias: eight channels per vector, pixels in order
+    f8 acc = load8(db + o0);
+    for (int p = 0; p < p_n; ++p) {
+      const f8 d = load8(dout + (size_t)p * g.out_c + o0);
+      acc = d != splat8(0.0f) ? acc + d : acc;  // the reference adds only d != 0
+    }
+    store8(db + o0, acc);
+  }
+  for (int o0 = 0; o0 < g.out_c; o0 += 4) {
+    int j = 0;
+    for (; j + 32 <= g.in_c; j += 32) params_block<4, 4>(in, dout, p_n, g.in_c, g.out_c, o0, j, dw);
+    for (; j + 16 <= g.in_c; j += 16) params_block<4, 2>(in, dout, p_n, g.in_c, g.out_c, o0, j, dw);
+    for (; j < g.in_c; j += 8) params_block<4, 1>(in, dout, p_n, g.in_c, g.out_c, o0, j, dw);
+  }
+  return true;
+}
+
+}  // namespace fast
+}  // namespace tv
