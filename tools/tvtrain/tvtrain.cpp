@@ -3,8 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "host/config.h"
 #include "host/dataset.h"
@@ -14,6 +16,7 @@
 #include "host/model_io.h"
 #include "host/report.h"
 #include "host/training.h"
+#include "tools/common/cli.h"
 #include "tv/legacy.h"
 
 using nlohmann::json;
@@ -21,8 +24,8 @@ using nlohmann::json;
 namespace {
 
 struct Args {
-  std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes;
-  int epochs = 0, batch = 0, lanes = 0, threads = 1, kfold = 0, val_last = -1;
+  std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve;
+  int epochs = 0, batch = 0, lanes = 0, threads = 0, kfold = 0, val_last = -1;
   double lr = 0, val_fraction = -1;
   uint64_t seed = 1;
   bool eval = false, json = false, no_curve = false, quiet = false;
@@ -55,12 +58,33 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
+// What the dataset report adds to every --json object: each unused file named, with its reason.
+json dataset_json(const tvh::Dataset& ds) {
+  json files = json::array();
+  std::map<std::string, size_t> by_reason;
+  for (const auto& s : ds.skipped) {
+    files.push_back({{"path", s.path}, {"reason", s.reason}, {"message", s.message}});
+    ++by_reason[s.reason];
+  }
+  return {{"images", ds.size()},
+          {"skipped_images", ds.skipped.size()},
+          {"skipped_by_reason", by_reason},
+          {"skipped_files", files},
+          {"ignored_junk", ds.ignored_junk},
+          {"scaled_decodes", ds.scaled_decodes},
+          {"exif_rotated", ds.exif_rotated},
+          {"decode_threads", ds.decode_threads},
+          {"decode_seconds", ds.decode_seconds}};
+}
+
 }  // namespace
 
 int tvtrain_main(int argc, char** argv) {
   Args a;
   CLI::App app{
       "tvtrain: train a small CNN on a folder of photos (one sub-folder per class) or a .zip of one.\n"
+      "  Images: .jpg/.jpeg/.png at any depth below a class folder, turned upright by their EXIF orientation;\n"
+      "  transparent PNG pixels are composited on white. Every file not used is named (all in --json).\n"
       "  tvtrain photos/ -o model.tvb\n"
       "  tvtrain photos/ --preset webmcu -o model.tvb --raw-out myWeights.bin\n"
       "  tvtrain photos/ --eval --init model.tvb"};
@@ -76,7 +100,9 @@ int tvtrain_main(int argc, char** argv) {
   app.add_option("--lanes", a.lanes, "Gradient lanes (fixes the summation order; threads never change results)")
       ->check(CLI::Range(1, 8));
   app.add_option("--seed", a.seed, "Seed for initialization, shuffling, splits and augmentation (default 1)");
-  app.add_option("--threads", a.threads, "Threads (results are identical for any count)")->check(CLI::Range(1, 64));
+  app.add_option("--threads", a.threads,
+                 "Threads for decoding and training (default: all cores; results are identical for any count)")
+      ->check(CLI::Range(1, 256));
   app.add_option("--classes", a.classes, "Explicit class list a,b,c (default: sorted folder names)");
   app.add_option("--split", a.split, "Validation split: reference (last N per class, default) or fraction")
       ->check(CLI::IsMember({"reference", "fraction"}));
@@ -89,22 +115,62 @@ int tvtrain_main(int argc, char** argv) {
   app.add_flag("--eval", a.eval, "With --init: evaluate the model on every image, no training");
   app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
   app.add_flag("--json", a.json, "Print one JSON object with the results on stdout");
-  app.add_flag("--no-curve", a.no_curve, "Do not write the loss/accuracy curve (model.curve.svg)");
+  app.add_option("--curve", a.curve,
+                 "Write the loss/accuracy curve (SVG) here; default MODEL.curve.svg next to -o MODEL.tvb, which "
+                 "replaces only a curve an earlier run wrote (any other file of that name is refused)");
+  app.add_flag("--no-curve", a.no_curve, "Do not write the loss/accuracy curve");
   app.add_flag("-q,--quiet", a.quiet, "Only errors on stderr");
+  tvcli::add_exit_status_footer(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return tvcli::parse_failed(app, e, "tvtrain");
   }
   auto log = [&](const std::string& s) {
     if (!a.quiet) std::fprintf(stderr, "%s\n", s.c_str());
   };
+  if (a.threads == 0) a.threads = (int)std::max(1u, std::thread::hardware_concurrency());
 
-  if (a.eval && a.init.empty()) throw tvh::Error("--eval needs --init MODEL (the model to evaluate).");
+  if (a.eval && a.init.empty()) throw tvh::UsageError("--eval needs --init MODEL (the model to evaluate).");
   if (!a.eval && a.kfold == 0 && a.output.empty())
-    throw tvh::Error("give -o MODEL.tvb (where to write the trained model).");
-  if (a.kfold && !a.output.empty()) throw tvh::Error("--kfold only evaluates the recipe and writes no model; drop -o.");
-  if (a.kfold && a.eval) throw tvh::Error("--kfold and --eval cannot be combined.");
+    throw tvh::UsageError("give -o MODEL.tvb (where to write the trained model).");
+  if (a.kfold && !a.output.empty())
+    throw tvh::UsageError("--kfold only evaluates the recipe and writes no model; drop -o.");
+  if (a.kfold && a.eval) throw tvh::UsageError("--kfold and --eval cannot be combined.");
+  if (a.eval && !a.output.empty()) throw tvh::UsageError("--eval writes no model; drop -o.");
+  if (!a.curve.empty() && a.no_curve) throw tvh::UsageError("--curve and --no-curve contradict each other.");
+  if (a.output.empty() && (!a.curve.empty() || !a.raw_out.empty()))
+    throw tvh::UsageError(std::string(a.curve.empty() ? "--raw-out" : "--curve") +
+                          " goes with -o MODEL.tvb (training).");
+
+  // Every output checked before the long work (decoding, training): right kind, never an input, a
+  // writable folder. The curve named by nobody (MODEL.curve.svg) replaces only a curve we wrote.
+  const std::string curve = a.no_curve || a.output.empty() ? std::string()
+                            : a.curve.empty()              ? tvh::curve_path_for(a.output)
+                                                           : a.curve;
+  const std::vector<tvh::NamedPath> inputs = {{"the dataset", a.dataset}, {"--init", a.init}, {"--config", a.config}};
+  auto others_than = [&](const std::string& role) {
+    std::vector<tvh::NamedPath> v = inputs;
+    if (role != "-o") v.push_back({"-o", a.output});
+    if (role != "--raw-out") v.push_back({"--raw-out", a.raw_out});
+    if (role != "--curve") v.push_back({"the curve", curve});
+    return v;
+  };
+  if (!a.output.empty()) {
+    tvh::check_output_extension("-o", a.output, {".tvb"}, "a TinyVision model", "name it MODEL.tvb");
+    tvh::check_output({"-o", a.output}, others_than("-o"));
+  }
+  if (!a.raw_out.empty()) {
+    tvh::check_output_extension("--raw-out", a.raw_out, {".bin"}, "a raw myWeights.bin", "name it myWeights.bin");
+    tvh::check_output({"--raw-out", a.raw_out}, others_than("--raw-out"));
+  }
+  if (!a.curve.empty()) {
+    tvh::check_output_extension("--curve", a.curve, {".svg"}, "an SVG picture", "name it CURVE.svg");
+    tvh::check_output({"--curve", a.curve}, others_than("--curve"));
+  } else if (!curve.empty()) {
+    tvh::check_side_output({"the training curve", curve}, others_than("--curve"),
+                           "give --curve PATH to name it or --no-curve to skip it");
+  }
 
   // The setup: preset, then config file, then command-line overrides.
   tvh::TrainSetup setup = tvh::preset_setup(a.preset);
@@ -124,7 +190,7 @@ int tvtrain_main(int argc, char** argv) {
   tvh::LoadedModel init;
   std::vector<std::string> classes = split_list(a.classes);
   if (!a.init.empty()) {
-    if (!a.input.empty()) throw tvh::Error("--input cannot change the shape of an --init model (" + a.init + ").");
+    if (!a.input.empty()) throw tvh::UsageError("--input cannot change the shape of an --init model (" + a.init + ").");
     tvh::RawOptions raw;
     raw.labels = classes;
     init = tvh::load_model(a.init, raw);
@@ -148,12 +214,18 @@ int tvtrain_main(int argc, char** argv) {
   dopt.channels = setup.model.input.channels;
   dopt.order = setup.model.input.order;
   dopt.threads = a.threads;
+  tvh::Progress decode_progress(!a.quiet);
+  dopt.on_progress = [&](size_t done, size_t total) { decode_progress.update_items("decoding images", done, total); };
   tvh::Dataset ds = tvh::load_dataset(dopt);
+  decode_progress.clear();
   for (const auto& w : ds.warnings) log("warning: " + w);
-  for (const auto& s : ds.skipped) log("skipped " + s.first + ": " + s.second);
-  if (!ds.skipped.empty()) log(std::to_string(ds.skipped.size()) + " unreadable image(s) skipped.");
+  if (!ds.skipped.empty()) log(tvh::skipped_text(ds.skipped));
   log("dataset " + a.dataset + ": " + std::to_string(ds.size()) + " images, classes " + join(ds.classes) +
-      ", decoded in " + fmt("%.3f", ds.decode_seconds) + " s");
+      ", decoded in " + fmt("%.3f", ds.decode_seconds) + " s on " + std::to_string(ds.decode_threads) + " thread(s)" +
+      (ds.scaled_decodes
+           ? "; " + std::to_string(ds.scaled_decodes) + " larger than the board decodes took the fast scaled-DCT path"
+           : std::string()) +
+      (ds.exif_rotated ? "; " + std::to_string(ds.exif_rotated) + " turned upright by EXIF" : std::string()));
   if (!init.plan && ds.classes.size() < 2) throw tvh::Error(a.dataset + ": needs at least two classes with images.");
   if (init.plan && init.format == "tvb" && ds.classes != init.labels)
     throw tvh::Error(a.dataset + " has classes " + join(ds.classes) + " but " + a.init + " was trained on " +
@@ -191,9 +263,8 @@ int tvtrain_main(int argc, char** argv) {
                 {"accuracy", r.accuracy()},
                 {"correct", r.correct},
                 {"total", r.total},
-                {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())},
-                {"decode_seconds", ds.decode_seconds},
-                {"skipped_images", ds.skipped.size()}};
+                {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
+      j.update(dataset_json(ds));
       std::printf("%s\n", j.dump(2).c_str());
     }
     return 0;
@@ -260,12 +331,12 @@ int tvtrain_main(int argc, char** argv) {
                 {"folds", fold_json},
                 {"epochs", setup.recipe.epochs},
                 {"train_seconds", train_seconds},
-                {"decode_seconds", ds.decode_seconds},
                 {"params", plan->param_count},
                 {"memory",
                  {{"train_bytes", kf_mem.total_bytes},
                   {"infer_bytes", kf_imem.total_bytes},
                   {"lanes", setup.recipe.opt.lanes}}}};
+      j.update(dataset_json(ds));
       std::printf("%s\n", j.dump(2).c_str());
     }
     return 0;
@@ -287,6 +358,10 @@ int tvtrain_main(int argc, char** argv) {
     if (e.skipped_batches) line += "  (" + std::to_string(e.skipped_batches) + " batches dropped: NaN/Inf gradient)";
     log(line);
   };
+  // Room for the results, known now that the model is: the .tvb (and the raw file) before training.
+  const uint64_t model_bytes = tvh::blob_bytes_estimate(*plan);
+  tvh::check_output({"-o", a.output}, others_than("-o"), model_bytes);
+  if (!a.raw_out.empty()) tvh::check_output({"--raw-out", a.raw_out}, others_than("--raw-out"), model_bytes);
   log("training " + setup.preset + " (" + std::to_string(plan->param_count) + " parameters) on " +
       std::to_string(split.train.size()) + " images, validating on " + std::to_string(split.val.size()) + "; " +
       std::to_string(setup.recipe.epochs) + " epochs, batch " + std::to_string(setup.recipe.batch_size) + ", seed " +
@@ -317,10 +392,10 @@ int tvtrain_main(int argc, char** argv) {
     tvh::save_raw_weights(a.raw_out, *plan, r.params.data());
     log("wrote " + a.raw_out);
   }
-  if (!a.no_curve) {
-    std::string svg = tvh::curve_path_for(a.output);
-    tvh::write_file_atomic(svg, tvh::curve_svg(r.history, setup.preset + " on " + a.dataset));
-    log("wrote " + svg);
+  if (!curve.empty()) {
+    tvh::write_file_atomic(curve,
+                           tvh::with_side_output_marker(tvh::curve_svg(r.history, setup.preset + " on " + a.dataset)));
+    log("wrote " + curve);
   }
   if (a.json) {
     json hist = json::array();
@@ -336,7 +411,6 @@ int tvtrain_main(int argc, char** argv) {
               {"val_images", split.val.size()},
               {"epochs", setup.recipe.epochs},
               {"train_seconds", r.train_seconds},
-              {"decode_seconds", ds.decode_seconds},
               {"train_accuracy", r.train_eval.accuracy()},
               {"val_accuracy", r.val_eval.accuracy()},
               {"val_correct", r.val_eval.correct},
@@ -348,9 +422,9 @@ int tvtrain_main(int argc, char** argv) {
                 {"lanes", setup.recipe.opt.lanes}}},
               {"seed", a.seed},
               {"threads", a.threads},
-              {"skipped_images", ds.skipped.size()},
               {"history", hist},
               {"output", a.output}};
+    j.update(dataset_json(ds));
     std::printf("%s\n", j.dump(2).c_str());
   }
   return 0;
