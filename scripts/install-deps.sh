@@ -5,6 +5,9 @@ PKGS=(cmake make g++ pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-
       libjpeg62-turbo-dev libzip-dev zlib1g-dev libflatbuffers-dev flatbuffers-compiler clang libclang-rt-dev python3)
 # Optional: the PyTorch peer for bench/ (TV_WITH_TORCH=1).
 if [ "${TV_WITH_TORCH:-0}" = 1 ]; then PKGS+=(python3-torch); fi
+# Optional: Fashion-MNIST for the figures of docs/recommended-preset.md (TV_WITH_FASHION_MNIST=1;
+# build/bin/tvfashion-mnist writes it as class folders of JPEGs).
+if [ "${TV_WITH_FASHION_MNIST:-0}" = 1 ]; then PKGS+=(dataset-fashion-mnist); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

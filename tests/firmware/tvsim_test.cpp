@@ -593,6 +593,6 @@ TEST(Tvsim, TooLittlePsramHaltsWithAClearMessage) {
   REQUIRE_BIN("tvsim");
   const std::string card = make_card(shapes_dir(), kShapes2, 6);
   const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --psram-bytes 600000", to_train(2));
-  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(has(r.out, "FATAL: cannot allocate the 737104-byte training arena in PSRAM")) << r.out;
 }
