@@ -17,8 +17,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "host/dataset.h"
@@ -73,7 +73,8 @@ std::vector<uint8_t> enlarged(const tvh::Image& src, int w, int h) {
       const double wx = fx - x0;
       for (int c = 0; c < 3; ++c) {
         auto at = [&](int xx, int yy) { return (double)src.pixels[((size_t)yy * src.width + xx) * 3 + c]; };
-        const double v = (1 - wy) * ((1 - wx) * at(x0, y0) + wx * at(x1, y0)) + wy * ((1 - wx) * at(x0, y1) + wx * at(x1, y1));
+        const double v =
+            (1 - wy) * ((1 - wx) * at(x0, y0) + wx * at(x1, y0)) + wy * ((1 - wx) * at(x0, y1) + wx * at(x1, y1));
         px[((size_t)y * w + x) * 3 + c] = (uint8_t)std::clamp((int)(v + 0.5), 0, 255);
       }
     }
@@ -85,7 +86,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
-
 
 // Times djpeg and tvtrain's loading on the JPEGs in dir (a 2-class dataset); prints one block.
 bool run_set(const std::string& label, const std::string& dir, const std::vector<std::string>& files, size_t bytes,

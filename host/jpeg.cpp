@@ -102,8 +102,7 @@ Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int
   // Scaled decodes are never compared with the board's: they may take the fast chroma upsampling.
   int flags = TJFLAG_STOPONWARNING | (scale_denom > 1 ? TJFLAG_FASTUPSAMPLE : 0);
   for (int pass = 0; pass < 2; ++pass) {
-    const int rc =
-        tjDecompress2(tj, data, (unsigned long)size, decoded.data(), width, 0, height, pixel_format, flags);
+    const int rc = tjDecompress2(tj, data, (unsigned long)size, decoded.data(), width, 0, height, pixel_format, flags);
     if (rc == 0) break;
     const std::string msg = tj_message(tj);
     const bool warning = tjGetErrorCode(tj) == TJERR_WARNING;
