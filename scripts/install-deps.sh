@@ -2,7 +2,7 @@
 # Installs the Debian packages TinyVision builds and tests with, only those that are missing.
 set -euo pipefail
 PKGS=(cmake make g++ pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libturbojpeg0-dev
-      libjpeg62-turbo-dev libzip-dev zlib1g-dev libflatbuffers-dev flatbuffers-compiler clang libclang-rt-dev python3)
+      libjpeg62-turbo-dev libpng-dev libexif-dev libjpeg-turbo-progs libzip-dev zlib1g-dev libflatbuffers-dev flatbuffers-compiler clang libclang-rt-dev python3)
 # Optional: the PyTorch peer for bench/ (TV_WITH_TORCH=1).
 if [ "${TV_WITH_TORCH:-0}" = 1 ]; then PKGS+=(python3-torch); fi
 # Optional: Fashion-MNIST for the figures of docs/recommended-preset.md (TV_WITH_FASHION_MNIST=1;
