@@ -165,9 +165,7 @@ class KeyTracker {
       case json::parse_event_t::key:
         if (!frames_.empty() && parsed.is_string()) frames_.back().key = parsed.get<std::string>();
         break;
-      case json::parse_event_t::value:
-        count_element();
-        break;
+      case json::parse_event_t::value: count_element(); break;
     }
     return true;
   }

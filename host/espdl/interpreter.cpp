@@ -685,8 +685,9 @@ EspdlRunReport espdl_run_test_vectors(const EspdlModel& model) {
                      : r.message) +
                 ").");
   if (model.target().empty())
-    r.message += " (the file names no target: if it was built for the ESP32-P4, which rounds half to even, this "
-                 "check does not apply)";
+    r.message +=
+        " (the file names no target: if it was built for the ESP32-P4, which rounds half to even, this "
+        "check does not apply)";
   return r;
 }
 

@@ -1,7 +1,7 @@
 // Reading .espdl files into tvh::EspdlModel, and ESP-DL filter layout conversion.
-#include <cctype>
 #include <flatbuffers/flatbuffers.h>
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <iterator>
