@@ -21,6 +21,13 @@ struct TjHandle {
   TjHandle& operator=(const TjHandle&) = delete;
 };
 
+// This thread's decompressor, made once (TurboJPEG handles are not shared between threads).
+tjhandle thread_decompressor(const std::string& name) {
+  thread_local TjHandle tj(false);
+  if (!tj.h) throw Error("cannot decode '" + name + "': TurboJPEG could not be initialised.");
+  return tj.h;
+}
+
 std::string tj_message(tjhandle h) {
   std::string msg = tjGetErrorStr2(h);
   while (!msg.empty() && (msg.back() == '.' || msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
@@ -37,11 +44,10 @@ bool is_harmless_warning(const std::string& msg) {
 JpegHeader read_jpeg_header(const uint8_t* data, size_t size, const std::string& name) {
   if (data == nullptr || size == 0) throw Error("'" + name + "' is empty, not a JPEG image.");
   if (size > (size_t)0xffffffffu) throw Error("'" + name + "' is too large to be decoded as one JPEG image.");
-  TjHandle tj(false);
-  if (!tj.h) throw Error("cannot decode '" + name + "': TurboJPEG could not be initialised.");
+  tjhandle tj = thread_decompressor(name);
   int width = 0, height = 0, subsamp = 0, colorspace = 0;
-  if (tjDecompressHeader3(tj.h, data, (unsigned long)size, &width, &height, &subsamp, &colorspace) != 0) {
-    throw Error("'" + name + "' is not a readable JPEG image (" + tj_message(tj.h) + ").");
+  if (tjDecompressHeader3(tj, data, (unsigned long)size, &width, &height, &subsamp, &colorspace) != 0) {
+    throw Error("'" + name + "' is not a readable JPEG image (" + tj_message(tj) + ").");
   }
   if (width <= 0 || height <= 0 || width > kMaxJpegSide || height > kMaxJpegSide ||
       (long long)width * (long long)height > kMaxJpegPixels) {
@@ -90,19 +96,18 @@ Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int
   const int width = TJSCALED(header.width, factor), height = TJSCALED(header.height, factor);
 
   std::vector<uint8_t> decoded((size_t)width * (size_t)height * (size_t)decoded_channels);
-  TjHandle tj(false);
-  if (!tj.h) throw Error("cannot decode '" + name + "': TurboJPEG could not be initialised.");
+  tjhandle tj = thread_decompressor(name);
   // First pass stops at the first libjpeg warning, so a warning about corrupt or truncated data is
   // never masked by a later one. Only the harmless "extraneous bytes" warning earns a second pass.
-  int flags = TJFLAG_STOPONWARNING;
+  // Scaled decodes are never compared with the board's: they may take the fast chroma upsampling.
+  int flags = TJFLAG_STOPONWARNING | (scale_denom > 1 ? TJFLAG_FASTUPSAMPLE : 0);
   for (int pass = 0; pass < 2; ++pass) {
-    const int rc =
-        tjDecompress2(tj.h, data, (unsigned long)size, decoded.data(), width, 0, height, pixel_format, flags);
+    const int rc = tjDecompress2(tj, data, (unsigned long)size, decoded.data(), width, 0, height, pixel_format, flags);
     if (rc == 0) break;
-    const std::string msg = tj_message(tj.h);
-    const bool warning = tjGetErrorCode(tj.h) == TJERR_WARNING;
+    const std::string msg = tj_message(tj);
+    const bool warning = tjGetErrorCode(tj) == TJERR_WARNING;
     if (warning && is_harmless_warning(msg) && pass == 0) {
-      flags = 0;  // decode again, letting harmless warnings pass
+      flags &= ~TJFLAG_STOPONWARNING;  // decode again, letting harmless warnings pass
       continue;
     }
     if (warning && is_harmless_warning(msg)) break;
