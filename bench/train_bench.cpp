@@ -1,8 +1,10 @@
-// tv_bench_train: times what `tvtrain DATASET --preset webmcu` runs (tvh::train_model on the decoded
-// cache, reference split, 20 epochs) at 1 and 2 threads, with 4x the images, and, when Debian's
-// python3-torch is installed, the same network and recipe in PyTorch on the same decoded images.
+// tv_bench_train: times what `tvtrain DATASET` runs with the default preset (tinyvision) and with
+// `--preset webmcu` (tvh::train_model on the decoded cache, reference split, the preset's model and
+// recipe for this dataset, as tvtrain chooses them) at 1 and 2 threads, with 4x the images, and, when
+// Debian's python3-torch is installed, the same network and recipe in PyTorch on the same decoded
+// images (torch_tinyvision.py, torch_webmcu.py). Ends with one summary line per preset.
 //
-//   tv_bench_train [DATASET] [--runs N] [--scale K] [--scale-runs N] [--no-torch]
+//   tv_bench_train [DATASET] [--preset NAME] [--runs N] [--scale K] [--scale-runs N] [--no-torch]
 //
 // DATASET defaults to ../shared/datasets/webmcu-b next to the source tree. Prints figures only.
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -37,6 +40,7 @@ struct Options {
   int scale = 4;
   int scale_runs = 3;
   bool torch = true;
+  std::vector<std::string> presets = {"tinyvision", "webmcu"};
 };
 
 double median(std::vector<double> v) {
@@ -210,8 +214,46 @@ std::string run_capture(const std::string& cmd) {
   return out;
 }
 
-void run_torch(const std::string& python, const tvh::Dataset& ds, const tvh::Split& split, const tv::TrainRecipe& r,
-               int runs, double ours_1t, double ours_2t) {
+// The network and recipe for torch_tinyvision.py: the layers as tvexport names them.
+void write_spec(const fs::path& path, const tv::ModelPlan& plan, const tv::TrainRecipe& r) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (int i = 0; i < plan.num_layers; ++i) {
+    const tv::LayerDesc& d = plan.desc.layers[i];
+    layers.push_back({{"type", tv::layer_type_name(d.type)},
+                      {"filters", d.units},
+                      {"units", d.units},
+                      {"kernel", d.kernel_h},
+                      {"stride", d.stride_h},
+                      {"padding", d.padding == tv::Padding::Same ? "same" : "valid"},
+                      {"out_h", d.out_h},
+                      {"out_w", d.out_w}});
+  }
+  const nlohmann::json spec = {{"height", plan.input.h},
+                               {"width", plan.input.w},
+                               {"channels", plan.input.c},
+                               {"layers", layers},
+                               {"recipe",
+                                {{"epochs", r.epochs},
+                                 {"batch", r.batch_size},
+                                 {"lr", r.opt.lr},
+                                 {"eps", r.opt.eps},
+                                 {"grad_clip_norm", r.opt.grad_clip_norm},
+                                 {"cosine", r.cosine},
+                                 {"warmup_epochs", r.warmup_epochs},
+                                 {"lr_min_factor", r.lr_min_factor},
+                                 {"flip", r.aug_flip},
+                                 {"shift", r.aug_shift},
+                                 {"brightness", r.aug_brightness}}}};
+  std::ofstream f(path);
+  f << spec.dump(1);
+  if (!f) throw tvh::Error("cannot write " + path.string());
+}
+
+// The preset's PyTorch twin on the same decoded images and split, 1 and 2 threads; returns the
+// 1-thread median (0 when the run failed).
+double run_torch(const std::string& python, const std::string& preset, const tv::ModelPlan& plan,
+                 const tvh::Dataset& ds, const tvh::Split& split, const tv::TrainRecipe& r, int runs, double ours_1t,
+                 double ours_2t) {
   char tmpl[] = "/tmp/tv_bench_XXXXXX";
   if (!mkdtemp(tmpl)) throw tvh::Error("cannot create a temporary folder for the PyTorch data");
   const fs::path dir = tmpl;
@@ -220,12 +262,17 @@ void run_torch(const std::string& python, const tvh::Dataset& ds, const tvh::Spl
   write_indices(dir / "labels.npy", ds.labels);
   write_indices(dir / "train.npy", split.train);
   write_indices(dir / "val.npy", split.val);
-  const std::string script = TV_SOURCE_DIR "/bench/torch_webmcu.py";
+  const bool webmcu = preset == "webmcu";
+  if (!webmcu) write_spec(dir / "spec.json", plan, r);
+  const std::string script =
+      webmcu ? TV_SOURCE_DIR "/bench/torch_webmcu.py" : TV_SOURCE_DIR "/bench/torch_tinyvision.py";
+  double first = 0;
   for (int threads : {1, 2}) {
     std::ostringstream cmd;
-    cmd << python << " " << script << " " << dir.string() << " --threads " << threads << " --runs " << runs
-        << " --epochs " << r.epochs << " --batch " << r.batch_size << " --lr " << r.opt.lr << " --eps " << r.opt.eps
-        << " --weight-clip " << r.opt.weight_clip;
+    cmd << python << " " << script << " " << dir.string() << " --threads " << threads << " --runs " << runs;
+    if (webmcu)
+      cmd << " --epochs " << r.epochs << " --batch " << r.batch_size << " --lr " << r.opt.lr << " --eps " << r.opt.eps
+          << " --weight-clip " << r.opt.weight_clip;
     const std::string out = run_capture(cmd.str());
     double med = 0, mn = 0, acc = 0;
     char version[64] = "";
@@ -236,22 +283,18 @@ void run_torch(const std::string& python, const tvh::Dataset& ds, const tvh::Spl
       break;
     }
     const double ours = threads == 1 ? ours_1t : ours_2t;
+    if (threads == 1) first = med;
     std::printf("%-12s median %.3f s   min %.3f s   (%d runs)   tvtrain is %.1fx faster (medians), torch %s\n",
                 threads == 1 ? "1 thread" : "2 threads", med, mn, runs, med / ours, version);
   }
   fs::remove_all(dir);
+  return first;
 }
 
-int run(const Options& o) {
-  std::printf("machine: %s, %u hardware threads, load average %s\n",
-              read_first_line_with("/proc/cpuinfo", "model name").c_str(), std::thread::hardware_concurrency(),
-              load_average().c_str());
-  std::printf("kernels: %s\n", tv::fast_kernels_enabled() ? "fast variants (TV_FAST_KERNELS)" : "reference");
-  if (!fs::exists(o.dataset)) {
-    std::printf("dataset %s not found: skipped\n", o.dataset.c_str());
-    return 0;
-  }
-  tvh::TrainSetup setup = tvh::preset_setup("webmcu");
+// One preset: tvtrain's model and recipe for this dataset, timed at 1 and 2 threads, scaled, and its
+// PyTorch twin. Prints one summary line at the end.
+std::string bench_preset(const Options& o, const std::string& preset) {
+  tvh::TrainSetup setup = tvh::preset_setup(preset);
   tvh::DatasetOptions dopt;
   dopt.path = o.dataset;
   dopt.height = setup.model.input.height;
@@ -259,19 +302,29 @@ int run(const Options& o) {
   dopt.channels = setup.model.input.channels;
   dopt.order = setup.model.input.order;
   const tvh::Dataset ds = tvh::load_dataset(dopt);
+  // As tvtrain: the preset's model and recipe for this input and image count.
+  tv::DataShape data;
+  data.height = dopt.height;
+  data.width = dopt.width;
+  data.channels = dopt.channels;
+  data.images = (long)ds.size();
+  tv::preset_model_for(preset.c_str(), (int)ds.classes.size(), data, &setup.model);
+  tv::preset_recipe_for(preset.c_str(), data, &setup.recipe);
   setup.model.num_classes = (uint16_t)ds.classes.size();
-  const auto plan = tvh::plan_or_throw(setup.model, "the webmcu model");
+  const auto plan = tvh::plan_or_throw(setup.model, "the " + preset + " model");
   const tvh::Split split = tvh::reference_split(ds, setup.recipe.val_last_n);
   const tv::TrainRecipe& recipe = setup.recipe;
   const double macs = training_macs(*plan);
   const double samples = (double)split.train.size() * recipe.epochs;
   const double gflop = 2.0 * macs * samples / 1e9;
+  std::printf("==== preset %s ====\n", preset.c_str());
   std::printf("dataset: %s: %zu images (%zu train, %zu val), %d classes, decoded in %.3f s\n", o.dataset.c_str(),
               ds.size(), split.train.size(), split.val.size(), (int)ds.classes.size(), ds.decode_seconds);
   std::printf(
-      "recipe: webmcu, %d epochs, batch %d, %d lanes; %.0f sample-steps, %.2f GFLOP (%.2f M multiply-adds per "
-      "sample)\n\n",
-      recipe.epochs, recipe.batch_size, recipe.opt.lanes, samples, gflop, macs / 1e6);
+      "recipe: %s, %zu parameters, %d epochs, batch %d, %d lanes; %.0f sample-steps, %.2f GFLOP (%.2f M "
+      "multiply-adds per sample)\n\n",
+      preset.c_str(), plan->param_count, recipe.epochs, recipe.batch_size, recipe.opt.lanes, samples, gflop,
+      macs / 1e6);
 
   std::printf(
       "training loop: train_seconds as tvtrain --json reports it (wall time); GFLOP/s from the median;\n"
@@ -300,15 +353,43 @@ int run(const Options& o) {
                 big.pixels.size() / 1e6, b1.memory.total_bytes / 1e6, peak_rss_kb() / 1e3, rss_before / 1e3);
   }
 
+  char summary[256];
+  std::snprintf(summary, sizeof summary, "%-10s tvtrain 1 thread %.3f s (%.1f GFLOP/s), 2 threads %.3f s",
+                preset.c_str(), median(t1.seconds), gflop / median(t1.seconds), median(t2.seconds));
+  std::string result = summary;
   if (o.torch) {
     const std::string python = python_with_torch();
     if (python.empty()) {
-      std::printf("PyTorch not installed: skipped\n");
+      std::printf("PyTorch not installed: skipped\n\n");
     } else {
       std::printf("PyTorch (%s; same decoded images, split, network and recipe; training loop only)\n", python.c_str());
-      run_torch(python, ds, split, recipe, o.runs, median(t1.seconds), median(t2.seconds));
+      const double torch_1t =
+          run_torch(python, preset, *plan, ds, split, recipe, o.runs, median(t1.seconds), median(t2.seconds));
+      std::printf("\n");
+      if (torch_1t > 0) {
+        std::snprintf(summary, sizeof summary, "; PyTorch 1 thread %.3f s = %.1fx tvtrain", torch_1t,
+                      torch_1t / median(t1.seconds));
+        result += summary;
+      }
     }
   }
+  return result;
+}
+
+int run(const Options& o) {
+  std::printf("machine: %s, %u hardware threads, load average %s\n",
+              read_first_line_with("/proc/cpuinfo", "model name").c_str(), std::thread::hardware_concurrency(),
+              load_average().c_str());
+  std::printf("kernels: %s\n\n", tv::fast_kernels_enabled() ? "fast variants (TV_FAST_KERNELS)" : "reference");
+  if (!fs::exists(o.dataset)) {
+    std::printf("dataset %s not found: skipped\n", o.dataset.c_str());
+    return 0;
+  }
+  std::vector<std::string> summaries;
+  for (const std::string& preset : o.presets) summaries.push_back(bench_preset(o, preset));
+  std::printf("summary (%s, load average at the end %s):\n",
+              read_first_line_with("/proc/cpuinfo", "model name").c_str(), load_average().c_str());
+  for (const std::string& line : summaries) std::printf("  %s\n", line.c_str());
   return 0;
 }
 
@@ -331,8 +412,11 @@ int main(int argc, char** argv) {
         o.scale_runs = std::max(1, value());
       else if (a == "--no-torch")
         o.torch = false;
+      else if (a == "--preset" && i + 1 < argc)
+        o.presets = {argv[++i]};
       else if (a == "-h" || a == "--help") {
-        std::printf("usage: tv_bench_train [DATASET] [--runs N] [--scale K] [--scale-runs N] [--no-torch]\n");
+        std::printf(
+            "usage: tv_bench_train [DATASET] [--preset NAME] [--runs N] [--scale K] [--scale-runs N] [--no-torch]\n");
         return 0;
       } else if (!a.empty() && a[0] != '-')
         o.dataset = a;
