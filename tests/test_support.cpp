@@ -50,6 +50,11 @@ std::string bin_path(const std::string& name) {
   return std::string(TV_BIN_DIR) + "/" + name;
 }
 
+bool binary_exists(const std::string& name) {
+  std::error_code ec;
+  return fs::exists(bin_path(name), ec);
+}
+
 std::string temp_dir(const std::string& tag) {
   static std::once_flag once;
   // Construct the list before registering the exit hook, so the list outlives the hook.
@@ -83,4 +88,10 @@ int run_command(const std::string& cmd, std::string* out, std::string* err) {
   if (rc == -1) return -1;
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
 }
+CommandResult run_capture(const std::string& cmd) {
+  CommandResult r;
+  r.status = run_command(cmd, &r.out, &r.err);
+  return r;
+}
+
 }  // namespace tvtest

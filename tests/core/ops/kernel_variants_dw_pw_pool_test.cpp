@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel_compare.h"
+#include "core/ops/kernel_compare.h"
 #include "tv/ops/kernel_variants.h"
 
 namespace {
