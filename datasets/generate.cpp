@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "datasets/cli_args.h"
 #include "host/error.h"
 #include "host/files.h"
 #include "host/jpeg.h"
@@ -176,16 +177,6 @@ uint64_t mix_seed(uint64_t seed, uint64_t cls, uint64_t index) {
   return rng.next();
 }
 
-int parse_int(const std::string& flag, const char* text, long long lo, long long hi) {
-  char* end = nullptr;
-  const long long v = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || v < lo || v > hi) {
-    throw tvh::Error(flag + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                     ", not '" + text + "'.");
-  }
-  return (int)v;
-}
-
 void usage(FILE* to) {
   std::fputs(
       "usage: tvgen-dataset OUT_DIR [--per-class N] [--seed S] [--size PIXELS] [--quality Q]\n"
@@ -214,13 +205,13 @@ int main(int argc, char** argv) {
         usage(stdout);
         return 0;
       } else if (arg == "--per-class") {
-        per_class = parse_int(arg, value(), 1, 999);
+        per_class = tvdata::parse_int(arg, value(), 1, 999);
       } else if (arg == "--seed") {
-        seed = (uint64_t)parse_int(arg, value(), 0, 2147483647);
+        seed = (uint64_t)tvdata::parse_int(arg, value(), 0, 2147483647);
       } else if (arg == "--size") {
-        size = parse_int(arg, value(), 16, 4096);
+        size = tvdata::parse_int(arg, value(), 16, 4096);
       } else if (arg == "--quality") {
-        quality = parse_int(arg, value(), 1, 100);
+        quality = tvdata::parse_int(arg, value(), 1, 100);
       } else if (!arg.empty() && arg[0] == '-') {
         throw tvh::Error("unknown option '" + arg + "' (see --help).");
       } else if (out_dir.empty()) {

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "app.h"
+#include "host/error.h"
+#include "host/suggest.h"
 #include "sim_hal.h"
 
 // The baked tier, exactly as in the sketch: a model.h (tvexport's) found on the include path is compiled
@@ -48,11 +50,18 @@ const char* kUsage =
     "  --sd-fail-write-at N the card accepts N bytes of writes, then every write fails\n"
     "  --power-cut-at N     the power goes after N card units (a byte written, a file created,\n"
     "                       renamed or removed, a folder made): exit status 86\n"
-    "exit status: 0 at the end of the input, 2 bad arguments, 3 the app halted, 86 power cut\n";
+    "  --version            print the version and exit\n"
+    "exit status: 0 at the end of the input, 1 the app halted (a failure, as for every tool), 2 bad\n"
+    "arguments (usage), 86 the simulated power cut of --power-cut-at\n";
+
+// Every option that takes a value (for suggesting the nearest to a mistyped one).
+const std::vector<std::string> kValueOptions = {
+    "--sd",   "--camera", "--labels", "--preset",      "--epochs",           "--val-last",
+    "--seed", "--cores",  "--oled",   "--psram-bytes", "--sd-fail-write-at", "--power-cut-at"};
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::fprintf(stderr, "tvsim: %s\n\n%s", msg.c_str(), kUsage);
-  std::exit(2);
+  std::exit(tvh::kExitUsage);
 }
 
 long long number(const std::string& flag, const char* v) {
@@ -93,7 +102,18 @@ int main(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
-    if (i + 1 >= argc) usage_error("unknown option or missing value: " + a);
+    if (a == "--version") {
+      std::printf("tvsim %s\n", TV_VERSION);
+      return 0;
+    }
+    const bool known = std::find(kValueOptions.begin(), kValueOptions.end(), a) != kValueOptions.end();
+    if (!known) {
+      std::vector<std::string> all = kValueOptions;
+      all.insert(all.end(), {"--help", "--version"});
+      const std::string near = tvh::nearest_name(a.substr(0, a.find('=')), all);
+      usage_error("unknown option " + a + (near.empty() ? std::string() : "; did you mean " + near + "?"));
+    }
+    if (i + 1 >= argc) usage_error(a + " needs a value");
     const char* v = argv[++i];
     if (a == "--sd")
       opt.sd_dir = v;
@@ -120,8 +140,6 @@ int main(int argc, char** argv) {
       opt.fail_write_at = number(a, v);
     else if (a == "--power-cut-at")
       opt.power_cut_at = number(a, v);
-    else
-      usage_error("unknown option " + a);
   }
   if (!opt.sd_dir.empty() && !is_dir(opt.sd_dir)) usage_error("--sd " + opt.sd_dir + " is not a folder");
   if (!opt.camera_dir.empty() && !is_dir(opt.camera_dir))

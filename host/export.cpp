@@ -8,6 +8,7 @@
 #include "host/error.h"
 #include "tv/crc32.h"
 #include "tv/header_writer.h"
+#include "tv/int8/q8_model.h"
 #include "tv/legacy.h"
 #include "tv/net.h"
 
@@ -21,7 +22,7 @@ void append_to_string(void* ctx, const char* s, size_t n) {
 std::unique_ptr<tv::BlobView> decode_or_throw(const std::vector<uint8_t>& bytes, const std::string& source) {
   auto view = std::make_unique<tv::BlobView>();
   tv::Status st = tv::blob_decode(bytes.data(), bytes.size(), view.get());
-  if (!st.ok()) throw Error(source + ": " + status_message(st) + ".");
+  if (!st.ok()) throw Error(source + ": " + blob_status_message(st, *view) + ".");
   return view;
 }
 
@@ -130,7 +131,12 @@ Facts gather(const LoadedModel& m, const std::string& source) {
     f.size = m.blob.size();
     f.crc = tv::crc32(0, m.blob.data(), m.blob.size());
   }
+  // The engine that runs the model: an int8 model's figures are the int8 engine's.
   f.infer = tv::inference_memory(plan);
+  if (m.int8) {
+    const tv::Q8Memory q = tv::q8_memory(plan);
+    f.infer = tv::InferenceMemory{q.weight_bytes, q.work_bytes, q.total_bytes};
+  }
   tv::TrainOptions opt;
   opt.lanes = 1;
   f.train1 = tv::training_memory(plan, opt);
@@ -237,7 +243,8 @@ std::string info_text(const LoadedModel& m, const InfoRequest& req) {
                 grouped(f.bytes_float).c_str(), grouped(f.bytes_int8).c_str());
   s += line;
   s += "forward pass: " + grouped(plan.flops_forward) + " FLOPs\n";
-  s += std::string("memory on the ESP32-S3 (bytes") + (m.int8 ? "; float-engine figures" : "") + "):\n";
+  s += std::string("memory on the ESP32-S3 (bytes; ") + (m.int8 ? "int8" : "float") + " engine" +
+       (m.int8 ? ", training figures of the float model it came from" : "") + "):\n";
   s += "  inference: work arena " + grouped(f.infer.work_bytes) + " + weights " + grouped(f.infer.params_bytes) +
        " = " + grouped(f.infer.total_bytes) + "\n";
   s += "  training, 1 lane: " + grouped(f.train1.total_bytes) + "\n";
@@ -266,6 +273,10 @@ std::string info_text(const LoadedModel& m, const InfoRequest& req) {
     s += "  training, 2 lanes " + grouped(f.train2.total_bytes) + ": " + verdict(f.train2.total_bytes) + "\n";
   }
   return s;
+}
+
+bool info_fits(const LoadedModel& m, const InfoRequest& req) {
+  return req.budget == 0 || gather(m, req.source).infer.total_bytes <= req.budget;
 }
 
 std::string info_json(const LoadedModel& m, const InfoRequest& req) {
@@ -307,7 +318,8 @@ std::string info_json(const LoadedModel& m, const InfoRequest& req) {
                 {"scratch_bytes", t.scratch_bytes}};
   };
   j["memory"] = {{"target", "esp32-s3"},
-                 {"float_engine", true},
+                 {"float_engine", !m.int8},
+                 {"engine", m.int8 ? "int8" : "float"},
                  {"inference",
                   {{"work_bytes", f.infer.work_bytes},
                    {"params_bytes", f.infer.params_bytes},

@@ -39,5 +39,8 @@ struct InfoRequest {
 };
 std::string info_text(const LoadedModel& m, const InfoRequest& req);
 std::string info_json(const LoadedModel& m, const InfoRequest& req);  // one JSON object and a newline
+// False when a budget is given and the inference of the model (on the engine that runs it: int8 for an
+// int8 model) does not fit it: `tvexport info --budget` then exits 1.
+bool info_fits(const LoadedModel& m, const InfoRequest& req);
 
 }  // namespace tvh

@@ -24,6 +24,15 @@ std::string status_message(const tv::Status& st, const tv::ModelDesc* desc) {
   return s;
 }
 
+std::string blob_status_message(const tv::Status& st, const tv::BlobView& view) {
+  if (st.code != tv::StatusCode::NonFiniteWeight) return status_message(st);
+  if (st.a >= 0 && st.a < view.num_tensors)
+    return "tensor " + std::string(view.tensors[st.a].name) + " (layer " + std::to_string(st.layer) +
+           ") holds an infinite or NaN value at element " + std::to_string(st.b) +
+           ", so the model is broken; retrain it or use an earlier copy";
+  return "the input scale or offset is infinite or NaN, so the model is broken; retrain it or use an earlier copy";
+}
+
 std::unique_ptr<tv::ModelPlan> plan_or_throw(const tv::ModelDesc& desc, const std::string& what) {
   auto plan = std::make_unique<tv::ModelPlan>();
   tv::Status st = tv::plan_model(desc, plan.get());
@@ -50,7 +59,7 @@ LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& n
   m.blob = bytes;
   auto view = std::make_unique<tv::BlobView>();
   tv::Status st = tv::blob_decode(m.blob.data(), m.blob.size(), view.get());
-  if (!st.ok()) throw Error(name + ": " + status_message(st) + ".");
+  if (!st.ok()) throw Error(name + ": " + blob_status_message(st, *view) + ".");
   m.plan = plan_or_throw(view->model, name);
   m.format = "tvb";
   m.crc = tv::crc32(0, m.blob.data(), view->size);
@@ -86,6 +95,10 @@ LoadedModel load_model(const std::string& path, const RawOptions& raw) {
   m.plan = plan_or_throw(desc, path);
   m.params.assign(m.plan->param_count, 0.f);
   tv::Status st = tv::legacy_import(bytes.data(), bytes.size(), *m.plan, m.params.data());
+  if (st.code == tv::StatusCode::NonFiniteWeight)
+    throw Error(path + ": layer " + std::to_string(st.layer) + " (" + tv::layer_type_name(desc.layers[st.layer].type) +
+                ") holds an infinite or NaN value (float " + std::to_string(st.b) +
+                " of the file), so the model is broken; retrain it or use an earlier copy.");
   if (!st.ok())
     throw Error(path + ": raw webmcu weights for " + std::to_string(k) + " classes must be " +
                 std::to_string(tv::legacy_size(k)) + " bytes, the file has " + std::to_string(bytes.size()) + ".");
@@ -118,6 +131,10 @@ std::vector<uint8_t> encode_float_blob(const tv::ModelPlan& plan, const float* p
   if (!st.ok()) throw Error("cannot encode the model: " + status_message(st, &plan.desc) + ".");
   out.resize(written);
   return out;
+}
+
+uint64_t blob_bytes_estimate(const tv::ModelPlan& plan) {
+  return (uint64_t)plan.param_count * 4 + 65536;
 }
 
 void save_float_model(const std::string& path, const tv::ModelPlan& plan, const float* params,

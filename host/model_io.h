@@ -15,6 +15,10 @@ namespace tvh {
 // "layer 3 (conv2d): the window is larger than its input, so the layer has no output (5 vs 3)".
 std::string status_message(const tv::Status& st, const tv::ModelDesc* desc = nullptr);
 
+// One sentence for a blob_decode refusal: like status_message, but a non-finite weight names its tensor
+// and element (the view stays filled for that refusal).
+std::string blob_status_message(const tv::Status& st, const tv::BlobView& view);
+
 // Plans a description; throws tvh::Error("<what>: <status message>") when it is invalid.
 std::unique_ptr<tv::ModelPlan> plan_or_throw(const tv::ModelDesc& desc, const std::string& what);
 
@@ -61,6 +65,9 @@ LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& n
 // Encodes a float model as a .tvb blob.
 std::vector<uint8_t> encode_float_blob(const tv::ModelPlan& plan, const float* params,
                                        const std::vector<std::string>& labels, const std::string& provenance);
+// An upper bound of the .tvb size of a model (float: 4 bytes per parameter, plus room for the sections):
+// what an output's folder must have free before the work that makes it starts.
+uint64_t blob_bytes_estimate(const tv::ModelPlan& plan);
 // Encodes and writes a float model atomically.
 void save_float_model(const std::string& path, const tv::ModelPlan& plan, const float* params,
                       const std::vector<std::string>& labels, const std::string& provenance);

@@ -8,6 +8,9 @@ PKGS=(cmake make g++ pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-
 # the board; gcc-arm-none-eabi + newlib: the ESP32 sources are type-checked against the real headers.
 # Optional: the PyTorch peer for bench/ (TV_WITH_TORCH=1).
 if [ "${TV_WITH_TORCH:-0}" = 1 ]; then PKGS+=(python3-torch); fi
+# Optional: Fashion-MNIST for the figures of docs/recommended-preset.md (TV_WITH_FASHION_MNIST=1;
+# build/bin/tvfashion-mnist writes it as class folders of JPEGs).
+if [ "${TV_WITH_FASHION_MNIST:-0}" = 1 ]; then PKGS+=(dataset-fashion-mnist); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

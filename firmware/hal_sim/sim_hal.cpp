@@ -458,7 +458,7 @@ void SimHal::halt() {
   std::fflush(stdout);
   std::fprintf(stderr, "tvsim: the app halted\n");
   std::fflush(stderr);
-  _exit(3);
+  _exit(1);  // a failure, like every tool's exit status 1
 }
 
 }  // namespace tvsim

@@ -11,39 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "kernel_compare.h"
 #include "tv/ops/kernel_variants.h"
 
 namespace {
 
-using Vec = std::vector<float>;
-
-Vec random_vec(std::mt19937& rng, size_t n, float zero_fraction = 0.0f, float lo = -1.0f, float hi = 1.0f) {
-  std::uniform_real_distribution<float> value(lo, hi), coin(0.0f, 1.0f);
-  Vec v(n);
-  for (auto& x : v) x = coin(rng) < zero_fraction ? 0.0f : value(rng);
-  return v;
-}
-
-std::string describe(const tv::Geom2D& g) {
-  std::ostringstream s;
-  s << g.in_h << "x" << g.in_w << "x" << g.in_c << " -> " << g.out_h << "x" << g.out_w << "x" << g.out_c << " k"
-    << g.k_h << "x" << g.k_w << " s" << g.stride_h << "x" << g.stride_w << " pad " << g.pad_top << "," << g.pad_left;
-  return s.str();
-}
-
-// Same bits (the sign of zero included; any NaN equals any NaN, as which of two NaN operands an
-// addition returns is up to the instruction), reporting the first difference.
-void expect_same_bits(const char* what, const Vec& ref, const Vec& fast, const std::string& where) {
-  ASSERT_EQ(ref.size(), fast.size()) << what << " " << where;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    if (std::isnan(ref[i]) && std::isnan(fast[i])) continue;
-    if (std::memcmp(&ref[i], &fast[i], sizeof(float)) != 0) {
-      ADD_FAILURE() << what << " " << where << ": element " << i << " is " << ref[i] << " (reference) vs " << fast[i]
-                    << " (fast)";
-      return;
-    }
-  }
-}
+using kernel_compare::describe;
+using kernel_compare::expect_same_bits;
+using kernel_compare::random_vec;
+using kernel_compare::Vec;
 
 // A valid or TensorFlow-"same" geometry along one axis.
 void axis(int in, int k, int stride, bool same, int* out, int* pad_before) {

@@ -403,7 +403,7 @@ TEST(Tvexport, InfoJsonHasTheFacts) {
   EXPECT_TRUE(nlohmann::json::parse(out)["budget"].is_null());
 }
 
-TEST(Tvexport, InfoBudgetFitsOrNotExitsZero) {
+TEST(Tvexport, InfoBudgetFitsExitsZeroOrDoesNotFitExitsOne) {
   std::string dir = tvtest::temp_dir("tvexport-budget");
   std::string tvb = make_tvb(dir, "webmcu", {"a", "b", "c"}, 2, false);
   tvh::LoadedModel m = tvh::load_model(tvb);
@@ -415,11 +415,14 @@ TEST(Tvexport, InfoBudgetFitsOrNotExitsZero) {
   } cases[] = {{"512K", 524288}, {"1M", 1048576}, {"300000", 300000}, {"100k", 102400}, {"2MiB", 2097152}};
   for (const Case& c : cases) {
     EXPECT_EQ(tvh::parse_budget(c.text), c.bytes) << c.text;
-    ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --budget " + c.text, &out, &err), 0) << err;
+    const int fits_status = c.bytes >= need ? 0 : 1;
+    ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --budget " + c.text, &out, &err), fits_status)
+        << err;
     const std::string verdict = c.bytes >= need ? "bytes: FITS (inference" : "bytes: DOES NOT FIT (inference";
     EXPECT_NE(out.find("budget " + std::string(c.text) + " = "), std::string::npos) << out;
     EXPECT_NE(out.find(verdict), std::string::npos) << c.text << "\n" << out;
-    ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --json --budget " + c.text, &out, &err), 0);
+    ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --json --budget " + c.text, &out, &err),
+              fits_status);
     EXPECT_EQ(nlohmann::json::parse(out)["budget"]["fits"], c.bytes >= need) << c.text;
   }
   for (const char* bad : {"", "K", "12X", "-5", "1.5M", "0"}) EXPECT_THROW(tvh::parse_budget(bad), tvh::Error) << bad;

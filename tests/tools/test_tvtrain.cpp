@@ -225,9 +225,9 @@ TEST(Tvtrain, InitRefusesAClassMismatchNamingBothSides) {
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("2star"), std::string::npos) << err;
   EXPECT_NE(err.find("2cross"), std::string::npos) << err;
-  // Shape change on --init: refused.
+  // Shape change on --init: refused as a usage error (exit status 2).
   run_json(ds + " --init " + out + "/m.tvb --input 32x32x3 -o " + out + "/m4.tvb", &rc, &err);
-  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(rc, 2);
   EXPECT_NE(err.find("--input"), std::string::npos) << err;
   // A raw myWeights.bin for 3 classes on a 2-class dataset: refused.
   run_json(ds + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/w.tvb --raw-out " + out + "/w.bin --json",

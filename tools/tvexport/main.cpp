@@ -3,6 +3,7 @@
 // `tvexport verify` runs any .espdl file's embedded test vectors through our int8 engine.
 // Results go to stdout, logs to stderr; errors are one sentence naming the file, exit 1.
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,6 +16,7 @@
 #include "host/export.h"
 #include "host/files.h"
 #include "host/model_io.h"
+#include "tools/common/cli.h"
 
 namespace {
 
@@ -133,12 +135,32 @@ int verify_espdl(const std::string& file, bool json) {
   return r.passed ? 0 : 1;
 }
 
+// The extensions that name each output format; the first is the one suggested.
+std::vector<std::string> extensions_of(const std::string& format) {
+  if (format == "espdl") return {".espdl"};
+  if (format == "webmcu-bin") return {".bin"};
+  return {".h", ".hpp", ".hh"};
+}
+
 int run_export(ExportArgs args) {
-  if (args.model.empty()) throw tvh::Error("tvexport: no MODEL given (see tvexport --help).");
-  if (args.output.empty()) throw tvh::Error(args.model + ": no output given; add -o FILE (or -o - for stdout).");
-  if (args.format.empty())
-    args.format =
-        ends_with(args.output, ".espdl") ? "espdl" : (ends_with(args.output, ".bin") ? "webmcu-bin" : "header");
+  if (args.model.empty()) throw tvh::UsageError("no MODEL given (see tvexport --help).");
+  if (args.output.empty()) throw tvh::UsageError(args.model + ": no output given; add -o FILE (or -o - for stdout).");
+  const bool named_format = !args.format.empty();
+  if (!named_format) {
+    std::string lower = args.output;
+    for (char& c : lower) c = (char)std::tolower((unsigned char)c);
+    args.format = ends_with(lower, ".espdl") ? "espdl" : (ends_with(lower, ".bin") ? "webmcu-bin" : "header");
+  }
+  if (args.output != "-") {
+    // The content must match the name (a header never lands in a .tvb), and the output is never an input.
+    const std::vector<std::string> exts = extensions_of(args.format);
+    const std::string what = args.format == "espdl"        ? "an ESP-DL model"
+                             : args.format == "webmcu-bin" ? "a raw myWeights.bin"
+                                                           : "a C header";
+    tvh::check_output_extension("-o", args.output, exts, what,
+                                "name it MODEL" + exts[0] + " or give --format for what you want written");
+    tvh::check_output({"-o", args.output}, {{"the model", args.model}, {"--test-images", args.test_images}});
+  }
   if (args.format == "espdl") return export_espdl(args);
   if (!args.test_images.empty())
     throw tvh::Error(args.model + ": --test-images only applies to an .espdl export (-o FILE.espdl).");
@@ -193,7 +215,9 @@ int main(int argc, char** argv) {
   bool json = false;
   info->add_option("MODEL", info_model, "a .tvb blob or a raw myWeights.bin")->required();
   info->add_flag("--json", json, "print one JSON object");
-  info->add_option("--budget", budget, "RAM budget to check, e.g. 300000, 512K, 1M");
+  info->add_option("--budget", budget,
+                   "RAM budget to check, e.g. 300000, 512K, 1M: inference on the engine that runs the model (int8 "
+                   "for an int8 model); exit status 1 when it does not fit");
   info->add_option("--preset", info_preset, "the network of a raw myWeights.bin (only webmcu)");
   info->add_option("--labels", info_labels, "class labels of a raw myWeights.bin, comma-separated");
 
@@ -207,10 +231,11 @@ int main(int argc, char** argv) {
   verify->add_flag("--json", verify_json, "print one JSON object");
   app.require_subcommand(0, 1);
 
+  tvcli::add_exit_status_footer(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return tvcli::parse_failed(app, e, "tvexport");
   }
   try {
     if (*verify) return verify_espdl(verify_file, verify_json);
@@ -224,9 +249,12 @@ int main(int argc, char** argv) {
       tvh::LoadedModel m = load(info_model, info_preset, info_labels);
       std::string text = json ? tvh::info_json(m, req) : tvh::info_text(m, req);
       std::fwrite(text.data(), 1, text.size(), stdout);
-      return 0;
+      return tvh::info_fits(m, req) ? 0 : 1;
     }
     return run_export(ex);
+  } catch (const tvh::UsageError& e) {
+    std::fprintf(stderr, "tvexport: %s\n", e.what());
+    return tvh::kExitUsage;
   } catch (const tvh::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

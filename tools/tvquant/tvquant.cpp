@@ -16,6 +16,7 @@
 #include "host/quantize.h"
 #include "host/report.h"
 #include "host/training.h"
+#include "tools/common/cli.h"
 #include "tv/int8/q8_model.h"
 #include "tv/net.h"
 
@@ -149,17 +150,22 @@ int tvquant_main(int argc, char** argv) {
   app.add_option("--threads", threads, "Decoding threads")->check(CLI::Range(1, 64));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the report goes to stderr)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
+  tvcli::add_exit_status_footer(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return tvcli::parse_failed(app, e, "tvquant");
   }
   auto log = [&](const std::string& s) {
     if (!quiet) std::fprintf(stderr, "%s\n", s.c_str());
   };
 
-  // Validate every input before anything is written.
+  // Validate every input and the output before anything is computed or written.
+  tvh::check_output_extension("-o", output, {".tvb"}, "a TinyVision int8 model", "name it MODEL.q8.tvb");
+  const std::vector<tvh::NamedPath> inputs = {{"the float model", model}, {"--calib", calib}, {"--eval-on", eval_on}};
+  tvh::check_output({"-o", output}, inputs);
   tvh::LoadedModel m = load_float_model(model);
+  tvh::check_output({"-o", output}, inputs, tvh::blob_bytes_estimate(*m.plan));
   const tv::ModelPlan& plan = *m.plan;
   tvh::Dataset ds = load_for_model(calib, m, threads);
   for (const auto& w : ds.warnings) log("warning: " + w);
@@ -327,16 +333,21 @@ int tvquant_prune_main(int argc, char** argv) {
   app.add_option("--threads", threads, "Threads (results are identical for any count)")->check(CLI::Range(1, 64));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the table goes to stderr)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
+  tvcli::add_exit_status_footer(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return tvcli::parse_failed(app, e, "tvquant prune");
   }
   auto log = [&](const std::string& s) {
     if (!quiet) std::fprintf(stderr, "%s\n", s.c_str());
   };
 
+  tvh::check_output_extension("-o", output, {".tvb"}, "a TinyVision model", "name it PRUNED.tvb");
+  const std::vector<tvh::NamedPath> inputs = {{"the model", model}, {"the dataset", dataset}};
+  tvh::check_output({"-o", output}, inputs);
   tvh::LoadedModel m = load_float_model(model);
+  tvh::check_output({"-o", output}, inputs, tvh::blob_bytes_estimate(*m.plan));
   if (preset.empty()) preset = provenance_value(m.provenance, "preset");
   if (preset.empty())
     throw tvh::Error(model + " does not say which preset trained it (no preset= provenance line); give --preset.");

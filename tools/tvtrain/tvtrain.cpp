@@ -14,6 +14,7 @@
 #include "host/model_io.h"
 #include "host/report.h"
 #include "host/training.h"
+#include "tools/common/cli.h"
 #include "tv/legacy.h"
 
 using nlohmann::json;
@@ -21,7 +22,7 @@ using nlohmann::json;
 namespace {
 
 struct Args {
-  std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes;
+  std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve;
   int epochs = 0, batch = 0, lanes = 0, threads = 1, kfold = 0, val_last = -1;
   double lr = 0, val_fraction = -1;
   uint64_t seed = 1;
@@ -89,22 +90,61 @@ int tvtrain_main(int argc, char** argv) {
   app.add_flag("--eval", a.eval, "With --init: evaluate the model on every image, no training");
   app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
   app.add_flag("--json", a.json, "Print one JSON object with the results on stdout");
-  app.add_flag("--no-curve", a.no_curve, "Do not write the loss/accuracy curve (model.curve.svg)");
+  app.add_option("--curve", a.curve,
+                 "Write the loss/accuracy curve (SVG) here; default MODEL.curve.svg next to -o MODEL.tvb, which "
+                 "replaces only a curve an earlier run wrote (any other file of that name is refused)");
+  app.add_flag("--no-curve", a.no_curve, "Do not write the loss/accuracy curve");
   app.add_flag("-q,--quiet", a.quiet, "Only errors on stderr");
+  tvcli::add_exit_status_footer(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return tvcli::parse_failed(app, e, "tvtrain");
   }
   auto log = [&](const std::string& s) {
     if (!a.quiet) std::fprintf(stderr, "%s\n", s.c_str());
   };
 
-  if (a.eval && a.init.empty()) throw tvh::Error("--eval needs --init MODEL (the model to evaluate).");
+  if (a.eval && a.init.empty()) throw tvh::UsageError("--eval needs --init MODEL (the model to evaluate).");
   if (!a.eval && a.kfold == 0 && a.output.empty())
-    throw tvh::Error("give -o MODEL.tvb (where to write the trained model).");
-  if (a.kfold && !a.output.empty()) throw tvh::Error("--kfold only evaluates the recipe and writes no model; drop -o.");
-  if (a.kfold && a.eval) throw tvh::Error("--kfold and --eval cannot be combined.");
+    throw tvh::UsageError("give -o MODEL.tvb (where to write the trained model).");
+  if (a.kfold && !a.output.empty())
+    throw tvh::UsageError("--kfold only evaluates the recipe and writes no model; drop -o.");
+  if (a.kfold && a.eval) throw tvh::UsageError("--kfold and --eval cannot be combined.");
+  if (a.eval && !a.output.empty()) throw tvh::UsageError("--eval writes no model; drop -o.");
+  if (!a.curve.empty() && a.no_curve) throw tvh::UsageError("--curve and --no-curve contradict each other.");
+  if (a.output.empty() && (!a.curve.empty() || !a.raw_out.empty()))
+    throw tvh::UsageError(std::string(a.curve.empty() ? "--raw-out" : "--curve") +
+                          " goes with -o MODEL.tvb (training).");
+
+  // Every output checked before the long work (decoding, training): right kind, never an input, a
+  // writable folder. The curve named by nobody (MODEL.curve.svg) replaces only a curve we wrote.
+  const std::string curve = a.no_curve || a.output.empty() ? std::string()
+                            : a.curve.empty()              ? tvh::curve_path_for(a.output)
+                                                           : a.curve;
+  const std::vector<tvh::NamedPath> inputs = {{"the dataset", a.dataset}, {"--init", a.init}, {"--config", a.config}};
+  auto others_than = [&](const std::string& role) {
+    std::vector<tvh::NamedPath> v = inputs;
+    if (role != "-o") v.push_back({"-o", a.output});
+    if (role != "--raw-out") v.push_back({"--raw-out", a.raw_out});
+    if (role != "--curve") v.push_back({"the curve", curve});
+    return v;
+  };
+  if (!a.output.empty()) {
+    tvh::check_output_extension("-o", a.output, {".tvb"}, "a TinyVision model", "name it MODEL.tvb");
+    tvh::check_output({"-o", a.output}, others_than("-o"));
+  }
+  if (!a.raw_out.empty()) {
+    tvh::check_output_extension("--raw-out", a.raw_out, {".bin"}, "a raw myWeights.bin", "name it myWeights.bin");
+    tvh::check_output({"--raw-out", a.raw_out}, others_than("--raw-out"));
+  }
+  if (!a.curve.empty()) {
+    tvh::check_output_extension("--curve", a.curve, {".svg"}, "an SVG picture", "name it CURVE.svg");
+    tvh::check_output({"--curve", a.curve}, others_than("--curve"));
+  } else if (!curve.empty()) {
+    tvh::check_side_output({"the training curve", curve}, others_than("--curve"),
+                           "give --curve PATH to name it or --no-curve to skip it");
+  }
 
   // The setup: preset, then config file, then command-line overrides.
   tvh::TrainSetup setup = tvh::preset_setup(a.preset);
@@ -121,7 +161,7 @@ int tvtrain_main(int argc, char** argv) {
   tvh::LoadedModel init;
   std::vector<std::string> classes = split_list(a.classes);
   if (!a.init.empty()) {
-    if (!a.input.empty()) throw tvh::Error("--input cannot change the shape of an --init model (" + a.init + ").");
+    if (!a.input.empty()) throw tvh::UsageError("--input cannot change the shape of an --init model (" + a.init + ").");
     tvh::RawOptions raw;
     raw.labels = classes;
     init = tvh::load_model(a.init, raw);
@@ -272,6 +312,10 @@ int tvtrain_main(int argc, char** argv) {
     if (e.skipped_batches) line += "  (" + std::to_string(e.skipped_batches) + " batches dropped: NaN/Inf gradient)";
     log(line);
   };
+  // Room for the results, known now that the model is: the .tvb (and the raw file) before training.
+  const uint64_t model_bytes = tvh::blob_bytes_estimate(*plan);
+  tvh::check_output({"-o", a.output}, others_than("-o"), model_bytes);
+  if (!a.raw_out.empty()) tvh::check_output({"--raw-out", a.raw_out}, others_than("--raw-out"), model_bytes);
   log("training " + setup.preset + " (" + std::to_string(plan->param_count) + " parameters) on " +
       std::to_string(split.train.size()) + " images, validating on " + std::to_string(split.val.size()) + "; " +
       std::to_string(setup.recipe.epochs) + " epochs, batch " + std::to_string(setup.recipe.batch_size) + ", seed " +
@@ -302,10 +346,10 @@ int tvtrain_main(int argc, char** argv) {
     tvh::save_raw_weights(a.raw_out, *plan, r.params.data());
     log("wrote " + a.raw_out);
   }
-  if (!a.no_curve) {
-    std::string svg = tvh::curve_path_for(a.output);
-    tvh::write_file_atomic(svg, tvh::curve_svg(r.history, setup.preset + " on " + a.dataset));
-    log("wrote " + svg);
+  if (!curve.empty()) {
+    tvh::write_file_atomic(curve,
+                           tvh::with_side_output_marker(tvh::curve_svg(r.history, setup.preset + " on " + a.dataset)));
+    log("wrote " + curve);
   }
   if (a.json) {
     json hist = json::array();

@@ -232,6 +232,7 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   v->flags = rd32(data + 20);
   const uint32_t sections = rd32(data + 16);
   bool have_model = false, have_labels = false;
+  const uint8_t* input_scale_offset = nullptr;  // the model's input scale and offset (two float32)
   size_t off = kBlobHeaderBytes;
   for (uint32_t s = 0; s < sections; ++s) {
     if (total - off < kSectionHeader) return make_status(StatusCode::BlobCorrupt);
@@ -253,6 +254,7 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
       m.input.channels = rd16(p + 4);
       if (p[6] > 2) return make_status(StatusCode::BlobCorrupt);
       m.input.order = (ChannelOrder)p[6];
+      input_scale_offset = p + 8;
       m.input.scale = rdf(p + 8);
       m.input.offset = rdf(p + 12);
       for (int i = 0; i < m.num_layers; ++i) {
@@ -333,7 +335,22 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   if (v->num_labels != v->model.num_classes) return make_status(StatusCode::BlobCorrupt);
   for (int i = 0; i < v->num_tensors; ++i)
     if (v->tensors[i].layer >= v->model.num_layers) return make_status(StatusCode::BlobCorrupt, v->tensors[i].layer);
+  // A model with an infinite or NaN weight computes nothing useful: refuse it here, once, for every loader.
+  if (first_non_finite_f32(input_scale_offset, 2) != 2) return make_status(StatusCode::NonFiniteWeight, -1, -1, 0);
+  for (int i = 0; i < v->num_tensors; ++i) {
+    const BlobTensor& x = v->tensors[i];
+    if (x.dtype != DType::F32) continue;
+    const size_t n = x.elements();
+    const size_t bad = first_non_finite_f32((const uint8_t*)x.data, n);
+    if (bad != n) return make_status(StatusCode::NonFiniteWeight, x.layer, i, (int32_t)bad);
+  }
   return ok_status();
+}
+
+size_t first_non_finite_f32(const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if ((rd32(p + 4 * i) & 0x7F800000u) == 0x7F800000u) return i;  // exponent all ones: Inf or NaN
+  return n;
 }
 
 bool blob_label(const BlobView& v, int i, const char** text, size_t* len) {

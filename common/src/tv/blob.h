@@ -91,8 +91,14 @@ size_t blob_encoded_size(const BlobContents& c);
 // Encodes into out (cap bytes; zero-filled padding); *written gets the size.
 Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* written);
 // Validates and decodes a blob in place. Refuses truncated, corrupted, wrong-version and
-// wrong-CRC input with a status; never reads outside [data, data + size).
+// wrong-CRC input with a status; never reads outside [data, data + size). A float tensor holding an
+// infinite or NaN value is refused with NonFiniteWeight (layer = its layer, a = its index in
+// view->tensors, which stays filled so the caller can name it, b = the element); a non-finite input
+// scale or offset with NonFiniteWeight, a = -1. Every loader (host tools, the board) goes through here.
 Status blob_decode(const uint8_t* data, size_t size, BlobView* view);
+// Index of the first infinite or NaN value among n little-endian float32 values at p (any
+// alignment), or n when every value is finite.
+size_t first_non_finite_f32(const uint8_t* p, size_t n);
 // Label i of a decoded blob (not NUL-terminated); false when i is out of range.
 bool blob_label(const BlobView& v, int i, const char** text, size_t* len);
 // Finds a tensor by layer and role; null when absent.

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tv/crc32.h"
+#include "tv/int8/q8_model.h"
 #include "tv/legacy.h"
 #include "tv/net.h"
 
@@ -690,7 +691,14 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   if (!st.ok()) return st;
   const char* P = opt.prefix;
   const bool q8 = blob.is_int8();
-  const InferenceMemory im = inference_memory(*plan);
+  // The engine that runs the model: an int8 blob's figures are the int8 engine's.
+  InferenceMemory im = inference_memory(*plan);
+  if (q8) {
+    const Q8Memory qm = q8_memory(*plan);
+    im.params_bytes = qm.weight_bytes;
+    im.work_bytes = qm.work_bytes;
+    im.total_bytes = qm.total_bytes;
+  }
   const TrainOptions defaults;
   const TrainMemory tm = training_memory(*plan, defaults);
 
@@ -830,10 +838,10 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.str("// default TrainOptions (Adam, ");
   o.num(defaults.lanes);
   o.str(" gradient lanes, no best-weights snapshot)");
-  o.str(q8 ? "; float-engine figures (this is an int8 blob).\n" : ".\n");
+  o.str(q8 ? "; inference on the int8 engine (this is an int8 blob), training of its float model.\n" : ".\n");
   define(o, P, "PARAMS_BYTES");
   o.num((int64_t)im.params_bytes);
-  o.str(" /* float32 weights and biases */\n");
+  o.str(q8 ? " /* int8 weights and int32 biases */\n" : " /* float32 weights and biases */\n");
   define(o, P, "INFERENCE_ARENA_BYTES");
   o.num((int64_t)im.work_bytes);
   o.str(" /* inference work arena; the weights can stay in flash */\n");

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "tv/blob.h"
 #include "tv/presets.h"
 
 namespace tv {
@@ -69,8 +70,18 @@ Status legacy_import(const uint8_t* data, size_t size, const ModelPlan& plan, fl
   const int k = plan.desc.num_classes;
   if (size != legacy_size(k))
     return make_status(StatusCode::LegacySizeMismatch, -1, (int32_t)size, (int32_t)legacy_size(k));
-  size_t file_pos = 0;  // in floats
   const int layers[3] = {kConv1, kConv2, kDense};
+  // Refuse an infinite or NaN value before anything is written (layer = whose tensor, b = the float's
+  // index in the file).
+  const size_t bad = first_non_finite_f32(data, size / 4);
+  if (bad != size / 4) {
+    size_t end = 0;
+    for (int li : layers) {
+      end += plan.layers[li].weight_count + plan.layers[li].bias_count;
+      if (bad < end) return make_status(StatusCode::NonFiniteWeight, li, -1, (int32_t)bad);
+    }
+  }
+  size_t file_pos = 0;  // in floats
   for (int li : layers) {
     const LayerPlan& lp = plan.layers[li];
     float* w = params + lp.param_offset;

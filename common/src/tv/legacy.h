@@ -16,7 +16,8 @@ size_t legacy_size(int num_classes);
 int legacy_classes_for_size(size_t bytes);
 // True when the plan is the webmcu network at 64x64x3 (the only one the raw format describes).
 bool legacy_compatible(const ModelPlan& plan);
-// Reads a raw file into our parameter layout. Checks size and model first; writes nothing on failure.
+// Reads a raw file into our parameter layout. Checks size, model and that every value is finite
+// (NonFiniteWeight, layer = whose tensor, b = the float index in the file) first; writes nothing on failure.
 Status legacy_import(const uint8_t* data, size_t size, const ModelPlan& plan, float* params);
 // Writes our parameters in the raw layout; out must hold legacy_size(classes) bytes.
 Status legacy_export(const ModelPlan& plan, const float* params, uint8_t* out, size_t cap);

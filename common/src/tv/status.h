@@ -30,6 +30,8 @@ enum class StatusCode : uint8_t {
   BlobTooSmall,        // the output buffer is too small to encode into
   LegacySizeMismatch,  // a raw myWeights.bin whose size fits no class count
   NotSupported,        // the operation is not available for this model
+  NonFiniteWeight,     // a float weight, bias or input scale is infinite or NaN (a: tensor index, or -1
+                       // for the input scale/offset or a raw file; b: element index)
 };
 
 // A status: what went wrong, at which layer (-1 when not about a layer), and up to two numbers

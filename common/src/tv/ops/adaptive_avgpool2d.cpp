@@ -1,7 +1,8 @@
 // AdaptiveAvgPool2D float reference kernel (PyTorch bin rule; GlobalAvgPool is out 1x1).
-#include "tv/ops.h"
+#include "tv/ops/kernel_variants.h"
 
 namespace tv {
+namespace ref {
 namespace {
 
 // First input index of bin `o` when `in_size` cells are split into `out_size` bins: floor(o*in/out).
@@ -53,4 +54,5 @@ void adaptive_avgpool2d_backward(int in_h, int in_w, int c, int out_h, int out_w
   }
 }
 
+}  // namespace ref
 }  // namespace tv

@@ -1,8 +1,9 @@
 // AvgPool2D float reference kernel; padded cells are skipped but still count in the k_h*k_w divisor.
-#include "tv/ops.h"
+#include "tv/ops/kernel_variants.h"
 #include "tv/ops/window.h"
 
 namespace tv {
+namespace ref {
 void avgpool2d_forward(const Geom2D& g, const float* in, float* out) {
   const int c_n = g.in_c;
   const float area = (float)(g.k_h * g.k_w);
@@ -46,4 +47,5 @@ void avgpool2d_backward(const Geom2D& g, const float* dout, float* din) {
   }
 }
 
+}  // namespace ref
 }  // namespace tv

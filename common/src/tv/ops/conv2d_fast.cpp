@@ -13,8 +13,9 @@
 // is never -0) as long as w is finite, which is also what makes the reference's skip of zero dout
 // invisible.
 //
-// backward_params (every window inside the input, any stride): each weight's gradient sums d * x
-// over the output pixels in row-major order, skipping d == 0, as in the reference.
+// backward_params (any stride; a padded conv works on a zero-padded copy of its input, see
+// padded_backward_params): each weight's gradient sums d * x over the output pixels in row-major
+// order, skipping d == 0, as in the reference.
 //  - Output channels in groups of 8 (one vector lane per channel): for a run of up to 12 taps the
 //    gradients stay in registers while all pixels stream by. When dout holds a zero anywhere, each
 //    update is a select that keeps the old sum in the lanes whose d is zero: the reference's skip.
@@ -505,13 +506,44 @@ TV_TARGET_CLONES void conv2d_backward_data(const Geom2D& g, const float* w, cons
   }
 }
 
+// A padded conv's weight gradient: the unpadded fast path on a zero-padded copy of the input. Each
+// tap in the padding adds d * 0 = +-0 to a sum that the reference leaves alone; for finite d that
+// changes no bit (a running sum that starts at +0 or at any non-zero value never becomes -0, and x +
+// +-0 = x otherwise). A non-finite d (d * 0 = NaN), or an input too large for the stack copy, runs
+// the reference.
+static constexpr int kPaddedFloats = 32768;  // 128 KB of stack
+static void padded_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
+  const int ph = (g.out_h - 1) * g.stride_h + g.k_h, pw = (g.out_w - 1) * g.stride_w + g.k_w;
+  const size_t n_out = (size_t)g.out_h * g.out_w * g.out_c;
+  bool finite = (size_t)ph * pw * g.in_c <= (size_t)kPaddedFloats;
+  for (size_t i = 0; finite && i < n_out; ++i) finite = dout[i] - dout[i] == 0.0f;
+  if (!finite) return ref::conv2d_backward_params(g, in, dout, dw, db);
+  float padded[kPaddedFloats] __attribute__((aligned(32)));
+  for (int y = 0; y < ph; ++y) {
+    const int iy = y - g.pad_top;
+    float* row = padded + (size_t)y * pw * g.in_c;
+    for (int x = 0; x < pw; ++x) {
+      const int ix = x - g.pad_left;
+      const bool valid = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
+      const float* src = valid ? in + ((size_t)iy * g.in_w + ix) * g.in_c : nullptr;
+      for (int c = 0; c < g.in_c; ++c) row[(size_t)x * g.in_c + c] = valid ? src[c] : 0.0f;
+    }
+  }
+  Geom2D inner = g;
+  inner.in_h = ph;
+  inner.in_w = pw;
+  inner.pad_top = inner.pad_left = 0;
+  fast::conv2d_backward_params(inner, padded, dout, dw, db);
+}
+
 TV_TARGET_CLONES void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw,
                                              float* db) {
   // Fast paths only when every window lies inside the input (no padding on any side).
   const bool inside = g.pad_top == 0 && g.pad_left == 0 && (g.out_h - 1) * g.stride_h + g.k_h <= g.in_h &&
                       (g.out_w - 1) * g.stride_w + g.k_w <= g.in_w;
-  if (!inside || g.out_w > kMaxRowPixels || g.out_w * g.out_c > 8 * kMaxRowPixels)
+  if (g.out_w > kMaxRowPixels || g.out_w * g.out_c > 8 * kMaxRowPixels)
     return ref::conv2d_backward_params(g, in, dout, dw, db);
+  if (!inside) return padded_backward_params(g, in, dout, dw, db);
   const int span = g.k_w * g.in_c;
 
   // Mostly-zero dout (e.g. behind a max-pool): every channel through lists of its non-zero pixels.

@@ -1,8 +1,9 @@
 // DepthwiseConv2D float reference kernel (channel multiplier 1): weights [k_h][k_w][c].
-#include "tv/ops.h"
+#include "tv/ops/kernel_variants.h"
 #include "tv/ops/window.h"
 
 namespace tv {
+namespace ref {
 void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
   const int c_n = g.in_c;
   for (int oy = 0; oy < g.out_h; ++oy) {
@@ -67,4 +68,5 @@ void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const fl
   }
 }
 
+}  // namespace ref
 }  // namespace tv

@@ -28,6 +28,27 @@ void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, fl
 void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
   TV_KERNELS::conv2d_backward_params(g, in, dout, dw, db);
 }
+void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
+  TV_KERNELS::depthwise_conv2d_forward(g, in, w, b, out);
+}
+void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
+  TV_KERNELS::depthwise_conv2d_backward_data(g, w, dout, din);
+}
+void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
+  TV_KERNELS::depthwise_conv2d_backward_params(g, in, dout, dw, db);
+}
+void avgpool2d_forward(const Geom2D& g, const float* in, float* out) {
+  TV_KERNELS::avgpool2d_forward(g, in, out);
+}
+void avgpool2d_backward(const Geom2D& g, const float* dout, float* din) {
+  TV_KERNELS::avgpool2d_backward(g, dout, din);
+}
+void adaptive_avgpool2d_forward(int in_h, int in_w, int c, int out_h, int out_w, const float* in, float* out) {
+  TV_KERNELS::adaptive_avgpool2d_forward(in_h, in_w, c, out_h, out_w, in, out);
+}
+void adaptive_avgpool2d_backward(int in_h, int in_w, int c, int out_h, int out_w, const float* dout, float* din) {
+  TV_KERNELS::adaptive_avgpool2d_backward(in_h, in_w, c, out_h, out_w, dout, din);
+}
 void maxpool2d_forward(const Geom2D& g, const float* in, float* out) {
   TV_KERNELS::maxpool2d_forward(g, in, out);
 }

@@ -1,12 +1,12 @@
 // The two implementations behind the kernels of tv/ops.h that have a faster variant.
 //
-// tv::ref:: are the reference kernels: plain loops, readable first (conv2d.cpp, maxpool2d.cpp,
-// dense.cpp, activations.cpp). tv::fast:: are the faster variants (*_fast.cpp): the same sums in
-// the same order, computed several elements at a time (see simd.h), so they give the same bits as
-// the reference (for finite weights; see each file). A fast kernel hands a geometry it has no fast
-// path for to the reference kernel. Which set the tv:: entry points of tv/ops.h call is chosen at
-// build time by TV_FAST_KERNELS (dispatch.cpp); both sets are always compiled, so the tests run both.
-// The contracts are those of tv/ops.h.
+// tv::ref:: are the reference kernels: plain loops, readable first (conv2d.cpp, depthwise_conv2d.cpp,
+// maxpool2d.cpp, avgpool2d.cpp, adaptive_avgpool2d.cpp, dense.cpp, activations.cpp). tv::fast:: are the faster variants
+// (*_fast.cpp): the same sums in the same order, computed several elements at a time (see simd.h), so they give the
+// same bits as the reference (for finite weights; see each file). A fast kernel hands a geometry it has no fast path
+// for to the reference kernel. Which set the tv:: entry points of tv/ops.h call is chosen at build time by
+// TV_FAST_KERNELS (dispatch.cpp); both sets are always compiled, so the tests run both. The contracts are those of
+// tv/ops.h.
 #pragma once
 #include "tv/ops.h"
 
@@ -16,6 +16,13 @@ namespace ref {
 void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
 void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
 void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
+void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
+void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
+void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
+void avgpool2d_forward(const Geom2D& g, const float* in, float* out);
+void avgpool2d_backward(const Geom2D& g, const float* dout, float* din);
+void adaptive_avgpool2d_forward(int in_h, int in_w, int c, int out_h, int out_w, const float* in, float* out);
+void adaptive_avgpool2d_backward(int in_h, int in_w, int c, int out_h, int out_w, const float* dout, float* din);
 void maxpool2d_forward(const Geom2D& g, const float* in, float* out);
 void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, float* din);
 void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out);
@@ -32,6 +39,13 @@ namespace fast {
 void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
 void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
 void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
+void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
+void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
+void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
+void avgpool2d_forward(const Geom2D& g, const float* in, float* out);
+void avgpool2d_backward(const Geom2D& g, const float* dout, float* din);
+void adaptive_avgpool2d_forward(int in_h, int in_w, int c, int out_h, int out_w, const float* in, float* out);
+void adaptive_avgpool2d_backward(int in_h, int in_w, int c, int out_h, int out_w, const float* dout, float* din);
 void maxpool2d_forward(const Geom2D& g, const float* in, float* out);
 void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, float* din);
 void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out);

@@ -1,0 +1,190 @@
+// DepthwiseConv2D, fast variant: the sums of depthwise_conv2d.cpp in the same order, eight channels
+// per vector (channels are contiguous in HWC, and a depthwise channel never mixes with another), with
+// the running sums in registers instead of in the output buffer.
+//
+// forward (any geometry): per output pixel and channel, bias + the valid taps in (ky, kx) order.
+//
+// backward_data (any geometry): gathers instead of scattering. The reference zeroes din and adds, for
+// each output pixel in row-major order, dout * w at every valid tap; so input pixel (iy, ix) receives
+// its terms in (oy, ox) order, i.e. ky and kx descending for a fixed stride. Each lane here starts at
+// +0 and adds the same terms in that order (outputs a stride does not reach are skipped, as they do
+// not exist in the reference either).
+//
+// backward_params (3x3 kernels, the presets' depthwise layers): for eight channels, the nine tap
+// gradients and the bias gradient stay in registers while the output pixels stream by in row-major
+// order, each adding its valid taps, exactly the reference's per-element order. Other kernels run
+// the reference.
+//
+// Channels left over after the vectors (c % 8) run scalar code with the same order.
+#include "tv/ops/kernel_variants.h"
+#include "tv/ops/simd.h"
+#include "tv/ops/window.h"
+
+#define TV_INLINE inline __attribute__((always_inline))
+
+namespace tv {
+namespace fast {
+namespace {
+
+using simd::f8;
+using simd::load8;
+using simd::splat8;
+using simd::store8;
+
+// The output coordinate tap k of an axis reads input coordinate i from, or -1 when none does.
+TV_INLINE int source_of(int i, int k, int stride, int pad, int out_size) {
+  const int t = i + pad - k;
+  if (t < 0) return -1;
+  const int o = stride == 1 ? t : t / stride;
+  if (o * stride != t || o >= out_size) return -1;
+  return o;
+}
+
+// Forward of one output pixel, channels [c0, c0 + 8 * V).
+template <int V>
+TV_INLINE void forward_vectors(const Geom2D& g, const float* in, const float* w, const float* b, float* o_px,
+                               TapRange ry, TapRange rx, int iy0, int ix0, int c0) {
+  const int c_n = g.in_c;
+  f8 acc[V];
+  for (int v = 0; v < V; ++v) acc[v] = load8(b + c0 + 8 * v);
+  for (int ky = ry.begin; ky < ry.end; ++ky)
+    for (int kx = rx.begin; kx < rx.end; ++kx) {
+      const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c0;
+      const float* k = w + ((size_t)ky * g.k_w + kx) * c_n + c0;
+      for (int v = 0; v < V; ++v) acc[v] += load8(x + 8 * v) * load8(k + 8 * v);
+    }
+  for (int v = 0; v < V; ++v) store8(o_px + c0 + 8 * v, acc[v]);
+}
+
+// backward_data of one input pixel, channels [c0, c0 + 8 * V); oys/oxs: each kernel row's / column's
+// source output coordinate (-1: none), kernel rows and columns taken in descending order.
+template <int V>
+TV_INLINE void data_vectors(const Geom2D& g, const float* w, const float* dout, float* dx, const int* oys,
+                            const int* oxs, int c0) {
+  const int c_n = g.in_c;
+  f8 acc[V];
+  for (int v = 0; v < V; ++v) acc[v] = splat8(0.0f);
+  for (int ky = g.k_h - 1; ky >= 0; --ky) {
+    if (oys[ky] < 0) continue;
+    for (int kx = g.k_w - 1; kx >= 0; --kx) {
+      if (oxs[kx] < 0) continue;
+      const float* d = dout + ((size_t)oys[ky] * g.out_w + oxs[kx]) * c_n + c0;
+      const float* k = w + ((size_t)ky * g.k_w + kx) * c_n + c0;
+      for (int v = 0; v < V; ++v) acc[v] += load8(d + 8 * v) * load8(k + 8 * v);
+    }
+  }
+  for (int v = 0; v < V; ++v) store8(dx + c0 + 8 * v, acc[v]);
+}
+
+// backward_params of a 3x3 kernel for channels [c0, c0 + 8): every output pixel in row-major order.
+TV_INLINE void params_3x3(const Geom2D& g, const float* in, const float* dout, float* dw, float* db, int c0) {
+  const int c_n = g.in_c;
+  f8 acc[9];
+  for (int t = 0; t < 9; ++t) acc[t] = load8(dw + (size_t)t * c_n + c0);
+  f8 bias = load8(db + c0);
+  for (int oy = 0; oy < g.out_h; ++oy) {
+    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, 3, g.in_h);
+    const int iy0 = oy * g.stride_h - g.pad_top;
+    for (int ox = 0; ox < g.out_w; ++ox) {
+      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, 3, g.in_w);
+      const int ix0 = ox * g.stride_w - g.pad_left;
+      const f8 d = load8(dout + ((size_t)oy * g.out_w + ox) * c_n + c0);
+      bias += d;
+      // Offset of tap (0, 0), which may lie in the padding (then only valid taps are read).
+      const ptrdiff_t base = ((ptrdiff_t)iy0 * g.in_w + ix0) * (ptrdiff_t)c_n + c0;
+      if (ry.begin == 0 && ry.end == 3 && rx.begin == 0 && rx.end == 3) {
+        const float* x = in + base;
+        for (int ky = 0; ky < 3; ++ky)
+          for (int kx = 0; kx < 3; ++kx) acc[ky * 3 + kx] += d * load8(x + ((ptrdiff_t)ky * g.in_w + kx) * c_n);
+      } else {
+        for (int ky = 0; ky < 3; ++ky)
+          for (int kx = 0; kx < 3; ++kx)
+            if (ky >= ry.begin && ky < ry.end && kx >= rx.begin && kx < rx.end)
+              acc[ky * 3 + kx] += d * load8(in + (base + ((ptrdiff_t)ky * g.in_w + kx) * c_n));
+      }
+    }
+  }
+  for (int t = 0; t < 9; ++t) store8(dw + (size_t)t * c_n + c0, acc[t]);
+  store8(db + c0, bias);
+}
+
+}  // namespace
+
+TV_TARGET_CLONES void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b,
+                                               float* out) {
+  const int c_n = g.in_c, c8 = c_n / 8 * 8;
+  for (int oy = 0; oy < g.out_h; ++oy) {
+    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
+    const int iy0 = oy * g.stride_h - g.pad_top;
+    for (int ox = 0; ox < g.out_w; ++ox) {
+      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+      const int ix0 = ox * g.stride_w - g.pad_left;
+      float* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
+      int c0 = 0;
+      for (; c0 + 32 <= c8; c0 += 32) forward_vectors<4>(g, in, w, b, o_px, ry, rx, iy0, ix0, c0);
+      for (; c0 < c8; c0 += 8) forward_vectors<1>(g, in, w, b, o_px, ry, rx, iy0, ix0, c0);
+      for (int c = c8; c < c_n; ++c) {
+        float acc = b[c];
+        for (int ky = ry.begin; ky < ry.end; ++ky)
+          for (int kx = rx.begin; kx < rx.end; ++kx)
+            acc += in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c] * w[((size_t)ky * g.k_w + kx) * c_n + c];
+        o_px[c] = acc;
+      }
+    }
+  }
+}
+
+TV_TARGET_CLONES void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
+  constexpr int kMaxK = 16;
+  if (g.k_h > kMaxK || g.k_w > kMaxK) return ref::depthwise_conv2d_backward_data(g, w, dout, din);
+  const int c_n = g.in_c, c8 = c_n / 8 * 8;
+  int oys[kMaxK], oxs[kMaxK];
+  for (int iy = 0; iy < g.in_h; ++iy) {
+    for (int ky = 0; ky < g.k_h; ++ky) oys[ky] = source_of(iy, ky, g.stride_h, g.pad_top, g.out_h);
+    for (int ix = 0; ix < g.in_w; ++ix) {
+      for (int kx = 0; kx < g.k_w; ++kx) oxs[kx] = source_of(ix, kx, g.stride_w, g.pad_left, g.out_w);
+      float* dx = din + ((size_t)iy * g.in_w + ix) * c_n;
+      int c0 = 0;
+      for (; c0 + 32 <= c8; c0 += 32) data_vectors<4>(g, w, dout, dx, oys, oxs, c0);
+      for (; c0 < c8; c0 += 8) data_vectors<1>(g, w, dout, dx, oys, oxs, c0);
+      for (int c = c8; c < c_n; ++c) {
+        float acc = 0.0f;
+        for (int ky = g.k_h - 1; ky >= 0; --ky) {
+          if (oys[ky] < 0) continue;
+          for (int kx = g.k_w - 1; kx >= 0; --kx)
+            if (oxs[kx] >= 0)
+              acc += dout[((size_t)oys[ky] * g.out_w + oxs[kx]) * c_n + c] * w[((size_t)ky * g.k_w + kx) * c_n + c];
+        }
+        dx[c] = acc;
+      }
+    }
+  }
+}
+
+TV_TARGET_CLONES void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw,
+                                                       float* db) {
+  if (g.k_h != 3 || g.k_w != 3 || g.in_c < 8) return ref::depthwise_conv2d_backward_params(g, in, dout, dw, db);
+  const int c_n = g.in_c, c8 = c_n / 8 * 8;
+  for (int c0 = 0; c0 < c8; c0 += 8) params_3x3(g, in, dout, dw, db, c0);
+  if (c8 == c_n) return;
+  // The remaining channels: the reference loop restricted to them.
+  for (int oy = 0; oy < g.out_h; ++oy) {
+    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, 3, g.in_h);
+    const int iy0 = oy * g.stride_h - g.pad_top;
+    for (int ox = 0; ox < g.out_w; ++ox) {
+      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, 3, g.in_w);
+      const int ix0 = ox * g.stride_w - g.pad_left;
+      const float* d_px = dout + ((size_t)oy * g.out_w + ox) * c_n;
+      for (int c = c8; c < c_n; ++c) db[c] += d_px[c];
+      for (int ky = ry.begin; ky < ry.end; ++ky)
+        for (int kx = rx.begin; kx < rx.end; ++kx) {
+          const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+          float* dk = dw + ((size_t)ky * 3 + kx) * c_n;
+          for (int c = c8; c < c_n; ++c) dk[c] += d_px[c] * x[c];
+        }
+    }
+  }
+}
+
+}  // namespace fast
+}  // namespace tv

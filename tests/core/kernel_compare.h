@@ -1,0 +1,48 @@
+// Helpers of the fast-vs-reference kernel tests (test_kernel_variants*.cpp): random data, a readable
+// geometry, and a bit-for-bit comparison.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tv/ops.h"
+
+namespace kernel_compare {
+
+using Vec = std::vector<float>;
+
+// n values uniform in [lo, hi), each replaced by an exact 0 with probability zero_fraction.
+inline Vec random_vec(std::mt19937& rng, size_t n, float zero_fraction = 0.0f, float lo = -1.0f, float hi = 1.0f) {
+  std::uniform_real_distribution<float> value(lo, hi), coin(0.0f, 1.0f);
+  Vec v(n);
+  for (auto& x : v) x = coin(rng) < zero_fraction ? 0.0f : value(rng);
+  return v;
+}
+
+inline std::string describe(const tv::Geom2D& g) {
+  std::ostringstream s;
+  s << g.in_h << "x" << g.in_w << "x" << g.in_c << " -> " << g.out_h << "x" << g.out_w << "x" << g.out_c << " k"
+    << g.k_h << "x" << g.k_w << " s" << g.stride_h << "x" << g.stride_w << " pad " << g.pad_top << "," << g.pad_left;
+  return s.str();
+}
+
+// Same bits (the sign of zero included; any NaN equals any NaN, as which of two NaN operands an
+// addition returns is up to the instruction), reporting the first difference.
+inline void expect_same_bits(const char* what, const Vec& ref, const Vec& fast, const std::string& where) {
+  ASSERT_EQ(ref.size(), fast.size()) << what << " " << where;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (std::isnan(ref[i]) && std::isnan(fast[i])) continue;
+    if (std::memcmp(&ref[i], &fast[i], sizeof(float)) != 0) {
+      ADD_FAILURE() << what << " " << where << ": element " << i << " is " << ref[i] << " (reference) vs " << fast[i]
+                    << " (fast)";
+      return;
+    }
+  }
+}
+
+}  // namespace kernel_compare

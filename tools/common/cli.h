@@ -1,0 +1,52 @@
+// Command-line glue shared by tvtrain, tvquant and tvexport (header-only: each tool compiles it).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "host/error.h"
+#include "host/suggest.h"
+
+namespace tvcli {
+
+// Ends every --help with the exit statuses.
+inline void add_exit_status_footer(CLI::App& app) {
+  app.footer(tvh::kExitStatusHelp);
+}
+
+inline void collect_option_names(const CLI::App& app, std::vector<std::string>* names) {
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& l : o->get_lnames()) names->push_back("--" + l);
+    for (const std::string& s : o->get_snames()) names->push_back("-" + s);
+  }
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    collect_option_names(*sub, names);
+}
+
+inline void collect_unexpected(const CLI::App& app, std::vector<std::string>* args) {
+  for (const std::string& a : app.remaining(true)) args->push_back(a);
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) collect_unexpected(*sub, args);
+}
+
+// Reports a parse failure and returns the exit status: 0 for --help/--version, 2 (usage) otherwise.
+// An unknown option gets the nearest known one suggested ("did you mean --epochs?").
+inline int parse_failed(CLI::App& app, const CLI::ParseError& e, const std::string& tool) {
+  if (e.get_exit_code() == 0) return app.exit(e);
+  std::fprintf(stderr, "%s: %s\n", tool.c_str(), e.what());
+  std::vector<std::string> names, args;
+  collect_option_names(app, &names);
+  collect_unexpected(app, &args);
+  for (std::string a : args) {
+    if (a.size() < 2 || a[0] != '-') continue;
+    const size_t eq = a.find('=');
+    if (eq != std::string::npos) a = a.substr(0, eq);
+    const std::string near = tvh::nearest_name(a, names);
+    if (!near.empty())
+      std::fprintf(stderr, "%s: unknown option %s; did you mean %s?\n", tool.c_str(), a.c_str(), near.c_str());
+  }
+  std::fprintf(stderr, "Run %s --help for the options.\n", tool.c_str());
+  return tvh::kExitUsage;
+}
+
+}  // namespace tvcli
