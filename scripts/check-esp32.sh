@@ -32,17 +32,21 @@ INC+=(-isystem "$A/variants/XIAO_ESP32S3" -isystem "$A/libraries/FS/src" -isyste
 OWN=(-Icommon/src -Ifirmware/app -Ifirmware/hal_esp32)
 SDKFLAGS=(-isystem "$A/cores/esp32")  # the SDK's own warnings are not ours
 fails=0
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+fail() {  # fail WHAT: counts a failure and shows the compiler's first lines
+  echo "  FAIL $1"
+  head -40 "$LOG"
+  fails=$((fails + 1))
+}
 check() {  # check LABEL FILE [extra flags...]
   local label=$1 file=$2
   shift 2
-  if "$CXX" "${FLAGS[@]}" "${DEFS[@]}" "${INC[@]}" "${OWN[@]}" "$@" "$file" 2>/tmp/check-esp32.$$.log; then
+  if "$CXX" "${FLAGS[@]}" "${DEFS[@]}" "${INC[@]}" "${OWN[@]}" "$@" "$file" 2>"$LOG"; then
     echo "  ok   $label"
   else
-    echo "  FAIL $label"
-    head -40 /tmp/check-esp32.$$.log
-    fails=$((fails + 1))
+    fail "$label"
   fi
-  rm -f /tmp/check-esp32.$$.log
 }
 echo "check-esp32: $($CXX --version | head -1), headers of $A"
 check "hardware layer firmware/hal_esp32/esp32_hal.cpp" firmware/hal_esp32/esp32_hal.cpp
@@ -53,10 +57,6 @@ if [ -n "${1:-}" ]; then
   cp firmware/esp32/TinyVision/* "$tmp/"
   cp "$1" "$tmp/model.h"
   check "sketch $SKETCH with $1 baked in" "$tmp/TinyVision.ino" -x c++ -include Arduino.h
-  for ex in firmware/examples/*/; do
-    [ -d "$ex" ] || continue
-    cp "$1" "$ex/model.h.check" 2>/dev/null || true
-  done
   rm -rf "$tmp"
 fi
 for ino in firmware/examples/*/*.ino; do
@@ -79,22 +79,18 @@ for f in $(find common/src -name '*.cpp' | sort); do
   check "$f" "$f"
 done
 # below C++17 the core must stop with its own message naming the fix
-if "$CXX" -std=gnu++11 -fsyntax-only -x c++ -Icommon/src common/src/TinyVisionCore.h 2>/tmp/check-esp32.$$.log; then
-  echo "  FAIL the core compiled as gnu++11 without its #error"
-  fails=$((fails + 1))
-elif grep -q "TinyVision needs C++17" /tmp/check-esp32.$$.log; then
+if "$CXX" -std=gnu++11 -fsyntax-only -x c++ -Icommon/src common/src/TinyVisionCore.h 2>"$LOG"; then
+  fail "the core compiled as gnu++11 without its #error"
+elif grep -q "TinyVision needs C++17" "$LOG"; then
   echo "  ok   the core refuses gnu++11 with its #error"
 else
-  echo "  FAIL the core refused gnu++11 without its own message:"
-  head -5 /tmp/check-esp32.$$.log
-  fails=$((fails + 1))
+  fail "the core refused gnu++11 without its own message:"
 fi
-rm -f /tmp/check-esp32.$$.log
 # an Arduino IDE build passes no -ffp-contract=off: every core source must get it from tv/build_config.h
 for f in $(find common/src -name '*.cpp' | sort); do
   if ! "$CXX" -std=gnu++17 -E -DARDUINO=10812 -Icommon/src "$f" | grep -c 'pragma GCC optimize("fp-contract=off")' >/dev/null; then
-    echo "  FAIL $f: not covered by tv/build_config.h's fp-contract=off (include a core header that includes it)"
-    fails=$((fails + 1))
+    : >"$LOG"
+    fail "$f: not covered by tv/build_config.h's fp-contract=off (include a core header that includes it)"
   fi
 done
 echo "  ok   -ffp-contract=off reaches every core source of an Arduino build (tv/build_config.h)"

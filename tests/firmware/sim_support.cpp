@@ -14,18 +14,6 @@ namespace fs = std::filesystem;
 
 namespace simtest {
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-}
-
 uint32_t file_crc(const std::string& path) {
   const std::string b = read_text(path);
   return tv::crc32(0, b.data(), b.size());

@@ -24,8 +24,8 @@ struct SimRun {
     }                                                                                                    \
   } while (0)
 
-std::string read_text(const std::string& path);
-void write_text(const std::string& path, const std::string& text);
+using tvtest::read_text;
+using tvtest::write_text;
 uint32_t file_crc(const std::string& path);
 // The text in single quotes, for a shell command.
 std::string quote(const std::string& s);
