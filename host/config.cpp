@@ -30,11 +30,21 @@ struct Ctx {
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
     throw Error(file + ": " + where + " " + what + ".");
   }
+  // `where` is "" for the top level of the file.
   void only(const json& obj, const std::string& where, std::initializer_list<const char*> keys) const {
-    if (!obj.is_object()) fail(where, "must be an object");
+    if (!obj.is_object()) {
+      if (where.empty()) throw Error(file + ": the config must be a JSON object ({...}).");
+      fail(where, "must be an object");
+    }
     std::set<std::string> ok(keys.begin(), keys.end());
-    for (auto it = obj.begin(); it != obj.end(); ++it)
-      if (!ok.count(it.key())) fail(where + "." + it.key(), "is not a known key");
+    std::string known;
+    for (const char* k : keys) known += std::string(known.empty() ? "" : ", ") + k;
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (ok.count(it.key())) continue;
+      if (where.empty())
+        throw Error(file + ": \"" + it.key() + "\" is not a known top-level key (known: " + known + ").");
+      fail(where + "." + it.key(), "is not a known key (known in " + where + ": " + known + ")");
+    }
   }
   double num(const json& obj, const std::string& where, const char* key, double lo, double hi, double def) const {
     if (!obj.contains(key)) return def;
@@ -135,15 +145,77 @@ tv::LayerDesc parse_layer(const Ctx& c, const json& l, const std::string& where)
 
 }  // namespace
 
+namespace {
+
+// Where the JSON parser is (e.g. "training.epochs", "model.layers[2].units"), kept up to date by the
+// parser's callback so that an error raised while reading a value can name its key.
+class KeyTracker {
+ public:
+  bool event(json::parse_event_t ev, const json& parsed) {
+    switch (ev) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        count_element();
+        frames_.push_back(Frame{ev == json::parse_event_t::array_start, std::string(), -1});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case json::parse_event_t::key:
+        if (!frames_.empty() && parsed.is_string()) frames_.back().key = parsed.get<std::string>();
+        break;
+      case json::parse_event_t::value: count_element(); break;
+    }
+    return true;
+  }
+  // The key of the value being read now ("" at the top level).
+  std::string path() const {
+    std::string p;
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      if (f.array)
+        p += "[" + std::to_string(i + 1 == frames_.size() ? f.index + 1 : f.index) + "]";
+      else if (!f.key.empty())
+        p += (p.empty() ? "" : ".") + f.key;
+    }
+    return p;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    std::string key;
+    int index;
+  };
+  void count_element() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 void apply_config_text(const std::string& text, const std::string& name, TrainSetup* s) {
   Ctx c{name};
   json root;
+  KeyTracker where;
   try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(name + ": not valid JSON (" + std::string(e.what()) + ").");
+    root = json::parse(text, [&](int, json::parse_event_t ev, json& parsed) { return where.event(ev, parsed); });
+  } catch (const json::out_of_range& e) {
+    // A number beyond a double (1e999): name the key, not the library's code.
+    const std::string what = e.what();
+    const size_t q1 = what.find('\''), q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
+    const std::string number = q2 == std::string::npos ? std::string("a number") : what.substr(q1 + 1, q2 - q1 - 1);
+    const std::string key = where.path();
+    throw Error(name + ": " + (key.empty() ? std::string("a value") : key) + " is " + number +
+                ", a number too large to represent; write a number in the key's range.");
+  } catch (const json::exception& e) {
+    const std::string key = where.path();
+    throw Error(name + ": not valid JSON" + (key.empty() ? std::string() : " near " + key) + " (" +
+                std::string(e.what()) + ").");
   }
-  c.only(root, "the config", {"preset", "model", "training", "split"});
+  c.only(root, "", {"preset", "model", "training", "split"});
   if (root.contains("preset")) {
     if (!root["preset"].is_string()) c.fail("preset", "must be a string");
     *s = preset_setup(root["preset"].get<std::string>());

@@ -21,6 +21,13 @@ struct TjHandle {
   TjHandle& operator=(const TjHandle&) = delete;
 };
 
+// This thread's decompressor, made once (TurboJPEG handles are not shared between threads).
+tjhandle thread_decompressor(const std::string& name) {
+  thread_local TjHandle tj(false);
+  if (!tj.h) throw Error("cannot decode '" + name + "': TurboJPEG could not be initialised.");
+  return tj.h;
+}
+
 std::string tj_message(tjhandle h) {
   std::string msg = tjGetErrorStr2(h);
   while (!msg.empty() && (msg.back() == '.' || msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
@@ -37,14 +44,10 @@ bool is_harmless_warning(const std::string& msg) {
 JpegHeader read_jpeg_header(const uint8_t* data, size_t size, const std::string& name) {
   if (data == nullptr || size == 0) throw Error("'" + name + "' is empty, not a JPEG image.");
   if (size > (size_t)0xffffffffu) throw Error("'" + name + "' is too large to be decoded as one JPEG image.");
-  TjHandle tj(false);
-  if (!tj.h) throw Error("cannot decode '" + name + "': TurboJPEG could not be initialised.");
+  tjhandle tj = thread_decompressor(name);
   int width = 0, height = 0, subsamp = 0, colorspace = 0;
-  if (tjDecompressHeader3(tj.h, data, (unsigned long)size, &width, &height, &subsamp, &colorspace) != 0) {
-    throw Error("'" + name + "' is not a readable JPEG image (" + tj_message(tj.h) + ").");
-  }
-  if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) {
-    throw Error("'" + name + "' is a CMYK JPEG, which is not supported: save it as an RGB JPEG.");
+  if (tjDecompressHeader3(tj, data, (unsigned long)size, &width, &height, &subsamp, &colorspace) != 0) {
+    throw Error("'" + name + "' is not a readable JPEG image (" + tj_message(tj) + ").");
   }
   if (width <= 0 || height <= 0 || width > kMaxJpegSide || height > kMaxJpegSide ||
       (long long)width * (long long)height > kMaxJpegPixels) {
@@ -56,53 +59,19 @@ JpegHeader read_jpeg_header(const uint8_t* data, size_t size, const std::string&
   header.width = width;
   header.height = height;
   header.channels = colorspace == TJCS_GRAY ? 1 : 3;
+  header.cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
   return header;
 }
 
-Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int want_channels) {
-  if (want_channels != 0 && want_channels != 1 && want_channels != 3) {
-    throw Error("cannot decode '" + name + "' into " + std::to_string(want_channels) +
-                " channels: only 1 (gray) or 3 (RGB) are supported.");
-  }
-  const JpegHeader header = read_jpeg_header(data, size, name);
-  const int native_channels = header.channels;
-  const int pixel_format = native_channels == 1 ? TJPF_GRAY : TJPF_RGB;
-
-  Image native;
-  native.width = header.width;
-  native.height = header.height;
-  native.channels = native_channels;
-  native.pixels.resize((size_t)header.width * (size_t)header.height * (size_t)native_channels);
-
-  TjHandle tj(false);
-  if (!tj.h) throw Error("cannot decode '" + name + "': TurboJPEG could not be initialised.");
-  // First pass stops at the first libjpeg warning, so a warning about corrupt or truncated data is
-  // never masked by a later one. Only the harmless "extraneous bytes" warning earns a second pass.
-  int flags = TJFLAG_STOPONWARNING;
-  for (int pass = 0; pass < 2; ++pass) {
-    const int rc = tjDecompress2(tj.h, data, (unsigned long)size, native.pixels.data(), header.width, 0, header.height,
-                                 pixel_format, flags);
-    if (rc == 0) break;
-    const std::string msg = tj_message(tj.h);
-    const bool warning = tjGetErrorCode(tj.h) == TJERR_WARNING;
-    if (warning && is_harmless_warning(msg) && pass == 0) {
-      flags = 0;  // decode again, letting harmless warnings pass
-      continue;
-    }
-    if (warning && is_harmless_warning(msg)) break;
-    const bool truncated = msg.find("Premature end") != std::string::npos;
-    throw Error("'" + name + "' is " + (truncated ? "truncated" : "corrupt") + " and cannot be decoded (" + msg + ").");
-  }
-
-  if (want_channels == 0 || want_channels == native_channels) return native;
-
+Image convert_channels(Image image, int want_channels) {
+  if (want_channels == 0 || want_channels == image.channels) return image;
   Image out;
-  out.width = native.width;
-  out.height = native.height;
+  out.width = image.width;
+  out.height = image.height;
   out.channels = want_channels;
-  const size_t n = (size_t)native.width * (size_t)native.height;
+  const size_t n = (size_t)image.width * (size_t)image.height;
   out.pixels.resize(n * (size_t)want_channels);
-  const uint8_t* s = native.pixels.data();
+  const uint8_t* s = image.pixels.data();
   uint8_t* d = out.pixels.data();
   if (want_channels == 3) {
     for (size_t i = 0; i < n; ++i) d[3 * i] = d[3 * i + 1] = d[3 * i + 2] = s[i];
@@ -110,6 +79,58 @@ Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int
     for (size_t i = 0; i < n; ++i) d[i] = tv::luma_u8(s[3 * i], s[3 * i + 1], s[3 * i + 2]);
   }
   return out;
+}
+
+Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int want_channels, int scale_denom) {
+  if (want_channels != 0 && want_channels != 1 && want_channels != 3) {
+    throw Error("cannot decode '" + name + "' into " + std::to_string(want_channels) +
+                " channels: only 1 (gray) or 3 (RGB) are supported.");
+  }
+  if (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 && scale_denom != 8) {
+    throw Error("cannot decode '" + name + "' at 1/" + std::to_string(scale_denom) + " scale: only 1, 1/2, 1/4, 1/8.");
+  }
+  const JpegHeader header = read_jpeg_header(data, size, name);
+  const int decoded_channels = header.cmyk ? 4 : header.channels;
+  const int pixel_format = header.cmyk ? TJPF_CMYK : header.channels == 1 ? TJPF_GRAY : TJPF_RGB;
+  const tjscalingfactor factor{1, scale_denom};
+  const int width = TJSCALED(header.width, factor), height = TJSCALED(header.height, factor);
+
+  std::vector<uint8_t> decoded((size_t)width * (size_t)height * (size_t)decoded_channels);
+  tjhandle tj = thread_decompressor(name);
+  // First pass stops at the first libjpeg warning, so a warning about corrupt or truncated data is
+  // never masked by a later one. Only the harmless "extraneous bytes" warning earns a second pass.
+  // Scaled decodes are never compared with the board's: they may take the fast chroma upsampling.
+  int flags = TJFLAG_STOPONWARNING | (scale_denom > 1 ? TJFLAG_FASTUPSAMPLE : 0);
+  for (int pass = 0; pass < 2; ++pass) {
+    const int rc = tjDecompress2(tj, data, (unsigned long)size, decoded.data(), width, 0, height, pixel_format, flags);
+    if (rc == 0) break;
+    const std::string msg = tj_message(tj);
+    const bool warning = tjGetErrorCode(tj) == TJERR_WARNING;
+    if (warning && is_harmless_warning(msg) && pass == 0) {
+      flags &= ~TJFLAG_STOPONWARNING;  // decode again, letting harmless warnings pass
+      continue;
+    }
+    if (warning && is_harmless_warning(msg)) break;
+    const bool truncated = msg.find("Premature end") != std::string::npos;
+    throw Error("'" + name + "' is " + (truncated ? "truncated" : "corrupt") + " and cannot be decoded (" + msg + ").");
+  }
+
+  Image native;
+  native.width = width;
+  native.height = height;
+  native.channels = header.channels;
+  if (header.cmyk) {
+    // Adobe's inverted CMYK, as TurboJPEG hands it over: 255 = no ink.
+    const size_t n = (size_t)width * (size_t)height;
+    native.pixels.resize(n * 3);
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned k = decoded[4 * i + 3];
+      for (int c = 0; c < 3; ++c) native.pixels[3 * i + c] = (uint8_t)((decoded[4 * i + c] * k + 127u) / 255u);
+    }
+  } else {
+    native.pixels = std::move(decoded);
+  }
+  return convert_channels(std::move(native), want_channels);
 }
 
 Image decode_jpeg(const std::vector<uint8_t>& bytes, const std::string& name, int want_channels) {

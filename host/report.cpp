@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace tvh {
@@ -25,6 +26,25 @@ std::string human_bytes(size_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   if (bytes < 1024 * 1024) return fmt("%.1f KB", bytes / 1024.0);
   return fmt("%.2f MB", bytes / (1024.0 * 1024.0));
+}
+
+std::string skipped_text(const std::vector<SkippedFile>& skipped, size_t show) {
+  if (skipped.empty()) return "";
+  std::map<std::string, size_t> by_reason;
+  for (const auto& s : skipped) ++by_reason[s.reason];
+  std::string out = std::to_string(skipped.size()) + " file(s) not used:";
+  bool first = true;
+  for (const auto& [reason, n] : by_reason) {
+    std::string words = reason;
+    std::replace(words.begin(), words.end(), '_', ' ');
+    out += std::string(first ? " " : ", ") + std::to_string(n) + " " + words;
+    first = false;
+  }
+  for (size_t i = 0; i < skipped.size() && i < show; ++i) out += "\n  skipped " + skipped[i].message;
+  if (skipped.size() > show) {
+    out += "\n  ... and " + std::to_string(skipped.size() - show) + " more (every name is in --json)";
+  }
+  return out;
 }
 
 std::string confusion_text(const std::vector<std::string>& classes, const std::vector<int>& cm) {
@@ -124,6 +144,16 @@ void Progress::update(int epoch, int epochs, int done, int total) {
   int fill = (int)std::lround(frac * width);
   std::fprintf(stderr, "\r[%s%s] %3.0f%%  epoch %d/%d  ETA %.1fs ", std::string(fill, '#').c_str(),
                std::string(width - fill, ' ').c_str(), 100 * frac, epoch, epochs, eta);
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void Progress::update_items(const std::string& what, size_t done, size_t total) {
+  if (!tty_) return;
+  const double t = now_s();
+  if (done < total && t - last_draw_ < 0.1) return;
+  last_draw_ = t;
+  std::fprintf(stderr, "\r%s %zu/%zu ", what.c_str(), done, total);
   std::fflush(stderr);
   drawn_ = true;
 }

@@ -1,8 +1,10 @@
-// Human-readable reports: confusion matrices, per-class accuracy, a training-curve SVG, progress.
+// Human-readable reports: confusion matrices, per-class accuracy, a training-curve SVG, progress,
+// the files a dataset did not use.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "host/dataset.h"
 #include "host/training.h"
 
 namespace tvh {
@@ -20,6 +22,8 @@ class Progress {
   explicit Progress(bool enabled);
   // Updates the bar: epoch (1-based) of epochs, done of total samples in this epoch.
   void update(int epoch, int epochs, int done, int total);
+  // Updates a counting line: "<what> 123/4567".
+  void update_items(const std::string& what, size_t done, size_t total);
   // Clears the bar line (before printing a normal line).
   void clear();
   bool is_terminal() const { return tty_; }
@@ -30,6 +34,10 @@ class Progress {
   double last_draw_ = -1;
   bool drawn_ = false;
 };
+
+// The unused files of a dataset for stderr: one line with the count per reason, then the first `show`
+// files' sentences, then "... and N more" when some were left out; no final newline. Empty when none.
+std::string skipped_text(const std::vector<SkippedFile>& skipped, size_t show = 5);
 
 // "12.3 KB" style byte counts.
 std::string human_bytes(size_t bytes);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's second command: build everything and run every test (googletest via ctest, the
-# device-safety build of common/, and a bounded libFuzzer run of the blob and .espdl readers).
+# device-safety build of common/, and bounded libFuzzer runs of the blob and .espdl readers, photo
+# loading and zip datasets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -27,6 +28,20 @@ if [ -x build/fuzz/bin/fuzz_espdl ]; then
     || { tail -40 build/fuzz/fuzz_espdl.log; echo "fuzz_espdl found a crash"; exit 1; }
   tail -1 build/fuzz/fuzz_espdl.log
 fi
+# Photo loading and zip datasets, seeded from generated JPEG/PNG/zip files and ../shared's photos.
+PHOTO_FUZZ_SECONDS=${TV_FUZZ_PHOTO_SECONDS:-15}
+cmake --build build/fuzz -j"$JOBS" --target fuzz_image fuzz_zip fuzz_make_photo_seeds
+mkdir -p build/fuzz/corpus-image build/fuzz/corpus-zip
+build/fuzz/bin/fuzz_make_photo_seeds build/fuzz/corpus-image build/fuzz/corpus-zip
+if [ -d ../shared/datasets/webmcu-a/images ]; then
+  find ../shared/datasets/webmcu-a/images -name '*.jpg' | head -4 | xargs -I{} cp {} build/fuzz/corpus-image/
+fi
+for target in image zip; do
+  build/fuzz/bin/fuzz_$target -max_total_time="$PHOTO_FUZZ_SECONDS" -seed=1 -rss_limit_mb=2048 -max_len=65536 \
+    build/fuzz/corpus-$target 2>build/fuzz/fuzz_$target.log \
+    || { tail -40 build/fuzz/fuzz_$target.log; echo "fuzz_$target found a crash"; exit 1; }
+  grep -E '^Done [0-9]+ runs' build/fuzz/fuzz_$target.log | sed "s/^/fuzz_$target: /"
+done
 echo "== tests =="
 cd build
 ctest -j"$JOBS" --output-on-failure --timeout 900

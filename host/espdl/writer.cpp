@@ -213,8 +213,14 @@ std::vector<uint8_t> espdl_serialize(const EspdlModel& model) {
 }
 
 std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
+  // Each note once: the same sentence is never repeated, and a value missing from value_info is named
+  // at its first use only, however many nodes read it.
   std::vector<std::string> problems;
-  auto problem = [&](const std::string& s) { problems.push_back(m.source + ": " + s + "."); };
+  std::set<std::string> said, missing_values;
+  auto problem = [&](const std::string& s) {
+    const std::string line = m.source + ": " + s + ".";
+    if (said.insert(line).second) problems.push_back(line);
+  };
   // ESP-DL's FbsModel looks activations up in graph.value_info only (not in graph.input/output).
   std::map<std::string, const EspdlValueInfo*> values;
   for (const EspdlValueInfo& v : m.value_info) values[v.name] = &v;
@@ -226,7 +232,8 @@ std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
   auto check_value = [&](const std::string& name, const std::string& where) {
     auto it = values.find(name);
     if (it == values.end()) {
-      problem(where + " uses '" + name + "', which has no value_info entry (shape and exponent)");
+      if (missing_values.insert(name).second)
+        problem(where + " uses '" + name + "', which has no value_info entry (shape and exponent)");
       return;
     }
     if (it->second->exponents.empty()) problem("value '" + name + "' has no exponent in value_info");

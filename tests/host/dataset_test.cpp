@@ -153,7 +153,12 @@ TEST(Dataset, FolderOfClassFolders) {
   put(root, "cat/notes.txt", {'n'});
   const tvh::Dataset ds = load(root);
   expect_two_class(ds, files);
-  EXPECT_TRUE(ds.skipped.empty());
+  // Files that are not used are named with their reason.
+  ASSERT_EQ(ds.skipped.size(), 2u);
+  EXPECT_EQ(ds.skipped[0].path, root + "/README.txt");
+  EXPECT_EQ(ds.skipped[0].reason, "outside_class_folders");
+  EXPECT_EQ(ds.skipped[1].path, root + "/cat/notes.txt");
+  EXPECT_EQ(ds.skipped[1].reason, "not_an_image");
   EXPECT_EQ(ds.paths[0], root + "/cat/a.JPG");
   EXPECT_TRUE(ds.warnings.empty());
   EXPECT_EQ(ds.class_counts(), (std::vector<size_t>{3, 2}));
@@ -225,13 +230,13 @@ TEST(Dataset, CorruptAndTruncatedFilesAreSkippedByName) {
   }
   const tvh::Dataset ds = load(root);
   ASSERT_EQ(ds.skipped.size(), 3u);
-  EXPECT_EQ(ds.skipped[0].first, root + "/cat/junk.jpg");
-  EXPECT_EQ(ds.skipped[1].first, root + "/dog/half.jpg");
-  EXPECT_EQ(ds.skipped[2].first, root + "/dog/zero.jpg");
+  EXPECT_EQ(ds.skipped[0].path, root + "/cat/junk.jpg");
+  EXPECT_EQ(ds.skipped[1].path, root + "/dog/half.jpg");
+  EXPECT_EQ(ds.skipped[2].path, root + "/dog/zero.jpg");
   for (const auto& sk : ds.skipped) {
-    EXPECT_NE(sk.second.find(sk.first), std::string::npos) << sk.second;  // the reason names the file
+    EXPECT_NE(sk.message.find(sk.path), std::string::npos) << sk.message;  // the reason names the file
   }
-  EXPECT_NE(ds.skipped[1].second.find("truncated"), std::string::npos) << ds.skipped[1].second;
+  EXPECT_NE(ds.skipped[1].message.find("truncated"), std::string::npos) << ds.skipped[1].message;
 }
 
 TEST(Dataset, EveryImageBrokenIsAnError) {
@@ -331,8 +336,8 @@ TEST(Dataset, AbsurdDimensionsAreSkippedBeforeDecoding) {
   const tvh::Dataset ds = load(root);
   ASSERT_EQ(ds.size(), 5u);
   ASSERT_EQ(ds.skipped.size(), 1u);
-  EXPECT_EQ(ds.skipped[0].first, root + "/dog/huge.jpg");
-  EXPECT_NE(ds.skipped[0].second.find("60000x60000"), std::string::npos) << ds.skipped[0].second;
+  EXPECT_EQ(ds.skipped[0].path, root + "/dog/huge.jpg");
+  EXPECT_NE(ds.skipped[0].message.find("60000x60000"), std::string::npos) << ds.skipped[0].message;
   EXPECT_EQ(image_of(ds, 3), expected_pixels(files.at("dog/x0.jpg"), 16, 16, tv::ChannelOrder::RGB));
 }
 

@@ -191,26 +191,7 @@ TEST(Jpeg, AbsurdDimensionsRefusedBeforeDecoding) {
   EXPECT_THROW(tvh::decode_jpeg(patch_size(jpeg, 0, 16), "zero.jpg", 3), tvh::Error);
 }
 
-TEST(Jpeg, CmykIsRefusedClearly) {
-  // TurboJPEG encodes TJPF_CMYK pixels as a YCCK JPEG, the usual CMYK flavour (print workflows).
-  std::vector<uint8_t> cmyk(16 * 16 * 4, 100);
-  tjhandle tj = tjInitCompress();
-  ASSERT_NE(tj, nullptr);
-  unsigned char* out = nullptr;
-  unsigned long out_size = 0;
-  ASSERT_EQ(tjCompress2(tj, cmyk.data(), 16, 0, 16, TJPF_CMYK, &out, &out_size, TJSAMP_444, 90, 0), 0);
-  const std::vector<uint8_t> jpeg(out, out + out_size);
-  tjFree(out);
-  tjDestroy(tj);
-  try {
-    tvh::decode_jpeg(jpeg, "print.jpg", 3);
-    FAIL() << "CMYK JPEG decoded";
-  } catch (const tvh::Error& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("'print.jpg'"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("CMYK"), std::string::npos) << msg;
-  }
-}
+// CMYK/YCCK JPEGs are decoded: see photos_test.cpp (PhotoDecode.CmykAndYcckJpegs).
 
 TEST(Jpeg, EncodeRejectsBadArguments) {
   const auto px = pattern(4, 4, 3);

@@ -169,7 +169,7 @@ int tvquant_main(int argc, char** argv) {
   const tv::ModelPlan& plan = *m.plan;
   tvh::Dataset ds = load_for_model(calib, m, threads);
   for (const auto& w : ds.warnings) log("warning: " + w);
-  for (const auto& s : ds.skipped) log("skipped " + s.first + ": " + s.second);
+  if (!ds.skipped.empty()) log(tvh::skipped_text(ds.skipped));
   tvh::Split split = tvh::reference_split(ds, val_last);
   const std::vector<int> calib_idx = calib_images == "all" ? tvh::all_indices(ds) : split.train;
   tvh::Dataset eval_ds;

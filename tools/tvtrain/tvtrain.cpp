@@ -3,8 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "host/config.h"
 #include "host/dataset.h"
@@ -23,7 +25,7 @@ namespace {
 
 struct Args {
   std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve;
-  int epochs = 0, batch = 0, lanes = 0, threads = 1, kfold = 0, val_last = -1;
+  int epochs = 0, batch = 0, lanes = 0, threads = 0, kfold = 0, val_last = -1;
   double lr = 0, val_fraction = -1;
   uint64_t seed = 1;
   bool eval = false, json = false, no_curve = false, quiet = false;
@@ -56,12 +58,33 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
+// What the dataset report adds to every --json object: each unused file named, with its reason.
+json dataset_json(const tvh::Dataset& ds) {
+  json files = json::array();
+  std::map<std::string, size_t> by_reason;
+  for (const auto& s : ds.skipped) {
+    files.push_back({{"path", s.path}, {"reason", s.reason}, {"message", s.message}});
+    ++by_reason[s.reason];
+  }
+  return {{"images", ds.size()},
+          {"skipped_images", ds.skipped.size()},
+          {"skipped_by_reason", by_reason},
+          {"skipped_files", files},
+          {"ignored_junk", ds.ignored_junk},
+          {"scaled_decodes", ds.scaled_decodes},
+          {"exif_rotated", ds.exif_rotated},
+          {"decode_threads", ds.decode_threads},
+          {"decode_seconds", ds.decode_seconds}};
+}
+
 }  // namespace
 
 int tvtrain_main(int argc, char** argv) {
   Args a;
   CLI::App app{
       "tvtrain: train a small CNN on a folder of photos (one sub-folder per class) or a .zip of one.\n"
+      "  Images: .jpg/.jpeg/.png at any depth below a class folder, turned upright by their EXIF orientation;\n"
+      "  transparent PNG pixels are composited on white. Every file not used is named (all in --json).\n"
       "  tvtrain photos/ -o model.tvb\n"
       "  tvtrain photos/ --preset webmcu -o model.tvb --raw-out myWeights.bin\n"
       "  tvtrain photos/ --eval --init model.tvb"};
@@ -77,7 +100,9 @@ int tvtrain_main(int argc, char** argv) {
   app.add_option("--lanes", a.lanes, "Gradient lanes (fixes the summation order; threads never change results)")
       ->check(CLI::Range(1, 8));
   app.add_option("--seed", a.seed, "Seed for initialization, shuffling, splits and augmentation (default 1)");
-  app.add_option("--threads", a.threads, "Threads (results are identical for any count)")->check(CLI::Range(1, 64));
+  app.add_option("--threads", a.threads,
+                 "Threads for decoding and training (default: all cores; results are identical for any count)")
+      ->check(CLI::Range(1, 256));
   app.add_option("--classes", a.classes, "Explicit class list a,b,c (default: sorted folder names)");
   app.add_option("--split", a.split, "Validation split: reference (last N per class, default) or fraction")
       ->check(CLI::IsMember({"reference", "fraction"}));
@@ -104,6 +129,7 @@ int tvtrain_main(int argc, char** argv) {
   auto log = [&](const std::string& s) {
     if (!a.quiet) std::fprintf(stderr, "%s\n", s.c_str());
   };
+  if (a.threads == 0) a.threads = (int)std::max(1u, std::thread::hardware_concurrency());
 
   if (a.eval && a.init.empty()) throw tvh::UsageError("--eval needs --init MODEL (the model to evaluate).");
   if (!a.eval && a.kfold == 0 && a.output.empty())
@@ -185,12 +211,18 @@ int tvtrain_main(int argc, char** argv) {
   dopt.channels = setup.model.input.channels;
   dopt.order = setup.model.input.order;
   dopt.threads = a.threads;
+  tvh::Progress decode_progress(!a.quiet);
+  dopt.on_progress = [&](size_t done, size_t total) { decode_progress.update_items("decoding images", done, total); };
   tvh::Dataset ds = tvh::load_dataset(dopt);
+  decode_progress.clear();
   for (const auto& w : ds.warnings) log("warning: " + w);
-  for (const auto& s : ds.skipped) log("skipped " + s.first + ": " + s.second);
-  if (!ds.skipped.empty()) log(std::to_string(ds.skipped.size()) + " unreadable image(s) skipped.");
+  if (!ds.skipped.empty()) log(tvh::skipped_text(ds.skipped));
   log("dataset " + a.dataset + ": " + std::to_string(ds.size()) + " images, classes " + join(ds.classes) +
-      ", decoded in " + fmt("%.3f", ds.decode_seconds) + " s");
+      ", decoded in " + fmt("%.3f", ds.decode_seconds) + " s on " + std::to_string(ds.decode_threads) + " thread(s)" +
+      (ds.scaled_decodes
+           ? "; " + std::to_string(ds.scaled_decodes) + " larger than the board decodes took the fast scaled-DCT path"
+           : std::string()) +
+      (ds.exif_rotated ? "; " + std::to_string(ds.exif_rotated) + " turned upright by EXIF" : std::string()));
   if (!init.plan && ds.classes.size() < 2) throw tvh::Error(a.dataset + ": needs at least two classes with images.");
   if (init.plan && init.format == "tvb" && ds.classes != init.labels)
     throw tvh::Error(a.dataset + " has classes " + join(ds.classes) + " but " + a.init + " was trained on " +
@@ -216,9 +248,8 @@ int tvtrain_main(int argc, char** argv) {
                 {"accuracy", r.accuracy()},
                 {"correct", r.correct},
                 {"total", r.total},
-                {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())},
-                {"decode_seconds", ds.decode_seconds},
-                {"skipped_images", ds.skipped.size()}};
+                {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
+      j.update(dataset_json(ds));
       std::printf("%s\n", j.dump(2).c_str());
     }
     return 0;
@@ -285,12 +316,12 @@ int tvtrain_main(int argc, char** argv) {
                 {"folds", fold_json},
                 {"epochs", setup.recipe.epochs},
                 {"train_seconds", train_seconds},
-                {"decode_seconds", ds.decode_seconds},
                 {"params", plan->param_count},
                 {"memory",
                  {{"train_bytes", kf_mem.total_bytes},
                   {"infer_bytes", kf_imem.total_bytes},
                   {"lanes", setup.recipe.opt.lanes}}}};
+      j.update(dataset_json(ds));
       std::printf("%s\n", j.dump(2).c_str());
     }
     return 0;
@@ -365,7 +396,6 @@ int tvtrain_main(int argc, char** argv) {
               {"val_images", split.val.size()},
               {"epochs", setup.recipe.epochs},
               {"train_seconds", r.train_seconds},
-              {"decode_seconds", ds.decode_seconds},
               {"train_accuracy", r.train_eval.accuracy()},
               {"val_accuracy", r.val_eval.accuracy()},
               {"val_correct", r.val_eval.correct},
@@ -377,9 +407,9 @@ int tvtrain_main(int argc, char** argv) {
                 {"lanes", setup.recipe.opt.lanes}}},
               {"seed", a.seed},
               {"threads", a.threads},
-              {"skipped_images", ds.skipped.size()},
               {"history", hist},
               {"output", a.output}};
+    j.update(dataset_json(ds));
     std::printf("%s\n", j.dump(2).c_str());
   }
   return 0;
