@@ -31,7 +31,8 @@ EvalResult evaluate_model(const LoadedModel& model, const Dataset& ds, const std
   r.total = (int)idx.size();
   std::vector<float> probs(k);
   for (int i : idx) {
-    tv::q8_infer_u8(*q8, ds.image((size_t)i), (int8_t*)work.data(), probs.data());
+    st = tv::q8_infer_u8(*q8, ds.image((size_t)i), (int8_t*)work.data(), probs.data());
+    if (!st.ok()) throw Error("the int8 model failed: " + status_message(st, &plan.desc) + ".");
     int pred = tv::argmax(probs.data(), k);
     r.correct += pred == ds.labels[(size_t)i];
     r.confusion[(size_t)ds.labels[(size_t)i] * k + pred]++;
