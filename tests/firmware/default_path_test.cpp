@@ -64,9 +64,9 @@ void expect_trained_further(const SimRun& r, const std::string& card) {
 }  // namespace
 
 TEST(TvsimDefaultPath, DefaultModelFromTheCardBootsInfersAndTrainsFurther) {
-  REQUIRE_BIN("tvsim");
-  REQUIRE_BIN("tvtrain");
-  REQUIRE_BIN("tvquant");
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvtrain");
+  TV_REQUIRE_BINARY("tvquant");
   const DefaultModels m = default_models();
   // the card: a few images per class (for training) and the int8 model, nothing else configured
   const std::string card = make_card(shapes_dir(), kShapes3, 6);
@@ -87,8 +87,8 @@ TEST(TvsimDefaultPath, DefaultModelFromTheCardBootsInfersAndTrainsFurther) {
 }
 
 TEST(TvsimDefaultPath, DefaultModelBakedInBootsInfersAndTrainsFurther) {
-  REQUIRE_BIN("tvsim-baked");
-  REQUIRE_BIN("tvtrain");
+  TV_REQUIRE_BINARY("tvsim-baked");
+  TV_REQUIRE_BINARY("tvtrain");
   // tvsim-baked holds tvtrain defaults -> tvquant -> tvexport's model.h, made at build time
   const std::string baked_tvb = tvtest::bin_path("../firmware/baked/baked_model.q8.tvb");
   ASSERT_TRUE(fs::exists(baked_tvb)) << baked_tvb;
@@ -108,9 +108,9 @@ TEST(TvsimDefaultPath, DefaultModelBakedInBootsInfersAndTrainsFurther) {
 }
 
 TEST(TvsimDefaultPath, AModelTooBigForThePsramIsRefusedWithTheNumbers) {
-  REQUIRE_BIN("tvsim");
-  REQUIRE_BIN("tvtrain");
-  REQUIRE_BIN("tvquant");
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvtrain");
+  TV_REQUIRE_BINARY("tvquant");
   const DefaultModels m = default_models();
   const std::string card = tvtest::temp_dir("card");
   fs::create_directories(card + "/header");

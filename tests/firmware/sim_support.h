@@ -15,15 +15,6 @@ struct SimRun {
   std::string out, err;
 };
 
-// Fails (or skips outside CI) when a binary the test drives has not been built.
-#define REQUIRE_BIN(name)                                                                                \
-  do {                                                                                                   \
-    if (!fs::exists(tvtest::bin_path(name))) {                                                           \
-      if (tvtest::in_ci()) FAIL() << tvtest::bin_path(name) << " is missing: build the " name " target"; \
-      GTEST_SKIP() << tvtest::bin_path(name) << " is not built (build the " name " target)";             \
-    }                                                                                                    \
-  } while (0)
-
 using tvtest::read_text;
 using tvtest::write_text;
 uint32_t file_crc(const std::string& path);
