@@ -40,14 +40,9 @@ std::string save(const tvh::EspdlModel& m, const std::string& path) {
   return path;
 }
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using Result = tvtest::CommandResult;
 Result run(const std::string& cmd) {
-  Result r;
-  r.status = tvtest::run_command(cmd, &r.out, &r.err);
-  return r;
+  return tvtest::run_capture(cmd);
 }
 
 }  // namespace
