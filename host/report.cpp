@@ -9,6 +9,8 @@
 #include <map>
 #include <sstream>
 
+#include "host/text_width.h"
+
 namespace tvh {
 
 namespace {
@@ -48,24 +50,22 @@ std::string skipped_text(const std::vector<SkippedFile>& skipped, size_t show) {
 }
 
 std::string confusion_text(const std::vector<std::string>& classes, const std::vector<int>& cm) {
+  // Widths in terminal columns (class names may be in any script): row names in full, column heads
+  // clipped to 8 columns between characters.
   const size_t k = classes.size();
   size_t w = 6;
-  for (const auto& c : classes) w = std::max(w, c.size() + 1);
+  for (const auto& c : classes) w = std::max(w, text_width(c) + 1);
   std::ostringstream o;
   o << "confusion matrix (rows: true class, columns: predicted)\n";
   o << std::string(w, ' ');
-  for (size_t j = 0; j < k; ++j) {
-    std::string h = classes[j].substr(0, 8);
-    o << std::string(h.size() < 9 ? 9 - h.size() : 1, ' ') << h;
-  }
+  for (size_t j = 0; j < k; ++j) o << " " << pad_left(clip_to_width(classes[j], 8), 8);
   o << "   accuracy\n";
   for (size_t i = 0; i < k; ++i) {
-    o << classes[i] << std::string(w - classes[i].size(), ' ');
+    o << pad_right(classes[i], w);
     int row = 0;
     for (size_t j = 0; j < k; ++j) {
       row += cm[i * k + j];
-      std::string v = std::to_string(cm[i * k + j]);
-      o << std::string(9 - std::min<size_t>(8, v.size()), ' ') << v;
+      o << " " << pad_left(std::to_string(cm[i * k + j]), 8);
     }
     o << "   " << (row ? fmt("%5.1f %%", 100.0 * cm[i * k + i] / row) : std::string("    -")) << "  (" << cm[i * k + i]
       << "/" << row << ")\n";
