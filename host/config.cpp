@@ -30,11 +30,21 @@ struct Ctx {
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
     throw Error(file + ": " + where + " " + what + ".");
   }
+  // `where` is "" for the top level of the file.
   void only(const json& obj, const std::string& where, std::initializer_list<const char*> keys) const {
-    if (!obj.is_object()) fail(where, "must be an object");
+    if (!obj.is_object()) {
+      if (where.empty()) throw Error(file + ": the config must be a JSON object ({...}).");
+      fail(where, "must be an object");
+    }
     std::set<std::string> ok(keys.begin(), keys.end());
-    for (auto it = obj.begin(); it != obj.end(); ++it)
-      if (!ok.count(it.key())) fail(where + "." + it.key(), "is not a known key");
+    std::string known;
+    for (const char* k : keys) known += std::string(known.empty() ? "" : ", ") + k;
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (ok.count(it.key())) continue;
+      if (where.empty())
+        throw Error(file + ": \"" + it.key() + "\" is not a known top-level key (known: " + known + ").");
+      fail(where + "." + it.key(), "is not a known key (known in " + where + ": " + known + ")");
+    }
   }
   double num(const json& obj, const std::string& where, const char* key, double lo, double hi, double def) const {
     if (!obj.contains(key)) return def;
@@ -76,74 +86,128 @@ struct Ctx {
 
 tv::LayerDesc parse_layer(const Ctx& c, const json& l, const std::string& where) {
   if (!l.is_object() || !l.contains("type") || !l["type"].is_string()) c.fail(where, "needs a \"type\" string");
-  const std::string type = l["type"].get<std::string>();
-  tv::Padding pad = tv::Padding::Valid;
+  const std::string name = l["type"].get<std::string>();
+  tv::LayerType type;
+  if (!tv::layer_type_from_name(name.c_str(), &type)) {
+    std::string known;
+    for (int i = 0; i < tv::kLayerTypeCount; ++i) known += std::string(i ? ", " : "") + tv::layer_row(i).name;
+    c.fail(where + ".type", "is \"" + name + "\", not a layer type (" + known + ")");
+  }
   auto padding = [&](const char* def) {
     return c.str(l, where, "padding", {"valid", "same"}, def) == "same" ? tv::Padding::Same : tv::Padding::Valid;
   };
-  if (type == "conv2d") {
-    c.only(l, where, {"type", "filters", "kernel", "stride", "padding"});
-    pad = padding("valid");
-    return tv::conv2d_layer(c.integer(l, where, "filters", 1, 4096, 8), c.integer(l, where, "kernel", 1, 15, 3),
-                            c.integer(l, where, "stride", 1, 8, 1), pad);
+  switch (type) {
+    case tv::LayerType::Conv2D: {
+      c.only(l, where, {"type", "filters", "kernel", "stride", "padding"});
+      const tv::Padding pad = padding("valid");
+      return tv::conv2d_layer(c.integer(l, where, "filters", 1, 4096, 8), c.integer(l, where, "kernel", 1, 15, 3),
+                              c.integer(l, where, "stride", 1, 8, 1), pad);
+    }
+    case tv::LayerType::DepthwiseConv2D: {
+      c.only(l, where, {"type", "kernel", "stride", "padding"});
+      const tv::Padding pad = padding("same");
+      return tv::depthwise_layer(c.integer(l, where, "kernel", 1, 15, 3), c.integer(l, where, "stride", 1, 8, 1), pad);
+    }
+    case tv::LayerType::MaxPool2D:
+    case tv::LayerType::AvgPool2D: {
+      c.only(l, where, {"type", "kernel", "stride"});
+      int k = c.integer(l, where, "kernel", 1, 15, 2);
+      int s = c.integer(l, where, "stride", 1, 15, k);
+      return type == tv::LayerType::MaxPool2D ? tv::maxpool_layer(k, s) : tv::avgpool_layer(k, s);
+    }
+    case tv::LayerType::AdaptiveAvgPool2D:
+      c.only(l, where, {"type", "out_h", "out_w"});
+      return tv::adaptive_avgpool_layer(c.integer(l, where, "out_h", 1, 4096, 1),
+                                        c.integer(l, where, "out_w", 1, 4096, 1));
+    case tv::LayerType::GlobalAvgPool: c.only(l, where, {"type"}); return tv::global_avgpool_layer();
+    case tv::LayerType::Dense:
+      c.only(l, where, {"type", "units"});
+      return tv::dense_layer(c.integer(l, where, "units", 0, 65535, 0));
+    case tv::LayerType::ReLU: c.only(l, where, {"type"}); return tv::relu_layer();
+    case tv::LayerType::LeakyReLU:
+      c.only(l, where, {"type", "alpha"});
+      return tv::leaky_relu_layer((float)c.num(l, where, "alpha", 0.0, 0.999, 0.1));
+    case tv::LayerType::Flatten: c.only(l, where, {"type"}); return tv::flatten_layer();
+    case tv::LayerType::Clip:
+      c.only(l, where, {"type", "lo", "hi"});
+      return tv::clip_layer((float)c.num(l, where, "lo", -1e30, 0, -50), (float)c.num(l, where, "hi", 1e-30, 1e30, 50));
   }
-  if (type == "depthwise_conv2d") {
-    c.only(l, where, {"type", "kernel", "stride", "padding"});
-    pad = padding("same");
-    return tv::depthwise_layer(c.integer(l, where, "kernel", 1, 15, 3), c.integer(l, where, "stride", 1, 8, 1), pad);
-  }
-  if (type == "maxpool2d" || type == "avgpool2d") {
-    c.only(l, where, {"type", "kernel", "stride"});
-    int k = c.integer(l, where, "kernel", 1, 15, 2);
-    int s = c.integer(l, where, "stride", 1, 15, k);
-    return type == "maxpool2d" ? tv::maxpool_layer(k, s) : tv::avgpool_layer(k, s);
-  }
-  if (type == "adaptive_avgpool2d") {
-    c.only(l, where, {"type", "out_h", "out_w"});
-    return tv::adaptive_avgpool_layer(c.integer(l, where, "out_h", 1, 4096, 1),
-                                      c.integer(l, where, "out_w", 1, 4096, 1));
-  }
-  if (type == "global_avgpool") {
-    c.only(l, where, {"type"});
-    return tv::global_avgpool_layer();
-  }
-  if (type == "dense") {
-    c.only(l, where, {"type", "units"});
-    return tv::dense_layer(c.integer(l, where, "units", 0, 65535, 0));
-  }
-  if (type == "relu") {
-    c.only(l, where, {"type"});
-    return tv::relu_layer();
-  }
-  if (type == "leaky_relu") {
-    c.only(l, where, {"type", "alpha"});
-    return tv::leaky_relu_layer((float)c.num(l, where, "alpha", 0.0, 0.999, 0.1));
-  }
-  if (type == "flatten") {
-    c.only(l, where, {"type"});
-    return tv::flatten_layer();
-  }
-  if (type == "clip") {
-    c.only(l, where, {"type", "lo", "hi"});
-    return tv::clip_layer((float)c.num(l, where, "lo", -1e30, 0, -50), (float)c.num(l, where, "hi", 1e-30, 1e30, 50));
-  }
-  c.fail(where + ".type",
-         "is \"" + type +
-             "\", not a layer type (conv2d, depthwise_conv2d, maxpool2d, avgpool2d, adaptive_avgpool2d, "
-             "global_avgpool, dense, relu, leaky_relu, flatten, clip)");
+  c.fail(where + ".type", "is \"" + name + "\", which this build cannot configure");
 }
+
+}  // namespace
+
+namespace {
+
+// Where the JSON parser is (e.g. "training.epochs", "model.layers[2].units"), kept up to date by the
+// parser's callback so that an error raised while reading a value can name its key.
+class KeyTracker {
+ public:
+  bool event(json::parse_event_t ev, const json& parsed) {
+    switch (ev) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        count_element();
+        frames_.push_back(Frame{ev == json::parse_event_t::array_start, std::string(), -1});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case json::parse_event_t::key:
+        if (!frames_.empty() && parsed.is_string()) frames_.back().key = parsed.get<std::string>();
+        break;
+      case json::parse_event_t::value: count_element(); break;
+    }
+    return true;
+  }
+  // The key of the value being read now ("" at the top level).
+  std::string path() const {
+    std::string p;
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      if (f.array)
+        p += "[" + std::to_string(i + 1 == frames_.size() ? f.index + 1 : f.index) + "]";
+      else if (!f.key.empty())
+        p += (p.empty() ? "" : ".") + f.key;
+    }
+    return p;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    std::string key;
+    int index;
+  };
+  void count_element() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  std::vector<Frame> frames_;
+};
 
 }  // namespace
 
 void apply_config_text(const std::string& text, const std::string& name, TrainSetup* s) {
   Ctx c{name};
   json root;
+  KeyTracker where;
   try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(name + ": not valid JSON (" + std::string(e.what()) + ").");
+    root = json::parse(text, [&](int, json::parse_event_t ev, json& parsed) { return where.event(ev, parsed); });
+  } catch (const json::out_of_range& e) {
+    // A number beyond a double (1e999): name the key, not the library's code.
+    const std::string what = e.what();
+    const size_t q1 = what.find('\''), q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
+    const std::string number = q2 == std::string::npos ? std::string("a number") : what.substr(q1 + 1, q2 - q1 - 1);
+    const std::string key = where.path();
+    throw Error(name + ": " + (key.empty() ? std::string("a value") : key) + " is " + number +
+                ", a number too large to represent; write a number in the key's range.");
+  } catch (const json::exception& e) {
+    const std::string key = where.path();
+    throw Error(name + ": not valid JSON" + (key.empty() ? std::string() : " near " + key) + " (" +
+                std::string(e.what()) + ").");
   }
-  c.only(root, "the config", {"preset", "model", "training", "split"});
+  c.only(root, "", {"preset", "model", "training", "split"});
   if (root.contains("preset")) {
     if (!root["preset"].is_string()) c.fail("preset", "must be a string");
     *s = preset_setup(root["preset"].get<std::string>());

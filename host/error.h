@@ -5,9 +5,28 @@
 
 namespace tvh {
 
-// Thrown by host/ code on bad input or a failed operation; tools catch it once in main.
+// `text` with every control byte but newline and tab written visibly ("\\0", "\\x1b"): a name read from
+// a file can hold a NUL, which would cut a C-string message short, or a terminal escape.
+inline std::string visible(const std::string& text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const unsigned char c = (unsigned char)ch;
+    if (c == 0)
+      out += "\\0";
+    else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+      out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    else
+      out += ch;
+  }
+  return out;
+}
+
+// Thrown by host/ code on bad input or a failed operation; tools catch it once in main. The message is
+// made visible() so that nothing read from a file can cut it short.
 struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message) : std::runtime_error(visible(message)) {}
 };
 
 // A command line that cannot work as given (a missing or contradictory option): exit status 2.

@@ -43,7 +43,8 @@ Predictor::~Predictor() = default;
 
 void Predictor::run(const uint8_t* image, float* probs) {
   if (impl_->model->int8) {
-    tv::q8_infer_u8(*impl_->q8, image, (int8_t*)impl_->work.data(), probs);
+    const tv::Status st = tv::q8_infer_u8(*impl_->q8, image, (int8_t*)impl_->work.data(), probs);
+    if (!st.ok()) throw Error("the int8 model failed: " + status_message(st, &impl_->model->plan->desc) + ".");
   } else {
     tv::infer_u8(impl_->inf, image, probs);
   }

@@ -70,22 +70,9 @@ std::string grouped(uint64_t v) {
 }
 
 std::string layer_detail(const tv::LayerDesc& d, const tv::LayerPlan& lp) {
-  auto k = [&] { return std::to_string(d.kernel_h) + "x" + std::to_string(d.kernel_w); };
-  auto stride = [&] {
-    return " stride " + std::to_string(d.stride_h) + (d.stride_w != d.stride_h ? "x" + std::to_string(d.stride_w) : "");
-  };
-  switch (d.type) {
-    case tv::LayerType::Conv2D:
-      return std::to_string(lp.out.c) + " filters " + k() + stride() +
-             (d.padding == tv::Padding::Same ? " same" : " valid");
-    case tv::LayerType::DepthwiseConv2D: return k() + stride() + (d.padding == tv::Padding::Same ? " same" : " valid");
-    case tv::LayerType::MaxPool2D:
-    case tv::LayerType::AvgPool2D: return k() + stride();
-    case tv::LayerType::Dense: return std::to_string(lp.out.c) + " units";
-    case tv::LayerType::LeakyReLU: return "alpha " + g9(d.alpha);
-    case tv::LayerType::Clip: return "[" + g9(d.lo) + ", " + g9(d.hi) + "]";
-    default: return "";
-  }
+  char text[96];
+  tv::layer_detail_text(d, lp.out, text, (int)sizeof text);
+  return text;
 }
 
 // Everything the info report shows, computed once for both renderings.

@@ -10,27 +10,14 @@ namespace tvh {
 
 namespace {
 
-bool channelwise(tv::LayerType t) {
-  switch (t) {
-    case tv::LayerType::ReLU:
-    case tv::LayerType::LeakyReLU:
-    case tv::LayerType::Clip:
-    case tv::LayerType::MaxPool2D:
-    case tv::LayerType::AvgPool2D:
-    case tv::LayerType::AdaptiveAvgPool2D:
-    case tv::LayerType::GlobalAvgPool:
-    case tv::LayerType::DepthwiseConv2D:
-    case tv::LayerType::Flatten: return true;
-    default: return false;
-  }
-}
-
-// True when conv layer i's output reaches a later Conv2D or Dense through channel-wise layers only.
+// True when conv layer i's output reaches a later Conv2D or Dense (which can drop the matching input
+// channels or columns) through layers that keep channel c apart from the others (the table's
+// keeps_channels) only.
 bool prunable(const tv::ModelPlan& plan, int i) {
   for (int j = i + 1; j < plan.num_layers; ++j) {
-    tv::LayerType t = plan.desc.layers[j].type;
+    const tv::LayerType t = plan.desc.layers[j].type;
     if (t == tv::LayerType::Conv2D || t == tv::LayerType::Dense) return true;
-    if (!channelwise(t)) return false;
+    if (!tv::layer_info(t).keeps_channels) return false;
   }
   return false;
 }
@@ -170,7 +157,13 @@ PruneResult prune_model(const tv::ModelPlan& plan, const float* params, double r
         break;
       }
       case tv::LayerType::Flatten: kept = hwc_indices(lp.in.h, lp.in.w, lp.in.c, kept); break;
-      default: break;  // activations and pools keep the channel set
+      case tv::LayerType::MaxPool2D:
+      case tv::LayerType::AvgPool2D:
+      case tv::LayerType::AdaptiveAvgPool2D:
+      case tv::LayerType::GlobalAvgPool:
+      case tv::LayerType::ReLU:
+      case tv::LayerType::LeakyReLU:
+      case tv::LayerType::Clip: break;  // keep the channel set
     }
   }
   return r;

@@ -9,6 +9,7 @@
 #include "host/error.h"
 #include "host/model_io.h"
 #include "host/q8_reference.h"
+#include "host/s3_limits.h"
 #include "tv/blob.h"
 #include "tv/int8/int8_ops.h"
 #include "tv/int8/q8_model.h"
@@ -20,20 +21,16 @@ namespace {
 
 constexpr int kHistogramBins = 4096;
 constexpr int64_t kCalibratedAccLimit = (int64_t(1) << 18) - 1;  // one bit of margin
-constexpr int64_t kBiasMin = -(int64_t(1) << 19), kBiasMax = (int64_t(1) << 19) - 1;
 
 bool keeps_exponent(tv::LayerType t) {
-  return t == tv::LayerType::MaxPool2D || t == tv::LayerType::ReLU || t == tv::LayerType::Clip ||
-         t == tv::LayerType::Flatten;
+  return tv::layer_info(t).int8 == tv::Int8Exponent::KeepsInput;
 }
 
 // ESP-DL fuses ReLU and Clip into the layer before them: that layer's output exponent is calibrated on
 // the last fused activation's output. Returns the index of the tensor (in stats, i.e. layer + 1).
 int calibrated_tensor(const tv::ModelPlan& plan, int layer) {
   int k = layer;
-  while (k + 1 < plan.num_layers &&
-         (plan.desc.layers[k + 1].type == tv::LayerType::ReLU || plan.desc.layers[k + 1].type == tv::LayerType::Clip))
-    ++k;
+  while (k + 1 < plan.num_layers && tv::layer_info(plan.desc.layers[k + 1].type).int8_fused) ++k;
   return k + 1;
 }
 
@@ -85,11 +82,9 @@ struct Filters {
   size_t at(int o, int t) const { return depthwise ? (size_t)t * n_out + o : (size_t)o * taps + t; }
 };
 
-// The int8 values a tensor can hold on ANY input image, as an interval of integers: the bound the
-// accumulation rule is checked against.
-struct Interval {
-  int64_t lo = -128, hi = 127;
-};
+// The int8 values a tensor can hold on ANY input image: the bound the accumulation rule is checked
+// against.
+using Interval = Int8Interval;
 
 // Quantizes filters [o0, o1) at weight exponent e_w with bias exponent e_in + e_w and reports, over
 // those outputs: the largest |running sum| any input in `in` can produce (in any order of the taps:
@@ -120,7 +115,7 @@ GroupCheck check_group(const Filters& f, int o0, int o1, int e_in, int e_w, cons
       end_hi += std::max(a, z);
       end_lo += std::min(a, z);
     }
-    if (b < kBiasMin || b > kBiasMax) c.bias_fits = false;
+    if (b < kS3BiasMin || b > kS3BiasMax) c.bias_fits = false;
     if (qb) qb[o] = (int32_t)std::max<int64_t>(INT32_MIN, std::min<int64_t>(INT32_MAX, b));
     c.max_bias = std::max(c.max_bias, abs64(b));
     c.bound = std::max(c.bound, std::max(hi, -lo));
@@ -259,9 +254,9 @@ struct Chosen {
   std::vector<int> producer;   // per param layer: the LeakyReLU / average pool whose output it reads, or -1
 };
 
+// A table or an average: its reachable output shrinks as its own exponent grows.
 bool bounded_producer(tv::LayerType t) {
-  return t == tv::LayerType::LeakyReLU || t == tv::LayerType::AvgPool2D || t == tv::LayerType::GlobalAvgPool ||
-         t == tv::LayerType::AdaptiveAvgPool2D;
+  return tv::layer_info(t).int8 == tv::Int8Exponent::OwnRange;
 }
 
 // The layer whose own output exponent sets layer i's input (through exponent-keeping layers), when it
@@ -270,13 +265,6 @@ int producer_of(const tv::ModelPlan& plan, int i) {
   int j = i - 1;
   while (j >= 0 && keeps_exponent(plan.desc.layers[j].type)) --j;
   return j >= 0 && bounded_producer(plan.desc.layers[j].type) ? j : -1;
-}
-
-// The exact result of averaging identical values v: round half up of v * 2^(e_in - e_out), saturated.
-int64_t average_of(int64_t v, int e_in, int e_out) {
-  int8_t in = (int8_t)v, out = 0;
-  tv::global_avgpool_s8(1, 1, 1, &in, e_in, e_out, &out);
-  return out;
 }
 
 Chosen choose(const tv::ModelPlan& plan, const float* params, const CalibrationStats& stats,
@@ -298,8 +286,7 @@ Chosen choose(const tv::ModelPlan& plan, const float* params, const CalibrationS
   c.act[0] = input_max > 0 ? exponent_for_range(input_max) : 0;
   check_exponent(plan, 0, c.act[0], "input");
   Interval iv;  // the values the current tensor can hold
-  iv.lo = tv::quantize_one_s8(std::min(in0, in255), c.act[0]);
-  iv.hi = tv::quantize_one_s8(std::max(in0, in255), c.act[0]);
+  iv = input_interval(plan.desc.input, c.act[0]);
 
   for (int i = 0; i < L; ++i) {
     const tv::LayerDesc& d = plan.desc.layers[i];
@@ -316,151 +303,138 @@ Chosen choose(const tv::ModelPlan& plan, const float* params, const CalibrationS
       throw Error(who + ": an adaptive average pool with unequal bins (" + std::to_string(lp.in.h) + "x" +
                   std::to_string(lp.in.w) + " to " + std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) +
                   ") has no int8 equivalent in ESP-DL; use a size that divides evenly.");
-    if (keeps_exponent(d.type)) {
-      q.e_out = q.e_out_initial = q.e_in;
-      if (d.type == tv::LayerType::ReLU) {
-        iv.lo = std::max<int64_t>(iv.lo, 0);
-        iv.hi = std::max<int64_t>(iv.hi, 0);
-      } else if (d.type == tv::LayerType::Clip) {
-        const int64_t lo = tv::quantize_one_s8(d.lo, q.e_in), hi = tv::quantize_one_s8(d.hi, q.e_in);
-        iv.lo = std::max(lo, std::min(hi, iv.lo));
-        iv.hi = std::max(lo, std::min(hi, iv.hi));
+    switch (tv::layer_info(d.type).int8) {
+      case tv::Int8Exponent::KeepsInput:
+        q.e_out = q.e_out_initial = q.e_in;
+        iv = parameterless_interval(d, q.e_in, q.e_out, iv);
+        break;
+      case tv::Int8Exponent::OwnRange: {
+        // LeakyReLU and the average pools: their own exponent from their (fused) output's range.
+        const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
+        q.calib_range = range;
+        q.e_out = q.e_out_initial = range > 0 ? exponent_for_range(range) : q.e_in;
+        if (!(range > 0))
+          q.adjustments.push_back(
+              who + ": no calibration image gave a non-zero output, so the output keeps the input's exponent " +
+              std::to_string(q.e_in) + ".");
+        if (extra_act[(size_t)i] > 0) q.e_out += extra_act[(size_t)i];  // the sentence is written by the caller
+        iv = parameterless_interval(d, q.e_in, q.e_out, iv);
+        break;
       }
-    } else if (!tv::layer_has_params(d.type)) {
-      // LeakyReLU and the average pools: their own exponent from their (fused) output's range.
-      const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
-      q.calib_range = range;
-      q.e_out = q.e_out_initial = range > 0 ? exponent_for_range(range) : q.e_in;
-      if (!(range > 0))
-        q.adjustments.push_back(
-            who + ": no calibration image gave a non-zero output, so the output keeps the input's exponent " +
-            std::to_string(q.e_in) + ".");
-      if (extra_act[(size_t)i] > 0) q.e_out += extra_act[(size_t)i];  // the sentence is written by the caller
-      if (d.type == tv::LayerType::LeakyReLU) {
-        int8_t table[256];
-        tv::leaky_relu_table_s8(d.alpha, q.e_in, q.e_out, table);
+      case tv::Int8Exponent::WithWeights: {
+        q.has_params = true;
+        c.producer[(size_t)i] = producer_of(plan, i);
+        const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
+        q.calib_range = range;
+        const bool dead = !(range > 0);
+        int e_out = dead ? 0 : exponent_for_range(range);
+        const float* w = params + lp.param_offset;
+        for (size_t k = 0; k < lp.weight_count + lp.bias_count; ++k)
+          if (!std::isfinite(w[k]))
+            throw Error(who + ": a weight or bias is not a finite number (the float model is broken; retrain it).");
+        Filters f{w, w + lp.weight_count, (int)lp.bias_count, (int)(lp.weight_count / lp.bias_count),
+                  d.type == tv::LayerType::DepthwiseConv2D};
+        c.qweights[(size_t)i].assign(lp.weight_count, 0);
+        c.qbiases[(size_t)i].assign(lp.bias_count, 0);
+        int8_t* qw = c.qweights[(size_t)i].data();
+        int32_t* qb = c.qbiases[(size_t)i].data();
+        const bool per_channel = options.per_channel && d.type != tv::LayerType::DepthwiseConv2D;
+        const int groups = per_channel ? f.n_out : 1;
+        std::vector<GroupFit> fits;
+        for (int g = 0; g < groups; ++g) {
+          const int o0 = per_channel ? g : 0, o1 = per_channel ? g + 1 : f.n_out;
+          fits.push_back(
+              fit_group(f, o0, o1, q.e_in, dead ? 0 : e_out - q.e_in, iv, worst_rule, extra_w[(size_t)i], qw, qb));
+        }
+        std::vector<int> ew;
+        int64_t mid_bound = 0, first_bias = 0, raised_bias = 0, raised_acc = 0;
+        int e_first_max = -1000, e_bias_max = -1000, e_acc_max = -1000;
+        for (const GroupFit& g : fits) {
+          ew.push_back(g.final_e);
+          if (g.after_acc > g.after_bias) mid_bound = std::max(mid_bound, g.mid.bound);
+          first_bias = std::max(first_bias, g.first.max_bias);
+          e_first_max = std::max(e_first_max, g.initial);
+          e_bias_max = std::max(e_bias_max, g.after_bias);
+          e_acc_max = std::max(e_acc_max, g.after_acc);
+          raised_bias += g.after_bias > g.initial;
+          raised_acc += g.after_acc > g.after_bias;
+          c.acc_raise[(size_t)i] = std::max(c.acc_raise[(size_t)i], g.after_acc - g.after_bias);
+        }
+        const int e_w_max = *std::max_element(ew.begin(), ew.end());
+        const int e_w_min = *std::min_element(ew.begin(), ew.end());
+        q.e_w_initial = e_first_max;
+        std::string scope =
+            per_channel ? std::to_string(raised_bias) + " of " + std::to_string(groups) + " channels'" : "the";
+        if (raised_bias) {
+          q.adjustments.push_back(who + ": a bias needs " + grouped(first_bias) +
+                                  " steps at exponent e_in + e_w = " + std::to_string(q.e_in + e_first_max) +
+                                  ", outside the ESP32-S3's 20-bit bias range [-2^19, 2^19 - 1]; " + scope +
+                                  " weight exponent was raised from " + std::to_string(e_first_max) + " to " +
+                                  std::to_string(e_bias_max) + ".");
+        }
+        if (raised_acc) {
+          scope = per_channel ? std::to_string(raised_acc) + " of " + std::to_string(groups) + " channels'" : "the";
+          q.adjustments.push_back(who + ": with inputs in [" + std::to_string(iv.lo) + ", " + std::to_string(iv.hi) +
+                                  "] its accumulation can reach " + grouped(mid_bound) +
+                                  ", beyond the ESP32-S3's 20-bit accumulator (limit " + grouped(tv::kS3AccLimit) +
+                                  "), at weight exponent " + std::to_string(e_bias_max) + "; " + scope +
+                                  " weight exponent was raised to " + std::to_string(e_acc_max) + ".");
+        }
+        if (extra_w[(size_t)i] > 0) {
+          q.adjustments.push_back(who +
+                                  ": on the calibration images a running sum came within one bit of the ESP32-S3's " +
+                                  "20-bit accumulator; the weight exponent was raised by " +
+                                  std::to_string(extra_w[(size_t)i]) + " to " + std::to_string(e_w_max) + ".");
+        }
+        if (dead) {
+          e_out = q.e_in + e_w_max;
+          q.adjustments.push_back(
+              who + ": no calibration image gave a non-zero output, so the output exponent is e_in + e_w = " +
+              std::to_string(e_out) + " (shift 0).");
+        }
+        q.e_out_initial = e_out;
+        if (e_out - q.e_in - e_w_max < 0) {
+          const int s = e_out - q.e_in - e_w_max;
+          e_out = q.e_in + e_w_max;
+          q.adjustments.push_back(who + ": the requantization shift e_out - e_in - e_w would be " + std::to_string(s) +
+                                  " (e_out " + std::to_string(q.e_out_initial) + " from calibration, e_in " +
+                                  std::to_string(q.e_in) + ", e_w " + std::to_string(e_w_max) +
+                                  "), and ESP-DL needs it >= 0; the output exponent was raised to " +
+                                  std::to_string(e_out) + ".");
+        }
+        q.e_out = e_out;
+        if (per_channel) {
+          q.e_w_channels = ew;
+          q.e_w = e_w_max;
+        } else {
+          q.e_w = ew[0];
+        }
+        q.shift_min = e_out - q.e_in - e_w_max;
+        q.shift_max = e_out - q.e_in - e_w_min;
+        for (int e : ew) check_exponent(plan, i, e, "weight");
+        check_exponent(plan, i, q.e_in + e_w_max, "bias");
+        // The reachable bound (the guarantee) and the kernels' any-int8-input figure.
         Interval out{127, -128};
-        for (int64_t v = iv.lo; v <= iv.hi; ++v) {
-          out.lo = std::min<int64_t>(out.lo, table[v + 128]);
-          out.hi = std::max<int64_t>(out.hi, table[v + 128]);
+        for (size_t g = 0; g < fits.size(); ++g) {
+          q.acc_bound = std::max(q.acc_bound, fits[g].last.bound);
+          const int sh = e_out - q.e_in - fits[g].final_e;
+          out.lo = std::min<int64_t>(out.lo, tv::requantize_s8(fits[g].last.acc_lo, sh));
+          out.hi = std::max<int64_t>(out.hi, tv::requantize_s8(fits[g].last.acc_hi, sh));
         }
         iv = out;
-      } else {
-        iv.lo = average_of(iv.lo, q.e_in, q.e_out);
-        iv.hi = average_of(iv.hi, q.e_in, q.e_out);
-      }
-    } else {
-      q.has_params = true;
-      c.producer[(size_t)i] = producer_of(plan, i);
-      const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
-      q.calib_range = range;
-      const bool dead = !(range > 0);
-      int e_out = dead ? 0 : exponent_for_range(range);
-      const float* w = params + lp.param_offset;
-      for (size_t k = 0; k < lp.weight_count + lp.bias_count; ++k)
-        if (!std::isfinite(w[k]))
-          throw Error(who + ": a weight or bias is not a finite number (the float model is broken; retrain it).");
-      Filters f{w, w + lp.weight_count, (int)lp.bias_count, (int)(lp.weight_count / lp.bias_count),
-                d.type == tv::LayerType::DepthwiseConv2D};
-      c.qweights[(size_t)i].assign(lp.weight_count, 0);
-      c.qbiases[(size_t)i].assign(lp.bias_count, 0);
-      int8_t* qw = c.qweights[(size_t)i].data();
-      int32_t* qb = c.qbiases[(size_t)i].data();
-      const bool per_channel = options.per_channel && d.type != tv::LayerType::DepthwiseConv2D;
-      const int groups = per_channel ? f.n_out : 1;
-      std::vector<GroupFit> fits;
-      for (int g = 0; g < groups; ++g) {
-        const int o0 = per_channel ? g : 0, o1 = per_channel ? g + 1 : f.n_out;
-        fits.push_back(
-            fit_group(f, o0, o1, q.e_in, dead ? 0 : e_out - q.e_in, iv, worst_rule, extra_w[(size_t)i], qw, qb));
-      }
-      std::vector<int> ew;
-      int64_t mid_bound = 0, first_bias = 0, raised_bias = 0, raised_acc = 0;
-      int e_first_max = -1000, e_bias_max = -1000, e_acc_max = -1000;
-      for (const GroupFit& g : fits) {
-        ew.push_back(g.final_e);
-        if (g.after_acc > g.after_bias) mid_bound = std::max(mid_bound, g.mid.bound);
-        first_bias = std::max(first_bias, g.first.max_bias);
-        e_first_max = std::max(e_first_max, g.initial);
-        e_bias_max = std::max(e_bias_max, g.after_bias);
-        e_acc_max = std::max(e_acc_max, g.after_acc);
-        raised_bias += g.after_bias > g.initial;
-        raised_acc += g.after_acc > g.after_bias;
-        c.acc_raise[(size_t)i] = std::max(c.acc_raise[(size_t)i], g.after_acc - g.after_bias);
-      }
-      const int e_w_max = *std::max_element(ew.begin(), ew.end());
-      const int e_w_min = *std::min_element(ew.begin(), ew.end());
-      q.e_w_initial = e_first_max;
-      std::string scope =
-          per_channel ? std::to_string(raised_bias) + " of " + std::to_string(groups) + " channels'" : "the";
-      if (raised_bias) {
-        q.adjustments.push_back(who + ": a bias needs " + grouped(first_bias) +
-                                " steps at exponent e_in + e_w = " + std::to_string(q.e_in + e_first_max) +
-                                ", outside the ESP32-S3's 20-bit bias range [-2^19, 2^19 - 1]; " + scope +
-                                " weight exponent was raised from " + std::to_string(e_first_max) + " to " +
-                                std::to_string(e_bias_max) + ".");
-      }
-      if (raised_acc) {
-        scope = per_channel ? std::to_string(raised_acc) + " of " + std::to_string(groups) + " channels'" : "the";
-        q.adjustments.push_back(who + ": with inputs in [" + std::to_string(iv.lo) + ", " + std::to_string(iv.hi) +
-                                "] its accumulation can reach " + grouped(mid_bound) +
-                                ", beyond the ESP32-S3's 20-bit accumulator (limit " + grouped(tv::kS3AccLimit) +
-                                "), at weight exponent " + std::to_string(e_bias_max) + "; " + scope +
-                                " weight exponent was raised to " + std::to_string(e_acc_max) + ".");
-      }
-      if (extra_w[(size_t)i] > 0) {
-        q.adjustments.push_back(who +
-                                ": on the calibration images a running sum came within one bit of the ESP32-S3's " +
-                                "20-bit accumulator; the weight exponent was raised by " +
-                                std::to_string(extra_w[(size_t)i]) + " to " + std::to_string(e_w_max) + ".");
-      }
-      if (dead) {
-        e_out = q.e_in + e_w_max;
-        q.adjustments.push_back(
-            who + ": no calibration image gave a non-zero output, so the output exponent is e_in + e_w = " +
-            std::to_string(e_out) + " (shift 0).");
-      }
-      q.e_out_initial = e_out;
-      if (e_out - q.e_in - e_w_max < 0) {
-        const int s = e_out - q.e_in - e_w_max;
-        e_out = q.e_in + e_w_max;
-        q.adjustments.push_back(who + ": the requantization shift e_out - e_in - e_w would be " + std::to_string(s) +
-                                " (e_out " + std::to_string(q.e_out_initial) + " from calibration, e_in " +
-                                std::to_string(q.e_in) + ", e_w " + std::to_string(e_w_max) +
-                                "), and ESP-DL needs it >= 0; the output exponent was raised to " +
-                                std::to_string(e_out) + ".");
-      }
-      q.e_out = e_out;
-      if (per_channel) {
-        q.e_w_channels = ew;
-        q.e_w = e_w_max;
-      } else {
-        q.e_w = ew[0];
-      }
-      q.shift_min = e_out - q.e_in - e_w_max;
-      q.shift_max = e_out - q.e_in - e_w_min;
-      for (int e : ew) check_exponent(plan, i, e, "weight");
-      check_exponent(plan, i, q.e_in + e_w_max, "bias");
-      // The reachable bound (the guarantee) and the kernels' any-int8-input figure.
-      Interval out{127, -128};
-      for (size_t g = 0; g < fits.size(); ++g) {
-        q.acc_bound = std::max(q.acc_bound, fits[g].last.bound);
-        const int sh = e_out - q.e_in - fits[g].final_e;
-        out.lo = std::min<int64_t>(out.lo, tv::requantize_s8(fits[g].last.acc_lo, sh));
-        out.hi = std::max<int64_t>(out.hi, tv::requantize_s8(fits[g].last.acc_hi, sh));
-      }
-      iv = out;
-      q.bound_headroom_bits = tv::headroom_bits_s8(q.acc_bound);
-      tv::AccHeadroom h = f.depthwise ? tv::acc_headroom_depthwise_s8(f.taps, f.n_out, qw, qb)
-                                      : tv::acc_headroom_s8(f.n_out, f.taps, qw, qb);
-      q.worst_acc = h.worst;
-      q.headroom_bits = h.headroom_bits;
-      for (size_t o = 0; o < lp.bias_count; ++o) q.max_abs_bias = std::max<int64_t>(q.max_abs_bias, abs64(qb[o]));
-      if (per_channel) {
-        for (int e : ew) {
-          c.wexps[(size_t)i].push_back((int8_t)e);
-          c.bexps[(size_t)i].push_back((int8_t)(q.e_in + e));
+        q.bound_headroom_bits = tv::headroom_bits_s8(q.acc_bound);
+        tv::AccHeadroom h = f.depthwise ? tv::acc_headroom_depthwise_s8(f.taps, f.n_out, qw, qb)
+                                        : tv::acc_headroom_s8(f.n_out, f.taps, qw, qb);
+        q.worst_acc = h.worst;
+        q.headroom_bits = h.headroom_bits;
+        for (size_t o = 0; o < lp.bias_count; ++o) q.max_abs_bias = std::max<int64_t>(q.max_abs_bias, abs64(qb[o]));
+        if (per_channel) {
+          for (int e : ew) {
+            c.wexps[(size_t)i].push_back((int8_t)e);
+            c.bexps[(size_t)i].push_back((int8_t)(q.e_in + e));
+          }
         }
+        break;
       }
     }
     check_exponent(plan, i, q.e_out, "output");
@@ -574,15 +548,18 @@ class Fidelity {
     const std::vector<uint8_t> blob = assemble(plan, params, c, labels, "", &act);
     auto view = std::make_unique<tv::BlobView>();
     auto q8 = std::make_unique<tv::Q8Model>();
-    tv::blob_decode(blob.data(), blob.size(), view.get());
-    tv::q8_bind(*view, plan, q8.get());
+    tv::Status st = tv::blob_decode(blob.data(), blob.size(), view.get());
+    if (st.ok()) st = tv::q8_bind(*view, plan, q8.get());
+    if (!st.ok())
+      throw Error("internal error: a candidate int8 model cannot run: " + status_message(st, &plan.desc) + ".");
     AlignedBuffer work(tv::q8_memory(plan).work_bytes);
     const int k = plan.desc.num_classes, e = act.back();
     std::vector<int8_t> out((size_t)k);
     Score s;
     s.agree = 0;
     for (size_t n = 0; n < idx_.size(); ++n) {
-      tv::q8_infer_u8(*q8, ds_->image((size_t)idx_[n]), (int8_t*)work.data(), nullptr, out.data());
+      st = tv::q8_infer_u8(*q8, ds_->image((size_t)idx_[n]), (int8_t*)work.data(), nullptr, out.data());
+      if (!st.ok()) throw Error("a candidate int8 model failed: " + status_message(st, &plan.desc) + ".");
       const float* f = logits_.data() + n * (size_t)k;
       int qa = 0, fa = 0;
       for (int j = 0; j < k; ++j) {

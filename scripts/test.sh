@@ -40,6 +40,6 @@ for target in image zip; do
     || { tail -40 build/fuzz/fuzz_$target.log; echo "fuzz_$target found a crash"; exit 1; }
   grep -E '^Done [0-9]+ runs' build/fuzz/fuzz_$target.log | sed "s/^/fuzz_$target: /"
 done
-echo "== tests ==""
+echo "== tests =="
 cd build
 ctest -j"$JOBS" --output-on-failure --timeout 900

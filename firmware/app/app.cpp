@@ -403,10 +403,16 @@ void App::infer_frame() {
     say("Frame %u: skipped, %s", (unsigned)frame_number_, why.text);
     return;
   }
-  if (int8_)
-    tv::q8_infer_u8(q8_, input_, q8_work_, probs_);
-  else
+  if (int8_) {
+    const tv::Status st = tv::q8_infer_u8(q8_, input_, q8_work_, probs_);
+    if (!st.ok()) {
+      say("Frame %u: the int8 model failed at layer %d: %s", (unsigned)frame_number_, (int)st.layer,
+          tv::status_text(st.code));
+      return;
+    }
+  } else {
     tv::infer_u8(inf_, input_, probs_);
+  }
   const int best = tv::argmax(probs_, num_classes_);
   const double ms = (double)(hal_.micros() - t0) / 1000.0;
   char all[kMaxClasses * 6 + 1];

@@ -117,6 +117,9 @@ struct EspdlModel {
   const EspdlValueInfo* find_value_info(const std::string& name) const;
   // metadata "target" ("esp32s3", "c", ...); "" when absent.
   std::string target() const;
+  // True when the file is for the ESP32-P4 family: its target metadata says so or, as Espressif's own
+  // files often carry no target, its path names "esp32p4" (e.g. deploy_streaming_model/esp32p4/...).
+  bool for_p4() const;
 };
 
 // ---------------------------------------------------------------- reading
@@ -179,6 +182,10 @@ struct EspdlRunReport {
 
 // Runs the embedded test inputs through our int8 kernels (tv/int8/int8_ops.h) node by node and
 // compares every embedded test output: int8 outputs exactly, float outputs (Softmax) within 1e-6.
+// The kernels round as the ESP32-S3 does (half up). An ESP32-P4 file (for_p4) rounds half to even: it
+// passes when every output is reproduced anyway, and otherwise is refused ("P4 rounding not
+// supported", a tvh::Error) instead of reporting a mismatch that may be the rounding's. A mismatch of
+// a file that names no target says that it may be a P4 file.
 // Supported ops: Conv (1-D/2-D, group 1 or depthwise, any dilation), Gemm, MaxPool, AveragePool,
 // GlobalAveragePool, Relu, LeakyRelu, Sigmoid/Tanh/... given as an int8 lookup table ("lut"
 // attribute), Add, Mul (same shapes), Flatten, Reshape, Transpose, Slice, Softmax. Throws a tvh::Error

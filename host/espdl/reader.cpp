@@ -1,6 +1,7 @@
 // Reading .espdl files into tvh::EspdlModel, and ESP-DL filter layout conversion.
 #include <flatbuffers/flatbuffers.h>
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -283,6 +284,16 @@ std::string EspdlModel::target() const {
   for (const auto& kv : metadata)
     if (kv.first == "target") return kv.second;
   return "";
+}
+
+bool EspdlModel::for_p4() const {
+  auto lower = [](std::string t) {
+    for (char& c : t) c = (char)std::tolower((unsigned char)c);
+    return t;
+  };
+  const std::string t = lower(target());
+  if (!t.empty()) return t.compare(0, 7, "esp32p4") == 0;
+  return lower(source).find("esp32p4") != std::string::npos;
 }
 
 // ---------------------------------------------------------------- reading

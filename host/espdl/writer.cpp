@@ -15,6 +15,7 @@
 #include "espdl_generated.h"
 #include "host/error.h"
 #include "host/q8_reference.h"
+#include "host/s3_limits.h"
 #include "tv/blob.h"
 #include "tv/int8/int8_ops.h"
 #include "tv/int8/q8_model.h"
@@ -23,8 +24,6 @@ namespace tvh {
 namespace {
 
 constexpr size_t kHeaderSize = 16;
-// The S3 keeps biases in 20 bits (/work/shared/espdl-golden/README.md).
-constexpr int64_t kS3BiasMin = -(int64_t(1) << 19), kS3BiasMax = (int64_t(1) << 19) - 1;
 
 void put_u32_le(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
@@ -213,8 +212,14 @@ std::vector<uint8_t> espdl_serialize(const EspdlModel& model) {
 }
 
 std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
+  // Each note once: the same sentence is never repeated, and a value missing from value_info is named
+  // at its first use only, however many nodes read it.
   std::vector<std::string> problems;
-  auto problem = [&](const std::string& s) { problems.push_back(m.source + ": " + s + "."); };
+  std::set<std::string> said, missing_values;
+  auto problem = [&](const std::string& s) {
+    const std::string line = m.source + ": " + s + ".";
+    if (said.insert(line).second) problems.push_back(line);
+  };
   // ESP-DL's FbsModel looks activations up in graph.value_info only (not in graph.input/output).
   std::map<std::string, const EspdlValueInfo*> values;
   for (const EspdlValueInfo& v : m.value_info) values[v.name] = &v;
@@ -226,7 +231,8 @@ std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
   auto check_value = [&](const std::string& name, const std::string& where) {
     auto it = values.find(name);
     if (it == values.end()) {
-      problem(where + " uses '" + name + "', which has no value_info entry (shape and exponent)");
+      if (missing_values.insert(name).second)
+        problem(where + " uses '" + name + "', which has no value_info entry (shape and exponent)");
       return;
     }
     if (it->second->exponents.empty()) problem("value '" + name + "' has no exponent in value_info");
@@ -682,72 +688,36 @@ class Exporter {
   // [min(b, 0) + sum_i min(w_i lo, w_i hi), max(b, 0) + sum_i max(w_i lo, w_i hi)], whatever the order.
   // A layer whose bound leaves the S3's 20-bit lanes gets a note (tvquant's default never writes one).
   void accumulation_notes() {
-    const tv::InputDesc& in = plan_.desc.input;
-    const int8_t q0 = tv::quantize_one_s8(0.0f * in.scale + in.offset, q8_->act_exps[0]);
-    const int8_t q255 = tv::quantize_one_s8(255.0f * in.scale + in.offset, q8_->act_exps[0]);
-    int64_t lo = std::min(q0, q255), hi = std::max(q0, q255);
+    Int8Interval iv = input_interval(plan_.desc.input, q8_->act_exps[0]);
     acc_bound_.assign(size_t(plan_.num_layers), 0);
     for (int i = 0; i < plan_.num_layers; ++i) {
       const tv::LayerDesc& d = plan_.desc.layers[i];
       const tv::LayerPlan& lp = plan_.layers[i];
       const int e_in = q8_->act_exps[i], e_out = q8_->act_exps[i + 1];
-      switch (d.type) {
-        case tv::LayerType::Conv2D:
-        case tv::LayerType::DepthwiseConv2D:
-        case tv::LayerType::Dense: {
-          // Filters as rows of `taps` weights per output; a depthwise filter [taps][C] is strided by C.
-          const bool dw = d.type == tv::LayerType::DepthwiseConv2D;
-          const size_t outs = lp.bias_count, taps = lp.weight_count / outs;
-          const int64_t l0 = std::min<int64_t>(lo, 0), h0 = std::max<int64_t>(hi, 0);
-          const int shift = e_out - e_in - q8_->weight_exp[i];
-          int64_t bound = 0, out_lo = 127, out_hi = -128;
-          for (size_t o = 0; o < outs; ++o) {
-            const int64_t b = q8_->biases[i][o];
-            int64_t neg = 0, pos = 0;
-            for (size_t t = 0; t < taps; ++t) {
-              const int64_t w = q8_->weights[i][dw ? t * outs + o : o * taps + t];
-              neg += std::min(w * l0, w * h0);
-              pos += std::max(w * l0, w * h0);
-            }
-            bound = std::max(bound, std::max(-(std::min<int64_t>(b, 0) + neg), std::max<int64_t>(b, 0) + pos));
-            out_lo = std::min<int64_t>(out_lo, tv::requantize_s8(b + neg, shift));
-            out_hi = std::max<int64_t>(out_hi, tv::requantize_s8(b + pos, shift));
-          }
-          acc_bound_[size_t(i)] = bound;
-          if (bound > tv::kS3AccLimit)
-            notes_.push_back("layer " + std::to_string(i) + " (" + type_name(i) +
-                             "): some input image can drive a running sum to " + std::to_string(bound) +
-                             ", beyond the S3's 20-bit lanes (524287), and the board may then compute another "
-                             "result than our engine");
-          lo = out_lo, hi = out_hi;
-          break;
-        }
-        case tv::LayerType::ReLU: lo = std::max<int64_t>(lo, 0), hi = std::max<int64_t>(hi, 0); break;
-        case tv::LayerType::LeakyReLU: {
-          int64_t a = 127, b = -128;
-          for (int64_t v = lo; v <= hi; ++v) {
-            a = std::min<int64_t>(a, q8_->luts[i][v + 128]);
-            b = std::max<int64_t>(b, q8_->luts[i][v + 128]);
-          }
-          lo = a, hi = b;
-          break;
-        }
-        case tv::LayerType::Clip: {
-          const int64_t cl = tv::quantize_one_s8(d.lo, e_in), ch = tv::quantize_one_s8(d.hi, e_in);
-          lo = std::min(std::max(lo, cl), ch), hi = std::min(std::max(hi, cl), ch);
-          break;
-        }
-        case tv::LayerType::AvgPool2D:
-        case tv::LayerType::AdaptiveAvgPool2D:
-        case tv::LayerType::GlobalAvgPool: {  // an average stays inside [lo, hi]; rounding is monotonic
-          int8_t v[2] = {int8_t(lo), int8_t(hi)};
-          tv::rescale_s8(v, 2, e_in, e_out, v);
-          lo = v[0], hi = v[1];
-          break;
-        }
-        case tv::LayerType::MaxPool2D:
-        case tv::LayerType::Flatten: break;
+      if (!tv::layer_has_params(d.type)) {
+        iv = parameterless_interval(d, e_in, e_out, iv);
+        continue;
       }
+      // Filters as rows of `taps` weights per output; a depthwise filter [taps][C] is strided by C.
+      const bool dw = d.type == tv::LayerType::DepthwiseConv2D;
+      const size_t outs = lp.bias_count, taps = lp.weight_count / outs;
+      const int shift = e_out - e_in - q8_->weight_exp[i];
+      const int8_t* w = q8_->weights[i];
+      int64_t bound = 0, out_lo = 127, out_hi = -128;
+      for (size_t o = 0; o < outs; ++o) {
+        const FilterSums s = filter_sums(
+            q8_->biases[i][o], int(taps), [&](int t) { return w[dw ? t * outs + o : o * taps + t]; }, iv);
+        bound = std::max(bound, s.bound);
+        out_lo = std::min<int64_t>(out_lo, tv::requantize_s8(s.end_lo, shift));
+        out_hi = std::max<int64_t>(out_hi, tv::requantize_s8(s.end_hi, shift));
+      }
+      acc_bound_[size_t(i)] = bound;
+      if (bound > tv::kS3AccLimit)
+        notes_.push_back("layer " + std::to_string(i) + " (" + type_name(i) +
+                         "): some input image can drive a running sum to " + std::to_string(bound) +
+                         ", beyond the S3's 20-bit lanes (524287), and the board may then compute another "
+                         "result than our engine");
+      iv = Int8Interval{out_lo, out_hi};
     }
   }
 
@@ -843,7 +813,9 @@ class Exporter {
     for (size_t k = 0; k < n_in; ++k)
       out.test_input[k] = tv::quantize_one_s8(float(image[k]) * in.scale + in.offset, e0);
     std::vector<int8_t> work(tv::q8_memory(plan_).work_bytes + 16);
-    const int8_t* y = tv::q8_run(*q8_, out.test_input.data(), work.data());
+    const int8_t* y = nullptr;
+    const tv::Status run = tv::q8_run(*q8_, out.test_input.data(), work.data(), &y);
+    if (!run.ok()) throw Error(source_ + ": the int8 model failed: " + status_message(run, &plan_.desc) + ".");
     const size_t n_out = plan_.layers[plan_.num_layers - 1].out.size();
     out.test_output.assign(y, y + n_out);
     if (n_out != element_count(cur_.dims))

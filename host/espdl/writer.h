@@ -36,7 +36,7 @@ std::vector<uint8_t> espdl_serialize(const EspdlModel& model);
 // earlier node's output; value_info with a shape and exponent for every activation; exponents on
 // every initializer; the attributes Conv/MaxPool/AveragePool read without defaults; lookup tables of
 // 256 values at the output's exponent; a test input for every graph input and test outputs whose
-// dims and exponent equal the tensor's value_info. Returns one sentence per problem (empty = none).
+// dims and exponent equal the tensor's value_info. Returns one sentence per problem, each once (empty = none).
 std::vector<std::string> espdl_loader_problems(const EspdlModel& model);
 
 struct EspdlExportOptions {

@@ -120,14 +120,15 @@ void expect_bit_exact(const tv::ModelPlan& plan, Bound& b, const uint8_t* image,
   const int k = plan.desc.num_classes;
   std::vector<int8_t> exact = tvh::q8_reference_run(b.ref, in.data(), 0);
   std::vector<int8_t> lanes = tvh::q8_reference_run(b.ref, in.data(), 20);
-  const int8_t* core = tv::q8_run(*b.q8, in.data(), (int8_t*)b.work.data());
+  const int8_t* core = nullptr;
+  ASSERT_TRUE(tv::q8_run(*b.q8, in.data(), (int8_t*)b.work.data(), &core).ok()) << what;
   for (int j = 0; j < k; ++j) {
     EXPECT_EQ(core[j], exact[(size_t)j]) << what << ": q8_run vs the reference, output " << j;
     EXPECT_EQ(lanes[(size_t)j], exact[(size_t)j]) << what << ": 20-bit lanes vs exact, output " << j;
   }
   // q8_infer_u8 quantizes the image the same way.
   std::vector<int8_t> logits((size_t)k);
-  tv::q8_infer_u8(*b.q8, image, (int8_t*)b.work.data(), nullptr, logits.data());
+  ASSERT_TRUE(tv::q8_infer_u8(*b.q8, image, (int8_t*)b.work.data(), nullptr, logits.data()).ok()) << what;
   for (int j = 0; j < k; ++j) EXPECT_EQ(logits[(size_t)j], exact[(size_t)j]) << what << ": q8_infer_u8, output " << j;
 }
 

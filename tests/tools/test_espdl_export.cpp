@@ -428,7 +428,7 @@ TEST(EspdlExport, TestVectorsAreTheInt8EngineOnTheQuantizedImage) {
   auto q8 = std::make_unique<tv::Q8Model>();
   ASSERT_TRUE(tv::q8_bind(view, *m.plan, q8.get()).ok());
   std::vector<int8_t> work(tv::q8_memory(*m.plan).work_bytes + 16), logits(3);
-  tv::q8_infer_u8(*q8, o.test_image.data(), work.data(), nullptr, logits.data());
+  ASSERT_TRUE(tv::q8_infer_u8(*q8, o.test_image.data(), work.data(), nullptr, logits.data()).ok());
   EXPECT_EQ(e.test_output, logits);
   const tvh::EspdlModel back = tvh::espdl_parse(e.bytes.data(), e.bytes.size(), "t.espdl");
   ASSERT_EQ(back.test_inputs.size(), 1u);

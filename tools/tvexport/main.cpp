@@ -108,31 +108,44 @@ int export_espdl(const ExportArgs& args) {
   return 0;
 }
 
-// Runs FILE's embedded test vectors; 0 only when every test output is reproduced exactly.
+// Runs FILE's embedded test vectors; 0 only when every test output is reproduced exactly. With --json
+// a refusal (unreadable file, unsupported op, P4 rounding) is a JSON object too, with "refused": true.
 int verify_espdl(const std::string& file, bool json) {
-  const tvh::EspdlModel model = tvh::espdl_read_file(file);
-  const std::vector<std::string> problems = tvh::espdl_loader_problems(model);
-  const tvh::EspdlRunReport r = tvh::espdl_run_test_vectors(model);
-  if (json) {
-    nlohmann::json j;
-    j["file"] = file;
-    j["passed"] = r.passed;
+  nlohmann::json j;
+  j["file"] = file;
+  try {
+    const tvh::EspdlModel model = tvh::espdl_read_file(file);
+    const std::vector<std::string> problems = tvh::espdl_loader_problems(model);
     j["target"] = model.target();
     j["producer"] = model.producer_name;
     j["nodes"] = model.nodes.size();
-    j["ops_run"] = r.ops_run;
-    j["tensors_compared"] = r.tensors_compared;
-    j["message"] = r.message;
     j["loader_problems"] = problems;
-    if (!r.passed)
-      j["mismatch"] = {
-          {"tensor", r.mismatch_tensor}, {"index", r.mismatch_index}, {"expected", r.expected}, {"got", r.got}};
-    std::printf("%s\n", j.dump(2).c_str());
-  } else {
-    for (const std::string& p : problems) std::fprintf(stderr, "tvexport: note: %s\n", p.c_str());
-    std::printf("%s: %s\n", r.passed ? "OK" : "MISMATCH", r.message.c_str());
+    if (!json)
+      for (const std::string& p : problems) std::fprintf(stderr, "tvexport: note: %s\n", tvh::visible(p).c_str());
+    const tvh::EspdlRunReport r = tvh::espdl_run_test_vectors(model);
+    if (json) {
+      j["passed"] = r.passed;
+      j["refused"] = false;
+      j["ops_run"] = r.ops_run;
+      j["tensors_compared"] = r.tensors_compared;
+      j["message"] = r.message;
+      if (!r.passed)
+        j["mismatch"] = {
+            {"tensor", r.mismatch_tensor}, {"index", r.mismatch_index}, {"expected", r.expected}, {"got", r.got}};
+      std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    } else {
+      std::printf("%s: %s\n", r.passed ? "OK" : "MISMATCH", tvh::visible(r.message).c_str());
+    }
+    return r.passed ? 0 : 1;
+  } catch (const tvh::Error& e) {
+    if (!json) throw;
+    j["passed"] = false;
+    j["refused"] = true;
+    j["message"] = e.what();
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
   }
-  return r.passed ? 0 : 1;
 }
 
 // The extensions that name each output format; the first is the one suggested.

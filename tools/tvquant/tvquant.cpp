@@ -106,7 +106,8 @@ int agreement(const tv::ModelPlan& plan, const float* params, const std::vector<
   int same = 0;
   for (int i : idx) {
     tv::infer_u8(inf, ds.image((size_t)i), pf.data());
-    tv::q8_infer_u8(*q8, ds.image((size_t)i), (int8_t*)work.data(), pq.data());
+    const tv::Status st = tv::q8_infer_u8(*q8, ds.image((size_t)i), (int8_t*)work.data(), pq.data());
+    if (!st.ok()) throw tvh::Error("the int8 model failed: " + tvh::status_message(st, &plan.desc) + ".");
     same += tv::argmax(pf.data(), k) == tv::argmax(pq.data(), k);
   }
   return same;

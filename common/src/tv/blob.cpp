@@ -260,8 +260,7 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
       for (int i = 0; i < m.num_layers; ++i) {
         const uint8_t* r = p + kModelHeader + kLayerRecord * i;
         LayerDesc& l = m.layers[i];
-        if (r[0] < 1 || r[0] > 11 || r[1] > 1) return make_status(StatusCode::BlobCorrupt, i);
-        l.type = (LayerType)r[0];
+        if (!layer_type_from_byte(r[0], &l.type) || r[1] > 1) return make_status(StatusCode::BlobCorrupt, i);
         l.padding = (Padding)r[1];
         l.units = rd16(r + 2);
         l.kernel_h = r[4];
@@ -400,22 +399,7 @@ int float_tensors(const ModelPlan& plan, const float* params, BlobTensor* out) {
     w.dtype = DType::F32;
     w.role = TensorRole::Weight;
     w.layer = (uint16_t)i;
-    if (d.type == LayerType::Conv2D) {
-      w.ndim = 4;
-      w.dims[0] = lp.out.c;
-      w.dims[1] = d.kernel_h;
-      w.dims[2] = d.kernel_w;
-      w.dims[3] = lp.in.c;
-    } else if (d.type == LayerType::DepthwiseConv2D) {
-      w.ndim = 3;
-      w.dims[0] = d.kernel_h;
-      w.dims[1] = d.kernel_w;
-      w.dims[2] = lp.in.c;
-    } else {
-      w.ndim = 2;
-      w.dims[0] = lp.out.c;
-      w.dims[1] = (uint32_t)lp.in.size();
-    }
+    w.ndim = (uint8_t)weight_dims(d, lp.in, lp.out, w.dims);
     w.data = params + lp.param_offset;
     w.bytes = (uint32_t)(lp.weight_count * sizeof(float));
     out[n++] = w;

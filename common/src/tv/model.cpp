@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "tv/float_text.h"
+
 namespace tv {
 
 LayerDesc conv2d_layer(int filters, int kernel, int stride, Padding padding) {
@@ -90,32 +92,6 @@ bool add_layer(ModelDesc* desc, const LayerDesc& layer) {
   if (!desc || desc->num_layers >= kMaxLayers) return false;
   desc->layers[desc->num_layers++] = layer;
   return true;
-}
-
-const char* layer_type_name(LayerType type) {
-  switch (type) {
-    case LayerType::Conv2D: return "conv2d";
-    case LayerType::DepthwiseConv2D: return "depthwise_conv2d";
-    case LayerType::MaxPool2D: return "maxpool2d";
-    case LayerType::AvgPool2D: return "avgpool2d";
-    case LayerType::AdaptiveAvgPool2D: return "adaptive_avgpool2d";
-    case LayerType::GlobalAvgPool: return "global_avgpool";
-    case LayerType::Dense: return "dense";
-    case LayerType::ReLU: return "relu";
-    case LayerType::LeakyReLU: return "leaky_relu";
-    case LayerType::Flatten: return "flatten";
-    case LayerType::Clip: return "clip";
-  }
-  return "unknown";
-}
-
-bool layer_has_params(LayerType type) {
-  return type == LayerType::Conv2D || type == LayerType::DepthwiseConv2D || type == LayerType::Dense;
-}
-
-bool layer_in_place(LayerType type) {
-  return type == LayerType::ReLU || type == LayerType::LeakyReLU || type == LayerType::Flatten ||
-         type == LayerType::Clip;
 }
 
 const char* status_text(StatusCode code) {
@@ -211,55 +187,17 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
     const LayerDesc& d = desc.layers[i];
     LayerPlan& lp = plan->layers[i];
     lp.in = cur;
-    Shape out = cur;
-    uint64_t wcount = 0, bcount = 0;
-    Status st;
+    LayerType checked;
+    if (!layer_type_from_byte((uint8_t)d.type, &checked)) return make_status(StatusCode::UnknownLayer, i, (int)d.type);
+    // The type's own checks.
     switch (d.type) {
       case LayerType::Conv2D:
-      case LayerType::DepthwiseConv2D:
+        if (d.units == 0) return make_status(StatusCode::ZeroDimension, i);
+        break;
       case LayerType::MaxPool2D:
-      case LayerType::AvgPool2D: {
-        bool pool = d.type == LayerType::MaxPool2D || d.type == LayerType::AvgPool2D;
-        if (pool && d.padding != Padding::Valid) return make_status(StatusCode::BadParameter, i);
-        if (d.type == LayerType::Conv2D && d.units == 0) return make_status(StatusCode::ZeroDimension, i);
-        int pt = 0, pl = 0;
-        st = window_axis(i, cur.h, d.kernel_h, d.stride_h, d.padding, &out.h, &pt);
-        if (!st.ok()) return st;
-        st = window_axis(i, cur.w, d.kernel_w, d.stride_w, d.padding, &out.w, &pl);
-        if (!st.ok()) return st;
-        out.c = d.type == LayerType::Conv2D ? d.units : cur.c;
-        lp.geom =
-            Geom2D{cur.h, cur.w, cur.c, out.h, out.w, out.c, d.kernel_h, d.kernel_w, d.stride_h, d.stride_w, pt, pl};
-        uint64_t kk = (uint64_t)d.kernel_h * d.kernel_w;
-        if (d.type == LayerType::Conv2D) {
-          if (!checked_mul(kk * (uint64_t)cur.c, (uint64_t)out.c, &wcount)) return make_status(StatusCode::Overflow, i);
-          bcount = out.c;
-        } else if (d.type == LayerType::DepthwiseConv2D) {
-          wcount = kk * (uint64_t)cur.c;
-          bcount = cur.c;
-        }
-        uint64_t osize;
-        if (!shape_size(out, &osize)) return make_status(StatusCode::Overflow, i);
-        if (d.type == LayerType::Conv2D) flops += 2 * osize * kk * (uint64_t)cur.c;
-        if (d.type == LayerType::DepthwiseConv2D) flops += 2 * osize * kk;
+      case LayerType::AvgPool2D:
+        if (d.padding != Padding::Valid) return make_status(StatusCode::BadParameter, i);
         break;
-      }
-      case LayerType::AdaptiveAvgPool2D:
-        if (d.out_h == 0 || d.out_w == 0) return make_status(StatusCode::ZeroDimension, i);
-        if (d.out_h > cur.h || d.out_w > cur.w) return make_status(StatusCode::KernelTooLarge, i, d.out_h, cur.h);
-        out = Shape{d.out_h, d.out_w, cur.c};
-        break;
-      case LayerType::GlobalAvgPool: out = Shape{1, 1, cur.c}; break;
-      case LayerType::Dense: {
-        int units = d.units ? d.units : desc.num_classes;
-        out = Shape{1, 1, units};
-        if (!checked_mul(cur_size, (uint64_t)units, &wcount)) return make_status(StatusCode::Overflow, i);
-        bcount = units;
-        flops += 2 * wcount;
-        break;
-      }
-      case LayerType::Flatten: out = Shape{1, 1, (int)cur_size}; break;
-      case LayerType::ReLU: break;
       case LayerType::LeakyReLU:
         if (!(d.alpha >= 0.f && d.alpha < 1.f)) return make_status(StatusCode::BadParameter, i);
         break;
@@ -267,7 +205,48 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
         // Zero must stay inside the range so that a clipped activation keeps its sign.
         if (!(d.lo < d.hi && d.lo <= 0.f && d.hi > 0.f)) return make_status(StatusCode::BadParameter, i);
         break;
-      default: return make_status(StatusCode::UnknownLayer, i, (int)d.type);
+      case LayerType::DepthwiseConv2D:
+      case LayerType::AdaptiveAvgPool2D:
+      case LayerType::GlobalAvgPool:
+      case LayerType::Dense:
+      case LayerType::ReLU:
+      case LayerType::Flatten: break;
+    }
+    // The output shape, by the row's rule.
+    Shape out = cur;
+    switch (layer_info(d.type).shape) {
+      case ShapeRule::SlidingWindow: {
+        int pt = 0, pl = 0;
+        Status st = window_axis(i, cur.h, d.kernel_h, d.stride_h, d.padding, &out.h, &pt);
+        if (!st.ok()) return st;
+        st = window_axis(i, cur.w, d.kernel_w, d.stride_w, d.padding, &out.w, &pl);
+        if (!st.ok()) return st;
+        out.c = d.type == LayerType::Conv2D ? d.units : cur.c;
+        lp.geom =
+            Geom2D{cur.h, cur.w, cur.c, out.h, out.w, out.c, d.kernel_h, d.kernel_w, d.stride_h, d.stride_w, pt, pl};
+        break;
+      }
+      case ShapeRule::AdaptiveBins:
+        if (d.out_h == 0 || d.out_w == 0) return make_status(StatusCode::ZeroDimension, i);
+        if (d.out_h > cur.h || d.out_w > cur.w) return make_status(StatusCode::KernelTooLarge, i, d.out_h, cur.h);
+        out = Shape{d.out_h, d.out_w, cur.c};
+        break;
+      case ShapeRule::GlobalPool: out = Shape{1, 1, cur.c}; break;
+      case ShapeRule::FullyConnected: out = Shape{1, 1, d.units ? d.units : desc.num_classes}; break;
+      case ShapeRule::Unchanged: break;
+      case ShapeRule::Flatten: out = Shape{1, 1, (int)cur_size}; break;
+    }
+    // Parameters: the weight tensor's dimensions, a bias per output channel.
+    uint64_t wcount = 0, bcount = 0;
+    uint32_t dims[4];
+    const int ndim = weight_dims(d, cur, out, dims);
+    if (ndim > 0) {
+      wcount = 1;
+      for (int k = 0; k < ndim; ++k)
+        if (!checked_mul(wcount, dims[k], &wcount)) return make_status(StatusCode::Overflow, i);
+      bcount = (uint64_t)out.c;
+      // Multiply-adds: every weight once per output position.
+      flops += 2 * (uint64_t)out.h * (uint64_t)out.w * wcount;
     }
     if (out.h <= 0 || out.w <= 0 || out.c <= 0) return make_status(StatusCode::ZeroDimension, i);
     uint64_t out_size;
@@ -310,6 +289,108 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
   plan->train_grad_floats = (size_t)grad;
   plan->flops_forward = flops;
   return ok_status();
+}
+
+int weight_dims(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t dims[4]) {
+  switch (d.type) {
+    case LayerType::Conv2D:
+      dims[0] = (uint32_t)out.c;
+      dims[1] = d.kernel_h;
+      dims[2] = d.kernel_w;
+      dims[3] = (uint32_t)in.c;
+      return 4;
+    case LayerType::DepthwiseConv2D:
+      dims[0] = d.kernel_h;
+      dims[1] = d.kernel_w;
+      dims[2] = (uint32_t)in.c;
+      return 3;
+    case LayerType::Dense:
+      dims[0] = (uint32_t)out.c;
+      dims[1] = (uint32_t)in.size();
+      return 2;
+    case LayerType::MaxPool2D:
+    case LayerType::AvgPool2D:
+    case LayerType::AdaptiveAvgPool2D:
+    case LayerType::GlobalAvgPool:
+    case LayerType::ReLU:
+    case LayerType::LeakyReLU:
+    case LayerType::Flatten:
+    case LayerType::Clip: return 0;
+  }
+  return 0;
+}
+
+namespace {
+
+// Appends text to a bounded buffer, always NUL-terminated.
+struct TextBuf {
+  char* buf;
+  int cap, len;
+  void str(const char* s) {
+    while (*s && len + 1 < cap) buf[len++] = *s++;
+    buf[len] = 0;
+  }
+  void num(int64_t v) {
+    char t[24];
+    format_int(v, t);
+    str(t);
+  }
+  void g9(float v) {
+    char t[kFloatTextMax];
+    if (format_float_g9(v, t))
+      str(t);
+    else
+      str(v != v ? "nan" : (v < 0 ? "-inf" : "inf"));
+  }
+  void window(const LayerDesc& d) {
+    num(d.kernel_h);
+    str("x");
+    num(d.kernel_w);
+    str(" stride ");
+    num(d.stride_h);
+    if (d.stride_w != d.stride_h) {
+      str("x");
+      num(d.stride_w);
+    }
+  }
+};
+
+}  // namespace
+
+int layer_detail_text(const LayerDesc& d, const Shape& out, char* buf, int n) {
+  if (!buf || n <= 0) return 0;
+  TextBuf t{buf, n, 0};
+  buf[0] = 0;
+  switch (layer_info(d.type).detail) {
+    case DetailText::None: break;
+    case DetailText::FiltersWindowPadding:
+      t.num(out.c);
+      t.str(" filters ");
+      t.window(d);
+      t.str(d.padding == Padding::Same ? " same" : " valid");
+      break;
+    case DetailText::WindowPadding:
+      t.window(d);
+      t.str(d.padding == Padding::Same ? " same" : " valid");
+      break;
+    case DetailText::Window: t.window(d); break;
+    case DetailText::Units:
+      t.num(out.c);
+      t.str(" units");
+      break;
+    case DetailText::Alpha:
+      t.str("alpha ");
+      t.g9(d.alpha);
+      break;
+    case DetailText::Range:
+      t.str("[");
+      t.g9(d.lo);
+      t.str(", ");
+      t.g9(d.hi);
+      t.str("]");
+      break;
+  }
+  return t.len;
 }
 
 bool same_model(const ModelDesc& a, const ModelDesc& b) {

@@ -5,26 +5,13 @@
 #include <stdint.h>
 
 #include "tv/image.h"
+#include "tv/layer_table.h"
 #include "tv/ops.h"
 #include "tv/status.h"
 
 namespace tv {
 
 constexpr int kMaxLayers = 32;
-
-enum class LayerType : uint8_t {
-  Conv2D = 1,
-  DepthwiseConv2D = 2,
-  MaxPool2D = 3,
-  AvgPool2D = 4,
-  AdaptiveAvgPool2D = 5,
-  GlobalAvgPool = 6,
-  Dense = 7,
-  ReLU = 8,
-  LeakyReLU = 9,
-  Flatten = 10,
-  Clip = 11,
-};
 
 enum class Padding : uint8_t { Valid = 0, Same = 1 };
 
@@ -73,13 +60,6 @@ LayerDesc clip_layer(float lo, float hi);
 // Appends a layer; false when the description is full.
 bool add_layer(ModelDesc* desc, const LayerDesc& layer);
 
-// Short lower-case name of a layer type ("conv2d", "leaky_relu", ...).
-const char* layer_type_name(LayerType type);
-// True for layers with weights and biases.
-bool layer_has_params(LayerType type);
-// True for layers computed in place on their input buffer (activations, clip, flatten).
-bool layer_in_place(LayerType type);
-
 struct Shape {
   int h = 0, w = 0, c = 0;
   size_t size() const { return (size_t)h * (size_t)w * (size_t)c; }
@@ -109,6 +89,16 @@ struct ModelPlan {
   int first_param_layer = -1;    // backward stops here and skips its input gradient
   uint64_t flops_forward = 0;    // multiply-adds * 2 of one forward pass
 };
+
+// The weight tensor's dimensions of a layer with parameters: conv [out_c][k_h][k_w][in_c], depthwise
+// [k_h][k_w][c], dense [units][in_h * in_w * in_c]; returns the number of dimensions (0 for a layer
+// without parameters). Its bias has out.c values.
+int weight_dims(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t dims[4]);
+
+// The layer's settings in words as the layer summary shows them after the type name (its row's
+// DetailText: "8 filters 3x3 stride 1 same", "alpha 0.100000001", "" ...). Writes at most n - 1
+// characters and a terminating zero into buf; returns the length.
+int layer_detail_text(const LayerDesc& d, const Shape& out, char* buf, int n);
 
 // Validates the description and derives the plan. Rejections name the layer and the reason.
 Status plan_model(const ModelDesc& desc, ModelPlan* plan);

@@ -224,14 +224,10 @@ void he_init(const ModelPlan& plan, float* params, uint64_t seed) {
   for (int i = 0; i < plan.num_layers; ++i) {
     const LayerPlan& lp = plan.layers[i];
     if (lp.weight_count == 0) continue;
-    const LayerDesc& d = plan.desc.layers[i];
-    size_t fan_in;
-    if (d.type == LayerType::Conv2D)
-      fan_in = (size_t)d.kernel_h * d.kernel_w * lp.in.c;
-    else if (d.type == LayerType::DepthwiseConv2D)
-      fan_in = (size_t)d.kernel_h * d.kernel_w;
-    else
-      fan_in = lp.in.size();
+    // He initialization: variance 2 / fan_in, fan_in = the inputs of one output = the weights per bias
+    // (conv k_h*k_w*in_c, depthwise k_h*k_w, dense in). A layer type whose parameters are not filters
+    // (a scale that starts at 1, ...) needs its own rule here.
+    const size_t fan_in = lp.weight_count / lp.bias_count;
     const float sd = sqrtf(2.0f / (float)fan_in);
     float* w = params + lp.param_offset;
     for (size_t k = 0; k < lp.weight_count; ++k) w[k] = rng.normal() * sd;
@@ -293,21 +289,16 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
     const float* y = acts + lp.act_offset;
     const float* x = i == 0 ? acts : acts + plan.layers[i - 1].act_offset;
     const size_t n_out = lp.out.size();
-    if (layer_in_place(d.type)) {
-      if (d.type == LayerType::ReLU)
-        relu_backward(y, dy, n_out);
-      else if (d.type == LayerType::LeakyReLU)
-        leaky_relu_backward(y, dy, n_out, d.alpha);
-      // Clip passes the gradient straight through; Flatten only reinterprets the shape.
-      continue;
-    }
-    if (d.type == LayerType::MaxPool2D && fused_conv_pool_backward(plan, i, acts, dy, tr->lanes[lane_index].grad))
-      break;  // the first layer with weights is done: nothing below needs a gradient
     float* g = tr->lanes[lane_index].grad + lp.param_offset;
     const float* w = params + lp.param_offset;
     const bool need_dx = i > plan.first_param_layer;
     float* dx = dy_low ? scratch + S - lp.in.size() : scratch;
     switch (d.type) {
+      // In place: dy becomes the input's gradient where it is.
+      case LayerType::ReLU: relu_backward(y, dy, n_out); continue;
+      case LayerType::LeakyReLU: leaky_relu_backward(y, dy, n_out, d.alpha); continue;
+      case LayerType::Clip: continue;     // passes the gradient straight through
+      case LayerType::Flatten: continue;  // only reinterprets the shape
       case LayerType::Conv2D:
         conv2d_backward_params(lp.geom, x, dy, g, g + lp.weight_count);
         if (need_dx) conv2d_backward_data(lp.geom, w, dy, dx);
@@ -320,13 +311,16 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
         dense_backward_params((int)lp.in.size(), lp.out.c, x, dy, g, g + lp.weight_count);
         if (need_dx) dense_backward_data((int)lp.in.size(), lp.out.c, w, dy, dx);
         break;
-      case LayerType::MaxPool2D: maxpool2d_backward(lp.geom, x, dy, dx); break;
+      case LayerType::MaxPool2D:
+        // The first layer with weights done in one fused kernel: nothing below needs a gradient.
+        if (fused_conv_pool_backward(plan, i, acts, dy, tr->lanes[lane_index].grad)) return loss;
+        maxpool2d_backward(lp.geom, x, dy, dx);
+        break;
       case LayerType::AvgPool2D: avgpool2d_backward(lp.geom, dy, dx); break;
       case LayerType::AdaptiveAvgPool2D:
       case LayerType::GlobalAvgPool:
         adaptive_avgpool2d_backward(lp.in.h, lp.in.w, lp.in.c, lp.out.h, lp.out.w, dy, dx);
         break;
-      default: break;
     }
     if (!need_dx) break;
     dy = dx;

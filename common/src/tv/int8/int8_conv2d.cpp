@@ -12,7 +12,7 @@ Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32
   const int s = q.shift();
   if (s < 0) return make_status(StatusCode::BadParameter, -1, s);
   const long fan_in = (long)g.k_h * g.k_w * g.in_c;
-  if (fan_in > int8_detail::kMaxFanIn) return make_status(StatusCode::InvalidArgument, -1, (int32_t)fan_in);
+  if (fan_in > kInt8MaxFanIn) return make_status(StatusCode::InvalidArgument, -1, (int32_t)fan_in);
 
   const int w_row = g.k_w * g.in_c;  // weights in one kernel row of one filter
   const int w_filter = g.k_h * w_row;

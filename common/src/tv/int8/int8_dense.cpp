@@ -8,7 +8,7 @@ Status dense_s8(int in_n, int out_n, const int8_t* in, const int8_t* w, const in
                 int8_t* out) {
   if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
   if (in_n <= 0 || out_n <= 0) return make_status(StatusCode::ZeroDimension, -1, in_n, out_n);
-  if (in_n > int8_detail::kMaxFanIn) return make_status(StatusCode::InvalidArgument, -1, in_n);
+  if (in_n > kInt8MaxFanIn) return make_status(StatusCode::InvalidArgument, -1, in_n);
   const int s = q.shift();
   if (s < 0) return make_status(StatusCode::BadParameter, -1, s);
   for (int o = 0; o < out_n; ++o) {

@@ -69,6 +69,14 @@ struct Q8Layer {
   }
 };
 
+// ---- Limits of the kernels (q8_bind refuses a model that exceeds them) ----
+// The largest filter (taps * channels summed into one int32 accumulator) conv2d_s8 and dense_s8
+// accept: 2^17 products of at most 2^14 each stay below 2^31.
+constexpr long kInt8MaxFanIn = 1L << 17;
+// The largest window (cells averaged) avgpool2d_s8 and global_avgpool_s8 accept: keeps
+// 2 * area * 2^40 inside int64.
+constexpr int64_t kInt8MaxPoolArea = (int64_t)1 << 20;
+
 // ---- Quantise / dequantise (int8_quantize.cpp) ----
 
 // q = clamp(floor(x * 2^-e + 0.5), -128, 127), computed exactly (x * 2^-e + 0.5 in double, which

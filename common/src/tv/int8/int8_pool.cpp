@@ -19,9 +19,6 @@ int8_t average_s8(int64_t sum, int64_t area, int shift_up) {
   return sat8(floor_div(2 * num + den, 2 * den));
 }
 
-// The largest window the averaging kernels take: keeps 2 * area * 2^40 inside int64.
-constexpr int64_t kMaxArea = (int64_t)1 << 20;
-
 }  // namespace
 
 Status maxpool2d_s8(const Geom2D& g, const int8_t* in, int8_t* out) {
@@ -59,7 +56,7 @@ Status avgpool2d_s8(const Geom2D& g, const int8_t* in, int e_in, int e_out, int8
   if (!gs.ok()) return gs;
   if (g.out_c != g.in_c) return make_status(StatusCode::ChannelMismatch, -1, g.in_c, g.out_c);
   const int64_t area = (int64_t)g.k_h * g.k_w;
-  if (area > kMaxArea) return make_status(StatusCode::InvalidArgument, -1, (int32_t)area);
+  if (area > kInt8MaxPoolArea) return make_status(StatusCode::InvalidArgument, -1, (int32_t)area);
   const int c_n = g.in_c;
   for (int oy = 0; oy < g.out_h; ++oy) {
     const int8_detail::TapRange ry = int8_detail::valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
@@ -83,7 +80,7 @@ Status global_avgpool_s8(int h, int w, int c, const int8_t* in, int e_in, int e_
   if (!in || !out) return make_status(StatusCode::InvalidArgument);
   if (h <= 0 || w <= 0 || c <= 0) return make_status(StatusCode::ZeroDimension);
   const int64_t area = (int64_t)h * w;
-  if (area > kMaxArea) return make_status(StatusCode::InvalidArgument, -1, (int32_t)area);
+  if (area > kInt8MaxPoolArea) return make_status(StatusCode::InvalidArgument, -1, (int32_t)area);
   for (int ch = 0; ch < c; ++ch) {
     int64_t sum = 0;
     for (int64_t p = 0; p < area; ++p) sum += in[(size_t)p * c + ch];

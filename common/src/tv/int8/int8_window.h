@@ -1,6 +1,7 @@
 // Internal helpers of the int8 window kernels (conv, depthwise conv, pooling): geometry checks and
 // the range of kernel taps that land inside the input.
 #pragma once
+#include "tv/int8/int8_ops.h"
 #include "tv/ops.h"
 #include "tv/ops/window.h"
 #include "tv/status.h"
@@ -21,10 +22,6 @@ inline Status check_geom(const Geom2D& g) {
   if (g.pad_top < 0 || g.pad_left < 0) return make_status(StatusCode::InvalidArgument);
   return ok_status();
 }
-
-// The largest filter (taps * channels summed into one int32 accumulator) the kernels accept:
-// 2^17 products of at most 2^14 each stay below 2^31.
-constexpr long kMaxFanIn = 1L << 17;
 
 }  // namespace int8_detail
 }  // namespace tv

@@ -72,19 +72,38 @@ Status q8_bind(const BlobView& v, const ModelPlan& plan, Q8Model* m) {
     const LayerDesc& d = plan.desc.layers[i];
     const LayerPlan& lp = plan.layers[i];
     const int e_in = m->act_exps[i], e_out = m->act_exps[i + 1];
+    if (layer_info(d.type).int8 == Int8Exponent::KeepsInput && e_out != e_in)
+      return make_status(StatusCode::BlobCorrupt, i, e_out, e_in);
+    // What the kernels accept (int8_ops.h): refused here, so that q8_run cannot fail later.
     switch (d.type) {
-      case LayerType::MaxPool2D:
-      case LayerType::ReLU:
-      case LayerType::Clip:
-      case LayerType::Flatten:
-        if (e_out != e_in) return make_status(StatusCode::BlobCorrupt, i, e_out, e_in);
+      case LayerType::Conv2D: {
+        const int64_t fan_in = (int64_t)lp.geom.k_h * lp.geom.k_w * lp.in.c;
+        if (fan_in > kInt8MaxFanIn) return make_status(StatusCode::NotSupported, i, (int32_t)fan_in, kInt8MaxFanIn);
+        break;
+      }
+      case LayerType::Dense:
+        if ((int64_t)lp.in.size() > kInt8MaxFanIn)
+          return make_status(StatusCode::NotSupported, i, (int32_t)lp.in.size(), kInt8MaxFanIn);
+        break;
+      case LayerType::AvgPool2D:
+        if ((int64_t)lp.geom.k_h * lp.geom.k_w > kInt8MaxPoolArea)
+          return make_status(StatusCode::NotSupported, i, lp.geom.k_h * lp.geom.k_w, (int32_t)kInt8MaxPoolArea);
         break;
       case LayerType::AdaptiveAvgPool2D:
         if (!uniform_bins(lp.in.h, lp.out.h) || !uniform_bins(lp.in.w, lp.out.w))
           return make_status(StatusCode::NotSupported, i);
+        [[fallthrough]];  // a uniform-bin pool's window is at most the whole plane
+      case LayerType::GlobalAvgPool:
+        if ((int64_t)lp.in.h * lp.in.w > kInt8MaxPoolArea)
+          return make_status(StatusCode::NotSupported, i, (int32_t)((int64_t)lp.in.h * lp.in.w),
+                             (int32_t)kInt8MaxPoolArea);
         break;
       case LayerType::LeakyReLU: leaky_relu_table_s8(d.alpha, e_in, e_out, m->luts[i]); break;
-      default: break;
+      case LayerType::DepthwiseConv2D:
+      case LayerType::MaxPool2D:
+      case LayerType::ReLU:
+      case LayerType::Clip:
+      case LayerType::Flatten: break;
     }
     if (!layer_has_params(d.type)) continue;
     const BlobTensor* w = blob_find(v, i, TensorRole::Weight);
@@ -110,7 +129,8 @@ Status q8_bind(const BlobView& v, const ModelPlan& plan, Q8Model* m) {
   return ok_status();
 }
 
-const int8_t* q8_run(const Q8Model& m, const int8_t* input, int8_t* work) {
+Status q8_run(const Q8Model& m, const int8_t* input, int8_t* work, const int8_t** output) {
+  if (!m.plan || !input || !work || !output) return make_status(StatusCode::InvalidArgument);
   const ModelPlan& plan = *m.plan;
   const size_t total = plan.infer_floats;
   int8_t* cur = work;
@@ -121,68 +141,76 @@ const int8_t* q8_run(const Q8Model& m, const int8_t* input, int8_t* work) {
     const LayerPlan& lp = plan.layers[i];
     const int e_in = m.act_exps[i], e_out = m.act_exps[i + 1];
     const size_t n = lp.out.size();
-    if (layer_in_place(d.type)) {
-      if (d.type == LayerType::ReLU)
-        relu_s8(cur, n);
-      else if (d.type == LayerType::LeakyReLU)
-        lut_s8(m.luts[i], cur, n, cur);
-      else if (d.type == LayerType::Clip) {
-        const int8_t lo = quantize_one_s8(d.lo, e_in), hi = quantize_one_s8(d.hi, e_in);
-        for (size_t k = 0; k < n; ++k) cur[k] = cur[k] < lo ? lo : (cur[k] > hi ? hi : cur[k]);
-      }
-      continue;
-    }
-    int8_t* out = low ? work + total - n : work;
+    int8_t* out = layer_in_place(d.type) ? cur : (low ? work + total - n : work);
     Q8Layer q;
     q.e_in = e_in;
     q.e_w = m.weight_exp[i];
     q.e_out = e_out;
+    Status st;
     switch (d.type) {
+      case LayerType::ReLU: relu_s8(cur, n); break;
+      case LayerType::LeakyReLU: lut_s8(m.luts[i], cur, n, cur); break;
+      case LayerType::Clip: {
+        const int8_t lo = quantize_one_s8(d.lo, e_in), hi = quantize_one_s8(d.hi, e_in);
+        for (size_t k = 0; k < n; ++k) cur[k] = cur[k] < lo ? lo : (cur[k] > hi ? hi : cur[k]);
+        break;
+      }
+      case LayerType::Flatten: break;  // only reinterprets the shape
       case LayerType::Conv2D:
         if (m.channel_exps[i])
           conv2d_s8_per_channel(lp.geom, cur, m.weights[i], m.biases[i], e_in, m.channel_exps[i], e_out, out);
         else
-          conv2d_s8(lp.geom, cur, m.weights[i], m.biases[i], q, out);
+          st = conv2d_s8(lp.geom, cur, m.weights[i], m.biases[i], q, out);
         break;
-      case LayerType::DepthwiseConv2D: depthwise_conv2d_s8(lp.geom, cur, m.weights[i], m.biases[i], q, out); break;
+      case LayerType::DepthwiseConv2D: st = depthwise_conv2d_s8(lp.geom, cur, m.weights[i], m.biases[i], q, out); break;
       case LayerType::Dense:
         if (m.channel_exps[i])
           dense_s8_per_channel((int)lp.in.size(), lp.out.c, cur, m.weights[i], m.biases[i], e_in, m.channel_exps[i],
                                e_out, out);
         else
-          dense_s8((int)lp.in.size(), lp.out.c, cur, m.weights[i], m.biases[i], q, out);
+          st = dense_s8((int)lp.in.size(), lp.out.c, cur, m.weights[i], m.biases[i], q, out);
         break;
-      case LayerType::MaxPool2D: maxpool2d_s8(lp.geom, cur, out); break;
-      case LayerType::AvgPool2D: avgpool2d_s8(lp.geom, cur, e_in, e_out, out); break;
-      case LayerType::GlobalAvgPool: global_avgpool_s8(lp.in.h, lp.in.w, lp.in.c, cur, e_in, e_out, out); break;
+      case LayerType::MaxPool2D: st = maxpool2d_s8(lp.geom, cur, out); break;
+      case LayerType::AvgPool2D: st = avgpool2d_s8(lp.geom, cur, e_in, e_out, out); break;
+      case LayerType::GlobalAvgPool: st = global_avgpool_s8(lp.in.h, lp.in.w, lp.in.c, cur, e_in, e_out, out); break;
       case LayerType::AdaptiveAvgPool2D: {
         if (lp.out.h == 1 && lp.out.w == 1) {
-          global_avgpool_s8(lp.in.h, lp.in.w, lp.in.c, cur, e_in, e_out, out);
+          st = global_avgpool_s8(lp.in.h, lp.in.w, lp.in.c, cur, e_in, e_out, out);
         } else {
           const int kh = lp.in.h / lp.out.h, kw = lp.in.w / lp.out.w;
           Geom2D g{lp.in.h, lp.in.w, lp.in.c, lp.out.h, lp.out.w, lp.out.c, kh, kw, kh, kw, 0, 0};
-          avgpool2d_s8(g, cur, e_in, e_out, out);
+          st = avgpool2d_s8(g, cur, e_in, e_out, out);
         }
         break;
       }
-      default: break;
     }
-    cur = out;
-    low = !low;
+    if (!st.ok()) {
+      st.layer = (int16_t)i;
+      return st;
+    }
+    if (!layer_in_place(d.type)) {
+      cur = out;
+      low = !low;
+    }
   }
-  return cur;
+  *output = cur;
+  return ok_status();
 }
 
-void q8_infer_u8(const Q8Model& m, const uint8_t* image, int8_t* work, float* probs, int8_t* logits) {
+Status q8_infer_u8(const Q8Model& m, const uint8_t* image, int8_t* work, float* probs, int8_t* logits) {
+  if (!m.plan || !image || !work) return make_status(StatusCode::InvalidArgument);
   const ModelPlan& plan = *m.plan;
   const size_t n = plan.input.size();
   const float scale = plan.desc.input.scale, offset = plan.desc.input.offset;
   const int e = m.act_exps[0];
   for (size_t i = 0; i < n; ++i) work[i] = quantize_one_s8((float)image[i] * scale + offset, e);
-  const int8_t* out = q8_run(m, work, work);
+  const int8_t* out = nullptr;
+  const Status st = q8_run(m, work, work, &out);
+  if (!st.ok()) return st;
   const int k = plan.desc.num_classes;
   if (probs) softmax_s8(out, k, m.act_exps[plan.num_layers], probs);
   if (logits) memcpy(logits, out, (size_t)k);
+  return ok_status();
 }
 
 }  // namespace tv

@@ -39,15 +39,17 @@ struct Q8Memory {
 Q8Memory q8_memory(const ModelPlan& plan);
 
 // Checks an int8 blob against its plan (dtypes, element counts, exponents, shifts >= 0, supported
-// ops) and points the model at the blob's tensors (the blob must outlive it).
+// ops, the kernels' fan-in and pooling-area limits) and points the model at the blob's tensors (the
+// blob must outlive it). NotSupported (a = the size, b = the limit) for what the kernels cannot run.
 Status q8_bind(const BlobView& view, const ModelPlan& plan, Q8Model* model);
 
 // Runs one uint8 HWC image (already at the input size): normalizes, quantizes at act_exps[0], runs
-// every layer in `work` (q8_memory().work_bytes), writes num_classes probabilities; when logits is
-// not null also the final int8 outputs (at act_exps[num_layers]).
-void q8_infer_u8(const Q8Model& m, const uint8_t* image, int8_t* work, float* probs, int8_t* logits = nullptr);
-// Same from an already-quantized input (act_exps[0]); returns a pointer to the final int8 outputs
-// inside work. Used to reproduce test vectors.
-const int8_t* q8_run(const Q8Model& m, const int8_t* input, int8_t* work);
+// every layer in `work` (q8_memory().work_bytes), writes num_classes probabilities when probs is not
+// null and the final int8 outputs (at act_exps[num_layers]) when logits is not null. Returns the
+// first failing kernel's status (layer = its index); nothing is written to probs/logits then.
+Status q8_infer_u8(const Q8Model& m, const uint8_t* image, int8_t* work, float* probs, int8_t* logits = nullptr);
+// Same from an already-quantized input (act_exps[0]); on success *output points at the final int8
+// outputs inside work. Used to reproduce test vectors.
+Status q8_run(const Q8Model& m, const int8_t* input, int8_t* work, const int8_t** output);
 
 }  // namespace tv
