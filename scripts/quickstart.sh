@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build.sh
+bash scripts/build.sh tvtrain tvquant tvexport  # only what it runs; scripts/test.sh builds the rest
 BIN=build/bin
 OUT=${TV_OUT:-out}
 mkdir -p "$OUT"

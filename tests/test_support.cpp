@@ -50,6 +50,11 @@ std::string bin_path(const std::string& name) {
   return std::string(TV_BIN_DIR) + "/" + name;
 }
 
+bool binary_exists(const std::string& name) {
+  std::error_code ec;
+  return fs::exists(bin_path(name), ec);
+}
+
 std::string temp_dir(const std::string& tag) {
   static std::once_flag once;
   // Construct the list before registering the exit hook, so the list outlives the hook.

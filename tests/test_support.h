@@ -11,6 +11,8 @@ std::string source_path(const std::string& rel);
 std::string shared_path(const std::string& rel);
 // Path of a built tool (build/bin/<name>).
 std::string bin_path(const std::string& name);
+// True when build/bin/<name> exists.
+bool binary_exists(const std::string& name);
 // A fresh empty directory under the system temp dir, removed at process exit.
 std::string temp_dir(const std::string& tag);
 // True when CI=true is set: data that must be present makes a missing ../shared a failure.
@@ -18,6 +20,16 @@ bool in_ci();
 // Runs a shell command; returns its exit status and captures stdout (and stderr when asked).
 int run_command(const std::string& cmd, std::string* out = nullptr, std::string* err = nullptr);
 }  // namespace tvtest
+
+// Skips the current test (or fails under CI=true) when a binary the test runs is not built
+// (build/bin/<name>; the test targets depend on the binaries they spawn, so this is a partial build).
+#define TV_REQUIRE_BINARY(name)                                                                      \
+  do {                                                                                               \
+    if (!tvtest::binary_exists(name)) {                                                              \
+      if (tvtest::in_ci()) FAIL() << "CI=true but " << tvtest::bin_path(name) << " is not built";    \
+      GTEST_SKIP() << tvtest::bin_path(name) << " is not built (build the " << (name) << " target)"; \
+    }                                                                                                \
+  } while (0)
 
 // Skips the current test (or fails in CI) when ../shared is not present.
 #define TV_REQUIRE_SHARED(rel)                                                           \

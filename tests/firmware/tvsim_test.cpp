@@ -46,15 +46,6 @@ std::string quote(const std::string& s) {
   return "'" + s + "'";
 }
 
-// Fails (or skips outside CI) when a binary the test drives has not been built.
-#define REQUIRE_BIN(name)                                                                                \
-  do {                                                                                                   \
-    if (!fs::exists(tvtest::bin_path(name))) {                                                           \
-      if (tvtest::in_ci()) FAIL() << tvtest::bin_path(name) << " is missing: build the " name " target"; \
-      GTEST_SKIP() << tvtest::bin_path(name) << " is not built (build the " name " target)";             \
-    }                                                                                                    \
-  } while (0)
-
 // Runs a simulator with `input` on its stdin.
 SimRun sim(const std::string& args, const std::string& input, const std::string& bin = "tvsim") {
   const std::string dir = tvtest::temp_dir("simin");
@@ -172,7 +163,7 @@ std::vector<std::vector<int>> tvtrain_eval_confusion(const std::string& images, 
 // ---------------------------------------------------------------- boot, menu, touch
 
 TEST(Tvsim, HelpAndBadArguments) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   std::string out, err;
   EXPECT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvsim")) + " --help", &out, &err), 0);
   EXPECT_TRUE(has(out, "usage: tvsim --sd DIR"));
@@ -184,7 +175,7 @@ TEST(Tvsim, HelpAndBadArguments) {
 }
 
 TEST(Tvsim, EmptyCardBootsHeInitAndShowsTheMenu) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog", "");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "SD: no model on the card (/header/model.tvb)"));
@@ -194,7 +185,7 @@ TEST(Tvsim, EmptyCardBootsHeInitAndShowsTheMenu) {
 }
 
 TEST(Tvsim, NoCard) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const SimRun r = sim("--labels cat,dog", "l\nl\nttl\n");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "SD: no card"));
@@ -204,7 +195,7 @@ TEST(Tvsim, NoCard) {
 }
 
 TEST(Tvsim, SerialAndTouchDriveTheMenu) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   // t, then 1 tap and 2 taps (both "next"), a reading between the thresholds (no press), 3 taps = select
   const SimRun r =
       sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog", "t\n~tap 1\n~tap 2\n~touch 1000 300\n~tap 3\n");
@@ -221,7 +212,7 @@ TEST(Tvsim, SerialAndTouchDriveTheMenu) {
 }
 
 TEST(Tvsim, InputIsTakenInTheOrderItHappened) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   // 3 taps select the first class (capture); the 't' after them captures there; '?' prints help;
   // an unknown key is named; ~frames in the menu gives up instead of waiting for ever
   const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog", "~tap 3\nt\n?\nq\nl\n~frames 2\n");
@@ -234,7 +225,7 @@ TEST(Tvsim, InputIsTakenInTheOrderItHappened) {
 }
 
 TEST(Tvsim, OledIsRenderedAsText) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const std::string oled = tvtest::temp_dir("oled") + "/oled.txt";
   const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog --oled " + oled, "t\n");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -246,7 +237,7 @@ TEST(Tvsim, OledIsRenderedAsText) {
 // ---------------------------------------------------------------- capture
 
 TEST(Tvsim, CaptureWritesNewFilesAndNeverOverwrites) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const std::string card = tvtest::temp_dir("card");
   fs::create_directories(card + "/images/0blank");
   write_text(card + "/images/0blank/img_5.jpg", "an existing capture");
@@ -277,7 +268,7 @@ TEST(Tvsim, CaptureWritesNewFilesAndNeverOverwrites) {
 // ---------------------------------------------------------------- training, saving, reboot
 
 TEST(Tvsim, TrainsFromTheCardDecodingEachImageOnceThenRebootsFromSD) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   TV_REQUIRE_SHARED("datasets/webmcu-a/images");
   const std::vector<std::string> classes = {"0Blank", "1Circle"};
   const std::string card = make_card(tvtest::shared_path("datasets/webmcu-a/images"), classes);
@@ -313,7 +304,7 @@ TEST(Tvsim, TrainsFromTheCardDecodingEachImageOnceThenRebootsFromSD) {
   EXPECT_NE(file_crc(card + "/header/model.tvb"), first);
 
   // the header the board wrote is tvexport's, byte for byte
-  REQUIRE_BIN("tvexport");
+  TV_REQUIRE_BINARY("tvexport");
   const std::string h = tvtest::temp_dir("hdr") + "/model.h";
   std::string out, err;
   ASSERT_EQ(tvtest::run_command(
@@ -325,8 +316,8 @@ TEST(Tvsim, TrainsFromTheCardDecodingEachImageOnceThenRebootsFromSD) {
 }
 
 TEST(Tvsim, TrainsTheSameBitsAsTvtrain) {
-  REQUIRE_BIN("tvsim");
-  REQUIRE_BIN("tvtrain");
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvtrain");
   TV_REQUIRE_SHARED("datasets/webmcu-a/images");
   const std::vector<std::string> classes = {"0Blank", "1Circle"};
   const std::string card = make_card(tvtest::shared_path("datasets/webmcu-a/images"), classes);
@@ -347,8 +338,8 @@ TEST(Tvsim, TrainsTheSameBitsAsTvtrain) {
 }
 
 TEST(Tvsim, InferMatchesTvtrainEvalOnTheBoardsOwnModel) {
-  REQUIRE_BIN("tvsim");
-  REQUIRE_BIN("tvtrain");
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvtrain");
   TV_REQUIRE_SHARED("datasets/webmcu-a/images");
   const std::vector<std::string> classes = {"0Blank", "1Circle"};
   const std::string images = tvtest::shared_path("datasets/webmcu-a/images");
@@ -368,7 +359,7 @@ TEST(Tvsim, InferMatchesTvtrainEvalOnTheBoardsOwnModel) {
 }
 
 TEST(Tvsim, LoadsTheReferenceMyWeightsBinAndClassifiesAsTheReference) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   TV_REQUIRE_SHARED("datasets/webmcu-b/header/myWeights.bin");
   const std::vector<std::string> classes = {"0Blank", "1Cup", "2Pen"};
   const std::string images = tvtest::shared_path("datasets/webmcu-b/images");
@@ -383,7 +374,7 @@ TEST(Tvsim, LoadsTheReferenceMyWeightsBinAndClassifiesAsTheReference) {
   ASSERT_EQ(preds.size(), 90u);
   const auto cm = confusion(preds, cam, classes);
   EXPECT_EQ(cm[0][0] + cm[1][1] + cm[2][2], 82);  // the device-trained weights' known score
-  REQUIRE_BIN("tvtrain");
+  TV_REQUIRE_BINARY("tvtrain");
   EXPECT_EQ(cm, tvtrain_eval_confusion(images, card + "/header/myWeights.bin"));
 
   // a 2-class firmware refuses the 3-class file, naming why
@@ -395,10 +386,10 @@ TEST(Tvsim, LoadsTheReferenceMyWeightsBinAndClassifiesAsTheReference) {
 }
 
 TEST(Tvsim, RunsInt8ModelsWithTheCoresInt8EngineAsTvtrainDoes) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   TV_REQUIRE_SHARED("datasets/webmcu-b/header/myWeights.bin");
-  REQUIRE_BIN("tvquant");
-  REQUIRE_BIN("tvtrain");
+  TV_REQUIRE_BINARY("tvquant");
+  TV_REQUIRE_BINARY("tvtrain");
   const std::vector<std::string> classes = {"0Blank", "1Cup", "2Pen"};
   const std::string images = tvtest::shared_path("datasets/webmcu-b/images");
   const std::string card = tvtest::temp_dir("card");
@@ -446,7 +437,7 @@ void flip_byte(const std::string& path, size_t at) {
 }  // namespace
 
 TEST(Tvsim, CorruptOrForeignBlobsAreRefusedWithTheirReason) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const std::string card = card_with_model();
   fs::remove(card + "/header/myWeights.bin");
   flip_byte(card + "/header/model.tvb", 5000);
@@ -473,7 +464,7 @@ TEST(Tvsim, CorruptOrForeignBlobsAreRefusedWithTheirReason) {
 }
 
 TEST(Tvsim, BakedHeaderIsTheSecondTier) {
-  REQUIRE_BIN("tvsim-baked");
+  TV_REQUIRE_BINARY("tvsim-baked");
   const std::string three = " --labels 0blank,1circle,2cross";  // the baked model's classes
   SimRun r = sim("--sd " + tvtest::temp_dir("card") + three, "", "tvsim-baked");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -496,7 +487,7 @@ TEST(Tvsim, BakedHeaderIsTheSecondTier) {
 }
 
 TEST(Tvsim, CorruptModelFallsBackToTheBackup) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const std::string card = card_with_model();
   ASSERT_EQ(sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1", to_train(2)).status, 0);
   const uint32_t previous = file_crc(card + "/header/model.tvb.bak");
@@ -510,7 +501,7 @@ TEST(Tvsim, CorruptModelFallsBackToTheBackup) {
 // ---------------------------------------------------------------- faults
 
 TEST(Tvsim, PowerCutAtAnyPointOfASaveLeavesALoadableModel) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const std::string base = card_with_model();
   const uint32_t old_crc = file_crc(base + "/header/model.tvb");
   const size_t blob = fs::file_size(base + "/header/model.tvb");
@@ -550,7 +541,7 @@ TEST(Tvsim, PowerCutAtAnyPointOfASaveLeavesALoadableModel) {
 }
 
 TEST(Tvsim, AFailedWriteKeepsThePreviousModel) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const std::string card = card_with_model();
   const std::string before = read_text(card + "/header/model.tvb");
   for (long long at : {0LL, 1000LL, 56000LL}) {
@@ -569,7 +560,7 @@ TEST(Tvsim, AFailedWriteKeepsThePreviousModel) {
 // ---------------------------------------------------------------- stopping, memory
 
 TEST(Tvsim, SerialXStopsTrainingWithinABatchAndSaves) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const std::string card = make_card(shapes_dir(), kShapes2, 6);
   const SimRun r = sim("--sd " + card + labels_arg(kShapes2), to_train(2) + "x\n");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -580,7 +571,7 @@ TEST(Tvsim, SerialXStopsTrainingWithinABatchAndSaves) {
 }
 
 TEST(Tvsim, ThreeTapsStopTraining) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const std::string card = make_card(shapes_dir(), kShapes2, 6);
   const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 100000", to_train(2) + "~tap 3\n");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -590,7 +581,7 @@ TEST(Tvsim, ThreeTapsStopTraining) {
 }
 
 TEST(Tvsim, TooLittlePsramHaltsWithAClearMessage) {
-  REQUIRE_BIN("tvsim");
+  TV_REQUIRE_BINARY("tvsim");
   const std::string card = make_card(shapes_dir(), kShapes2, 6);
   const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --psram-bytes 600000", to_train(2));
   EXPECT_EQ(r.status, 1);

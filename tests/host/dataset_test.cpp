@@ -422,7 +422,7 @@ TEST(Dataset, CommittedShapesDataset) {
 
 TEST(Dataset, GeneratorReproducesCommittedShapes) {
   const std::string gen = tvtest::bin_path("tvgen-dataset");
-  if (!fs::exists(gen)) GTEST_SKIP() << gen << " is not built: skipped";
+  TV_REQUIRE_BINARY("tvgen-dataset");
   const std::string out = tvtest::temp_dir("gen");
   ASSERT_EQ(tvtest::run_command("'" + gen + "' '" + out + "'"), 0);
   const std::string committed = tvtest::source_path("datasets/shapes");

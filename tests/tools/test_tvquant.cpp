@@ -130,13 +130,11 @@ TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
   EXPECT_EQ(ef["correct"], all["float_correct"]);
 
   // tvexport writes a header from it.
-  if (fs::exists(tvtest::bin_path("tvexport"))) {
-    EXPECT_EQ(
-        tvtest::run_command(tvtest::bin_path("tvexport") + " " + dir + "/m.q8.tvb -o " + dir + "/m.h", nullptr, &err),
-        0)
-        << err;
-    EXPECT_TRUE(fs::exists(dir + "/m.h"));
-  }
+  TV_REQUIRE_BINARY("tvexport");
+  EXPECT_EQ(
+      tvtest::run_command(tvtest::bin_path("tvexport") + " " + dir + "/m.q8.tvb -o " + dir + "/m.h", nullptr, &err), 0)
+      << err;
+  EXPECT_TRUE(fs::exists(dir + "/m.h"));
 
   // Options: per-channel (marked as not for the S3), percentile, calibrated accumulator check.
   json pc = run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/pc.tvb --per-channel --json -q");

@@ -117,7 +117,7 @@ Status maxpool2d_s8(const Geom2D& g, const int8_t* in, int8_t* out);
 // floor(2^n / area) with n from tool::calculate_exponent(area, 64) and shifts with rounding, and uses
 // the valid-cell area at the borders: identical to this rule for power-of-two areas away from the
 // borders, an approximation otherwise (area 3: 42/128 instead of 1/3). Espressif's golden vectors
-// follow this rule, not the S3 approximation (tests/int8/espdl_golden_test.cpp).
+// follow this rule, not the S3 approximation (tests/host/espdl/golden_test.cpp).
 Status avgpool2d_s8(const Geom2D& g, const int8_t* in, int e_in, int e_out, int8_t* out);
 // GlobalAveragePool: the same rule with the window = the whole h x w plane; out has c values.
 Status global_avgpool_s8(int h, int w, int c, const int8_t* in, int e_in, int e_out, int8_t* out);

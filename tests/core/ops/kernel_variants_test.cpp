@@ -1,7 +1,10 @@
 // The fast kernel variants give the reference kernels' bits (tv/ops/kernel_variants.h): every output
 // compared with memcmp on random geometries and data, with zero, sparse and mostly-zero gradients,
 // ties and NaN; and the fused conv + activations + max-pool backward against the layers run one by
-// one with the reference kernels. (test_ops.cpp runs the golden and gradient tests on both sets.)
+// one with the reference kernels. (the per-kernel files tests/core/ops/<kernel>_test.cpp run the golden and gradient
+// tests on both sets.)
+#include "tv/ops/kernel_variants.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel_compare.h"
-#include "tv/ops/kernel_variants.h"
+#include "core/ops/kernel_compare.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // kernels' bits (tv/ops/kernel_variants.h): every output compared bit for bit on random geometries
 // (strides 1 and 2, valid and same padding, any channel count, overlapping and disjoint windows) and
 // data, with gradients accumulated onto values already present. The golden and gradient tests of
-// these ops (test_ops.cpp) run through the tv:: entry points, i.e. the fast variants on the host.
+// these ops (tests/core/ops/<kernel>_test.cpp) run through the tv:: entry points, i.e. the fast variants on the host.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel_compare.h"
+#include "core/ops/kernel_compare.h"
 #include "tv/ops/kernel_variants.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Helpers of the fast-vs-reference kernel tests (test_kernel_variants*.cpp): random data, a readable
+// Helpers of the fast-vs-reference kernel tests (kernel_variants*_test.cpp): random data, a readable
 // geometry, and a bit-for-bit comparison.
 #pragma once
 #include <gtest/gtest.h>

@@ -1,0 +1,88 @@
+// Float kernel tests (tv/ops.h), Softmax, softmax cross-entropy and mean squared error: golden values and the
+// gradients. The method and tolerance of the gradient checks: op_check.h.
+#include "core/ops/op_check.h"
+
+namespace {
+
+using namespace tvtest::ops;
+
+TEST(LossesGolden, SoftmaxOfZeroAndLn2) {
+  const Vec logits = {0.0f, std::log(2.0f)};
+  Vec p(2, kSentinel);
+  tv::softmax(logits.data(), 2, p.data());
+  EXPECT_NEAR(p[0], 1.0f / 3, 1e-7f);
+  EXPECT_NEAR(p[1], 2.0f / 3, 1e-7f);
+
+  // Shifting all logits changes nothing, even far beyond exp's float range.
+  const Vec big = {1000.0f, 1000.0f + std::log(2.0f)};
+  tv::softmax(big.data(), 2, p.data());
+  EXPECT_NEAR(p[0], 1.0f / 3, 1e-4f);
+  EXPECT_NEAR(p[1], 2.0f / 3, 1e-4f);
+
+  // In place (probs aliasing logits) is allowed.
+  Vec inplace = logits;
+  tv::softmax(inplace.data(), 2, inplace.data());
+  EXPECT_NEAR(inplace[1], 2.0f / 3, 1e-7f);
+}
+
+TEST(LossesGolden, SoftmaxCrossEntropy) {
+  // softmax(0, ln2) = (1/3, 2/3); label 1: loss = ln(3/2); dlogits = (1/3, -1/3).
+  const Vec logits = {0.0f, std::log(2.0f)};
+  Vec p(2, kSentinel), d(2, kSentinel);
+  const float loss = tv::softmax_cross_entropy(logits.data(), 2, 1, p.data(), d.data());
+  EXPECT_NEAR(loss, std::log(1.5f), 1e-6f);
+  EXPECT_NEAR(p[1], 2.0f / 3, 1e-7f);
+  EXPECT_NEAR(d[0], 1.0f / 3, 1e-7f);
+  EXPECT_NEAR(d[1], -1.0f / 3, 1e-7f);
+}
+
+TEST(LossesGolden, SoftmaxCrossEntropyClampsTinyProbability) {
+  // p[label] = e^-200 underflows to 0 in float; the loss is capped at -ln(1e-30) ~ 69.08.
+  const Vec logits = {0.0f, -200.0f};
+  Vec p(2), d(2);
+  const float loss = tv::softmax_cross_entropy(logits.data(), 2, 1, p.data(), d.data());
+  EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_NEAR(loss, -std::log(1e-30f), 1e-3f);
+  EXPECT_NEAR(d[1], -1.0f, 1e-7f);
+}
+
+TEST(LossesGolden, MeanSquaredError) {
+  // out = (1, 2, 0), target = (0, 0, 0): L = (1 + 4 + 0) / 3; dout = (2/3) * (1, 2, 0).
+  const Vec out = {1, 2, 0}, target = {0, 0, 0};
+  Vec d(3, kSentinel);
+  const float loss = tv::mse_loss(out.data(), target.data(), 3, d.data());
+  EXPECT_NEAR(loss, 5.0f / 3, 1e-6f);
+  EXPECT_NEAR(d[0], 2.0f / 3, 1e-7f);
+  EXPECT_NEAR(d[1], 4.0f / 3, 1e-7f);
+  EXPECT_EQ(d[2], 0.0f);
+}
+
+TEST(Losses, SoftmaxCrossEntropyGradientMatchesFiniteDifferences) {
+  std::mt19937 rng(81);
+  for (int label : {0, 3, 6}) {
+    SCOPED_TRACE(label);
+    Vec logits = random_vec(rng, 7, -3.0f, 3.0f);
+    Vec p(7), d(7);
+    auto loss = [&] {
+      Vec pp(7), dd(7);
+      return (double)tv::softmax_cross_entropy(logits.data(), 7, label, pp.data(), dd.data());
+    };
+    tv::softmax_cross_entropy(logits.data(), 7, label, p.data(), d.data());
+    expect_gradient("dlogits", logits, d, loss);
+  }
+}
+
+TEST(Losses, MeanSquaredErrorGradientMatchesFiniteDifferences) {
+  std::mt19937 rng(82);
+  Vec out = random_vec(rng, 9, -2.0f, 2.0f);
+  const Vec target = random_vec(rng, 9, -2.0f, 2.0f);
+  auto loss = [&] {
+    Vec dd(9);
+    return (double)tv::mse_loss(out.data(), target.data(), 9, dd.data());
+  };
+  Vec d(9, kSentinel);
+  tv::mse_loss(out.data(), target.data(), 9, d.data());
+  expect_gradient("dout", out, d, loss);
+}
+
+}  // namespace
