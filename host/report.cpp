@@ -101,6 +101,15 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+// An SVG document's opening: size, white background, the title centred on top.
+void svg_open(std::ostringstream& s, int W, int H, const std::string& title) {
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+    << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  s << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << xml_escape(title)
+    << "</text>\n";
+}
+
 // A round tick step (1, 2 or 5 times a power of ten) giving about `ticks` intervals over [0, span].
 double nice_step(double span, int ticks) {
   const double raw = span / std::max(1, ticks);
@@ -139,11 +148,7 @@ std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& titl
   };
   auto y_of = [&](double frac) { return T + ph * (1.0 - frac); };
   std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
-    << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << xml_escape(title)
-    << "</text>\n";
+  svg_open(s, W, H, title);
   // Grid and left ticks (loss, round values), right ticks (accuracy, every 20 %).
   for (double v = 0; v <= loss_top + 1e-9; v += loss_step) {
     const double y = y_of(v / loss_top);
@@ -231,11 +236,7 @@ std::string confusion_svg(const std::vector<std::string>& classes, const std::ve
             top = 70 + (int)std::min<size_t>(label_w, 24) * 5;
   const int W = left + cell * (int)k + 30, H = top + cell * (int)k + 50;
   std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
-    << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << xml_escape(title)
-    << "</text>\n";
+  svg_open(s, W, H, title);
   s << "<text x=\"" << left + cell * (int)k / 2 << "\" y=\"44\" text-anchor=\"middle\">predicted class</text>\n";
   s << "<text transform=\"translate(16," << top + cell * (int)k / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
     << "true class</text>\n";
