@@ -1,4 +1,4 @@
-// Evaluating a loaded model (float, and int8 once the int8 engine is wired) on dataset images.
+// Evaluating a loaded model (float or int8) on dataset images.
 #pragma once
 #include <memory>
 #include <vector>

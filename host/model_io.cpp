@@ -80,7 +80,10 @@ LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& n
 }
 
 LoadedModel load_model(const std::string& path, const RawOptions& raw) {
-  std::vector<uint8_t> bytes = read_file(path, size_t(256) << 20);
+  return decode_model_file(read_file(path, size_t(256) << 20), path, raw);
+}
+
+LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& path, const RawOptions& raw) {
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), "TVB1", 4) == 0) return decode_model(bytes, path);
   // A raw reference file: no header, so the size must match the preset's model for some class count.
   if (raw.preset != "webmcu")

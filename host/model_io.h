@@ -59,6 +59,9 @@ struct RawOptions {
 // Loads a .tvb blob or a raw myWeights.bin (chosen by content: a .tvb starts with "TVB1").
 // Throws tvh::Error naming the file and the problem.
 LoadedModel load_model(const std::string& path, const RawOptions& raw = RawOptions());
+// The same for a file's bytes already in memory (`path` names it in messages).
+LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& path,
+                              const RawOptions& raw = RawOptions());
 // Decodes a .tvb from memory (name is used in messages).
 LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name);
 

@@ -1,5 +1,5 @@
 // A plain-loop int8 interpreter of the int8 blob convention (tv/int8/q8_model.h), written from the
-// ESP-DL numeric contract (/work/shared/espdl-golden/README.md) independently of the core's kernels.
+// ESP-DL numeric contract (docs/espdl-numerics.md) independently of the core's kernels.
 // Two uses: the tests compare tv::q8_run against it bit for bit, and the quantizer runs it to measure
 // the accumulator magnitudes a model actually reaches (the ESP32-S3 keeps 20-bit lanes).
 // Slow and simple on purpose: int64 arithmetic, one output at a time, no shared code with the kernels.

@@ -10,6 +10,8 @@
 #include <map>
 #include <sstream>
 
+#include "host/text_width.h"
+
 namespace tvh {
 
 namespace {
@@ -49,24 +51,22 @@ std::string skipped_text(const std::vector<SkippedFile>& skipped, size_t show) {
 }
 
 std::string confusion_text(const std::vector<std::string>& classes, const std::vector<int>& cm) {
+  // Widths in terminal columns (class names may be in any script): row names in full, column heads
+  // clipped to 8 columns between characters.
   const size_t k = classes.size();
   size_t w = 6;
-  for (const auto& c : classes) w = std::max(w, display_width(c) + 1);
+  for (const auto& c : classes) w = std::max(w, text_width(c) + 1);
   std::ostringstream o;
   o << "confusion matrix (rows: true class, columns: predicted)\n";
   o << std::string(w, ' ');
-  for (size_t j = 0; j < k; ++j) {
-    std::string h = classes[j].substr(0, 8);
-    o << std::string(h.size() < 9 ? 9 - h.size() : 1, ' ') << h;
-  }
+  for (size_t j = 0; j < k; ++j) o << " " << pad_left(clip_to_width(classes[j], 8), 8);
   o << "   accuracy\n";
   for (size_t i = 0; i < k; ++i) {
-    o << classes[i] << std::string(w - display_width(classes[i]), ' ');
+    o << pad_right(classes[i], w);
     int row = 0;
     for (size_t j = 0; j < k; ++j) {
       row += cm[i * k + j];
-      std::string v = std::to_string(cm[i * k + j]);
-      o << std::string(9 - std::min<size_t>(8, v.size()), ' ') << v;
+      o << " " << pad_left(std::to_string(cm[i * k + j]), 8);
     }
     o << "   " << (row ? fmt("%5.1f %%", 100.0 * cm[i * k + i] / row) : std::string("    -")) << "  (" << cm[i * k + i]
       << "/" << row << ")\n";
@@ -231,7 +231,7 @@ std::string confusion_svg(const std::vector<std::string>& classes, const std::ve
                           const std::string& title) {
   const size_t k = classes.size();
   size_t label_w = 4;
-  for (const auto& c : classes) label_w = std::max(label_w, display_width(c));
+  for (const auto& c : classes) label_w = std::max(label_w, text_width(c));
   const int cell = 48, left = 40 + (int)std::min<size_t>(label_w, 24) * 7,
             top = 70 + (int)std::min<size_t>(label_w, 24) * 5;
   const int W = left + cell * (int)k + 30, H = top + cell * (int)k + 50;
@@ -289,15 +289,15 @@ std::vector<ClassMetrics> class_metrics(const std::vector<int>& cm, size_t k) {
 std::string class_metrics_text(const std::vector<std::string>& classes, const std::vector<int>& cm) {
   const auto m = class_metrics(cm, classes.size());
   size_t w = 6;
-  for (const auto& c : classes) w = std::max(w, display_width(c) + 1);
+  for (const auto& c : classes) w = std::max(w, text_width(c) + 1);
   std::ostringstream o;
   char head[64];
   std::snprintf(head, sizeof head, "%11s%11s%8s%8s\n", "precision", "recall", "F1", "images");
   o << "class" << std::string(w - 5, ' ') << head;
   for (size_t c = 0; c < classes.size(); ++c) {
     auto pct = [](double v, bool defined) { return defined ? fmt("%9.1f %%", 100 * v) : std::string("          -"); };
-    o << classes[c] << std::string(w - display_width(classes[c]), ' ') << pct(m[c].precision, m[c].predicted > 0)
-      << pct(m[c].recall, m[c].support > 0) << fmt("%8.3f", m[c].f1) << fmt("%8.0f", (double)m[c].support) << "\n";
+    o << pad_right(classes[c], w) << pct(m[c].precision, m[c].predicted > 0) << pct(m[c].recall, m[c].support > 0)
+      << fmt("%8.3f", m[c].f1) << fmt("%8.0f", (double)m[c].support) << "\n";
   }
   return o.str();
 }
@@ -317,24 +317,6 @@ std::string misclassified_text(const Dataset& ds, const EvalResult& r, size_t sh
   }
   if (wrong.size() > show) out += "\n  ... and " + std::to_string(wrong.size() - show) + " more (all in --json)";
   return out;
-}
-
-size_t display_width(const std::string& s) {
-  size_t w = 0;
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = (unsigned char)s[i];
-    const size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-    uint32_t cp = len == 1 ? c : c & (0x7F >> len);
-    for (size_t k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | ((unsigned char)s[i + k] & 0x3F);
-    i += len;
-    if (cp >= 0x300 && cp <= 0x36F) continue;  // combining accents take no column
-    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
-                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-                      (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x1F300 && cp <= 0x1FAFF) ||
-                      (cp >= 0x20000 && cp <= 0x3FFFD);
-    w += wide ? 2 : 1;
-  }
-  return w;
 }
 
 Progress::Progress(bool enabled) : tty_(enabled && isatty(2)), start_(now_s()) {}

@@ -35,8 +35,6 @@ std::string class_metrics_text(const std::vector<std::string>& classes, const st
 // The first `show` misclassified images of `r` ("path: true cat, predicted dog (87.1 %)"), then
 // "... and N more" when some were left out; no final newline. Empty when none.
 std::string misclassified_text(const Dataset& ds, const EvalResult& r, size_t show = 10);
-// Display width of a UTF-8 string in a terminal (code points; East Asian wide ones count 2).
-size_t display_width(const std::string& s);
 
 // Progress on stderr: a bar with ETA when stderr is a terminal, nothing in between otherwise.
 class Progress {

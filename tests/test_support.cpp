@@ -88,4 +88,10 @@ int run_command(const std::string& cmd, std::string* out, std::string* err) {
   if (rc == -1) return -1;
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
 }
+CommandResult run_capture(const std::string& cmd) {
+  CommandResult r;
+  r.status = run_command(cmd, &r.out, &r.err);
+  return r;
+}
+
 }  // namespace tvtest

@@ -19,6 +19,12 @@ std::string temp_dir(const std::string& tag);
 bool in_ci();
 // Runs a shell command; returns its exit status and captures stdout (and stderr when asked).
 int run_command(const std::string& cmd, std::string* out = nullptr, std::string* err = nullptr);
+// A finished command: exit status, stdout and stderr.
+struct CommandResult {
+  int status = -1;
+  std::string out, err;
+};
+CommandResult run_capture(const std::string& cmd);
 }  // namespace tvtest
 
 // Skips the current test (or fails under CI=true) when a binary the test runs is not built

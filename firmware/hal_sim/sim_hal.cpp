@@ -12,6 +12,7 @@
 #include "host/error.h"
 #include "host/jpeg.h"
 #include "host/lane_pool.h"
+#include "script.h"
 #include "touch.h"
 
 namespace tvsim {
@@ -159,34 +160,37 @@ bool SimHal::holding_input() {
 
 void SimHal::run_directive(const std::string& line) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  char word[32] = {0};
-  long a = -1, b = -1;
-  const int got = std::sscanf(line.c_str(), "~%31s %ld %ld", word, &a, &b);
+  ScriptDirective d;
+  std::string why;
+  if (!parse_script_line(line, &d, &why)) {
+    std::fprintf(stderr, "tvsim: script line '%s' ignored: %s\n", tvh::visible(line).c_str(), why.c_str());
+    return;
+  }
   const uint32_t now = millis();
-  const std::string w = got >= 1 ? word : "";
-  if (w == "tap") {
-    const long taps = a > 0 ? a : 1;
-    uint32_t t = now + tvfw::kTouchPollMs;
-    for (long i = 0; i < taps; ++i) {
-      touch_.push_back({t, t + kTapPressMs, kPadPressed});
-      t += kTapPressMs + kTapGapMs;
+  const uint32_t t = now + tvfw::kTouchPollMs;
+  switch (d.kind) {
+    case ScriptDirective::Tap: {
+      uint32_t start = t;
+      for (long i = 0; i < d.a; ++i) {
+        touch_.push_back({start, start + kTapPressMs, kPadPressed});
+        start += kTapPressMs + kTapGapMs;
+      }
+      hold_until_ms_ = start + kGestureSettleMs;
+      break;
     }
-    hold_until_ms_ = t + kGestureSettleMs;
-  } else if (w == "hold" && a > 0) {
-    const uint32_t t = now + tvfw::kTouchPollMs;
-    touch_.push_back({t, t + (uint32_t)a, kPadPressed});
-    hold_until_ms_ = t + (uint32_t)a + kGestureSettleMs;
-  } else if (w == "touch" && got == 3 && b > 0) {
-    const uint32_t t = now + tvfw::kTouchPollMs;
-    touch_.push_back({t, t + (uint32_t)b, (int)a});
-    hold_until_ms_ = t + (uint32_t)b + kGestureSettleMs;
-  } else if (w == "wait" && a >= 0) {
-    hold_until_ms_ = now + (uint32_t)a;
-  } else if (w == "frames" && a > 0) {
-    hold_until_frame_ = frames_grabbed_ + (uint64_t)a;
-    frames_deadline_ms_ = now + kFramesTimeoutMs;  // the app may never ask for frames (not in Infer)
-  } else {
-    std::fprintf(stderr, "tvsim: unknown script line '%s' (ignored)\n", line.c_str());
+    case ScriptDirective::Hold:
+      touch_.push_back({t, t + (uint32_t)d.a, kPadPressed});
+      hold_until_ms_ = t + (uint32_t)d.a + kGestureSettleMs;
+      break;
+    case ScriptDirective::Touch:
+      touch_.push_back({t, t + (uint32_t)d.b, (int)d.a});
+      hold_until_ms_ = t + (uint32_t)d.b + kGestureSettleMs;
+      break;
+    case ScriptDirective::Wait: hold_until_ms_ = now + (uint32_t)d.a; break;
+    case ScriptDirective::Frames:
+      hold_until_frame_ = frames_grabbed_ + (uint64_t)d.a;
+      frames_deadline_ms_ = now + kFramesTimeoutMs;  // the app may never ask for frames (not in Infer)
+      break;
   }
 }
 

@@ -1,7 +1,7 @@
 // Reading ESP-DL (v3) model files (.espdl) into a plain C++ view, converting ESP-DL's filter layouts
 // to and from ours, and running a file's embedded test vectors through our int8 kernels.
 //
-// File layout (facts in /work/shared/espdl-golden/README.md, schema in host/espdl/espdl.fbs):
+// File layout (facts in docs/espdl.md and ../shared/espdl-golden/README.md, schema in host/espdl/espdl.fbs):
 //   bytes 0..3  "EDL2"; 4..7 u32 mode (0 = plain; 1 = AES-encrypted, refused); 8..11 u32 length of
 //   the FlatBuffer; 12..15 zero; then the FlatBuffer (root espdl.Model, no file identifier).
 // Every error is a tvh::Error whose message is one sentence naming the file.
@@ -13,6 +13,9 @@
 #include <vector>
 
 namespace tvh {
+
+// The file header: "EDL2", u32 mode, u32 FlatBuffer length, 4 zero bytes.
+constexpr size_t kEspdlHeaderSize = 16;
 
 // ---------------------------------------------------------------- the model view
 
@@ -36,6 +39,10 @@ enum class EspdlDataType : int32_t {
 
 // Bytes per element of a fixed-size type; 0 for Undefined/String.
 size_t espdl_dtype_size(EspdlDataType t);
+// "[1, 8, 8, 3]": a dims list as messages show it.
+std::string espdl_dims_text(const std::vector<int64_t>& dims);
+// The number of elements of a dims list (a negative dim counts as 0).
+size_t espdl_element_count(const std::vector<int64_t>& dims);
 // "INT8", "FLOAT", ... for messages.
 const char* espdl_dtype_name(EspdlDataType t);
 

@@ -25,20 +25,6 @@ struct Value {
   std::vector<float> f;   // float payload (Softmax output)
 };
 
-size_t count_of(const std::vector<int64_t>& dims) {
-  size_t n = 1;
-  for (int64_t d : dims) n *= size_t(d);
-  return n;
-}
-
-std::string dims_text(const std::vector<int64_t>& dims) {
-  std::ostringstream o;
-  o << "[";
-  for (size_t i = 0; i < dims.size(); ++i) o << (i ? ", " : "") << dims[i];
-  o << "]";
-  return o.str();
-}
-
 // Window parameters of a 1-D or 2-D Conv / pool node, in (h, w) order; 1-D data has h = 1.
 struct Window {
   int kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
@@ -135,7 +121,7 @@ class Runner {
 
   void store(const EspdlNode& n, Value v) {
     const std::vector<int64_t> hint = out_dims_hint(n);
-    if (!hint.empty() && count_of(hint) == count_of(v.dims)) v.dims = hint;
+    if (!hint.empty() && espdl_element_count(hint) == espdl_element_count(v.dims)) v.dims = hint;
     values_[n.outputs[0]] = std::move(v);
   }
 
@@ -151,7 +137,7 @@ class Runner {
   Spatial spatial(const EspdlNode& n, const Value& v) const {
     Spatial s;
     for (int64_t d : v.dims)
-      if (d <= 0 || d > (int64_t(1) << 24)) fail(n, "has an input of dims " + dims_text(v.dims));
+      if (d <= 0 || d > (int64_t(1) << 24)) fail(n, "has an input of dims " + espdl_dims_text(v.dims));
     if (v.dims.size() == 3) {
       s.n = int(v.dims[0]);
       s.w = int(v.dims[1]);
@@ -162,7 +148,7 @@ class Runner {
       s.w = int(v.dims[2]);
       s.c = int(v.dims[3]);
     } else {
-      fail(n, "needs a 3-D [N, W, C] or 4-D [N, H, W, C] input, not " + dims_text(v.dims));
+      fail(n, "needs a 3-D [N, W, C] or 4-D [N, H, W, C] input, not " + espdl_dims_text(v.dims));
     }
     return s;
   }
@@ -305,10 +291,10 @@ class Runner {
     if (n.attr_float("alpha", 1.0f) != 1.0f || n.attr_float("beta", 1.0f) != 1.0f)
       fail(n, "has alpha or beta other than 1");
     EspdlFilter f = espdl_node_filter(m_, n);
-    if (x.dims.empty() || x.dims[0] <= 0) fail(n, "has an input of dims " + dims_text(x.dims));
+    if (x.dims.empty() || x.dims[0] <= 0) fail(n, "has an input of dims " + espdl_dims_text(x.dims));
     const size_t batch = size_t(x.dims[0]);
     if (x.q.size() != batch * size_t(f.cin))
-      fail(n, "has a filter for " + std::to_string(f.cin) + " inputs but its input is " + dims_text(x.dims));
+      fail(n, "has a filter for " + std::to_string(f.cin) + " inputs but its input is " + espdl_dims_text(x.dims));
     const std::vector<int32_t> bias = read_bias(n, f.cout, x.exponent + f.exponent);
     const std::string act = n.attr_string("activation", "Linear");
     if (act != "Linear" && act != "Relu")
@@ -429,7 +415,8 @@ class Runner {
     const Value& a = input(n, 0);
     const Value& b = input(n, 1);
     if (a.dims != b.dims)
-      fail(n, "combines " + dims_text(a.dims) + " with " + dims_text(b.dims) + "; broadcasting is not supported");
+      fail(n, "combines " + espdl_dims_text(a.dims) + " with " + espdl_dims_text(b.dims) +
+                  "; broadcasting is not supported");
     Value y;
     y.dims = a.dims;
     y.exponent = out_exponent(n);
@@ -445,7 +432,7 @@ class Runner {
     Value y = input(n, 0);
     y.exponent = same_exponent(n, y.exponent);
     std::vector<int64_t> dims = out_dims_hint(n);
-    if (dims.empty() || count_of(dims) != y.q.size()) {
+    if (dims.empty() || espdl_element_count(dims) != y.q.size()) {
       if (n.op_type == "Flatten") {
         int64_t axis = n.attr_int("axis", 1);
         if (axis < 0) axis += int64_t(y.dims.size());
@@ -468,8 +455,8 @@ class Runner {
           if (known > int64_t(y.q.size())) fail(n, "has a target shape larger than its input");
         }
         if (infer >= 0) dims[size_t(infer)] = known ? int64_t(y.q.size()) / known : 0;
-        if (dims.empty() || count_of(dims) != y.q.size())
-          fail(n, "reshapes " + dims_text(y.dims) + " to a shape of a different size");
+        if (dims.empty() || espdl_element_count(dims) != y.q.size())
+          fail(n, "reshapes " + espdl_dims_text(y.dims) + " to a shape of a different size");
       }
     }
     y.dims = dims;
@@ -553,7 +540,7 @@ class Runner {
     Value y;
     y.exponent = same_exponent(n, x.exponent);
     y.dims = out_dims;
-    y.q.assign(count_of(out_dims), 0);
+    y.q.assign(espdl_element_count(out_dims), 0);
     std::vector<size_t> in_stride(r, 1);
     for (size_t i = r; i-- > 1;) in_stride[i - 1] = in_stride[i] * size_t(x.dims[i]);
     std::vector<int64_t> idx(r, 0);

@@ -1,4 +1,5 @@
-// Reading .espdl files into tvh::EspdlModel, and ESP-DL filter layout conversion.
+// Reading .espdl files into tvh::EspdlModel: the header, the verified FlatBuffer, every table copied
+// out with its sizes checked.
 #include <flatbuffers/flatbuffers.h>
 
 #include <cctype>
@@ -15,7 +16,6 @@
 namespace tvh {
 namespace {
 
-constexpr size_t kHeaderSize = 16;
 // Limits that keep a hostile file from asking for absurd allocations or products.
 constexpr int64_t kMaxElements = int64_t(1) << 32;
 constexpr size_t kMaxDims = 8;
@@ -30,14 +30,6 @@ uint32_t read_u32_le(const uint8_t* p) {
 
 std::string str(const flatbuffers::String* s) {
   return s ? s->str() : std::string();
-}
-
-std::string dims_text(const std::vector<int64_t>& dims) {
-  std::ostringstream o;
-  o << "[";
-  for (size_t i = 0; i < dims.size(); ++i) o << (i ? ", " : "") << dims[i];
-  o << "]";
-  return o.str();
 }
 
 // Copies a FlatBuffers scalar vector bytewise: in a damaged file a vector of 8-byte values may sit
@@ -63,8 +55,8 @@ int64_t checked_count(const std::vector<int64_t>& dims, const std::string& sourc
   if (dims.size() > kMaxDims) fail(source, what + " has " + std::to_string(dims.size()) + " dims");
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d < 0) fail(source, what + " has a negative dim in " + dims_text(dims));
-    if (d != 0 && n > kMaxElements / d) fail(source, what + " has too many elements " + dims_text(dims));
+    if (d < 0) fail(source, what + " has a negative dim in " + espdl_dims_text(dims));
+    if (d != 0 && n > kMaxElements / d) fail(source, what + " has too many elements " + espdl_dims_text(dims));
     n *= d;
   }
   return n;
@@ -107,8 +99,8 @@ EspdlTensor convert_tensor(const espdl::Tensor* t, const std::string& source, co
     fail(source,
          what + " has element type " + std::to_string(int(out.dtype)) + ", which is not a fixed-size number type");
   if (es > 0 && uint64_t(count) * es > out.raw.size())
-    fail(source, what + " holds " + std::to_string(out.raw.size()) + " bytes but its dims " + dims_text(out.dims) +
-                     " need " + std::to_string(uint64_t(count) * es));
+    fail(source, what + " holds " + std::to_string(out.raw.size()) + " bytes but its dims " +
+                     espdl_dims_text(out.dims) + " need " + std::to_string(uint64_t(count) * es));
   return out;
 }
 
@@ -156,150 +148,10 @@ std::vector<std::string> string_list(const flatbuffers::Vector<flatbuffers::Offs
 
 }  // namespace
 
-// ---------------------------------------------------------------- data types
-
-size_t espdl_dtype_size(EspdlDataType t) {
-  switch (t) {
-    case EspdlDataType::Float: return 4;
-    case EspdlDataType::UInt8: return 1;
-    case EspdlDataType::Int8: return 1;
-    case EspdlDataType::UInt16: return 2;
-    case EspdlDataType::Int16: return 2;
-    case EspdlDataType::Int32: return 4;
-    case EspdlDataType::Int64: return 8;
-    case EspdlDataType::Bool: return 1;
-    case EspdlDataType::Float16: return 2;
-    case EspdlDataType::Double: return 8;
-    case EspdlDataType::UInt32: return 4;
-    case EspdlDataType::UInt64: return 8;
-    default: return 0;
-  }
-}
-
-const char* espdl_dtype_name(EspdlDataType t) {
-  switch (t) {
-    case EspdlDataType::Undefined: return "UNDEFINED";
-    case EspdlDataType::Float: return "FLOAT";
-    case EspdlDataType::UInt8: return "UINT8";
-    case EspdlDataType::Int8: return "INT8";
-    case EspdlDataType::UInt16: return "UINT16";
-    case EspdlDataType::Int16: return "INT16";
-    case EspdlDataType::Int32: return "INT32";
-    case EspdlDataType::Int64: return "INT64";
-    case EspdlDataType::String: return "STRING";
-    case EspdlDataType::Bool: return "BOOL";
-    case EspdlDataType::Float16: return "FLOAT16";
-    case EspdlDataType::Double: return "DOUBLE";
-    case EspdlDataType::UInt32: return "UINT32";
-    case EspdlDataType::UInt64: return "UINT64";
-  }
-  return "UNKNOWN";
-}
-
-// ---------------------------------------------------------------- EspdlTensor
-
-size_t EspdlTensor::element_count() const {
-  size_t n = 1;
-  for (int64_t d : dims) n *= size_t(d);
-  return n;
-}
-
-int EspdlTensor::exponent() const {
-  if (exponents.size() != 1)
-    throw Error("tensor '" + name + "' has " + std::to_string(exponents.size()) +
-                " exponents where exactly one is needed.");
-  if (exponents[0] < -kMaxExponent || exponents[0] > kMaxExponent)
-    throw Error("tensor '" + name + "' has the implausible exponent " + std::to_string(exponents[0]) + ".");
-  return int(exponents[0]);
-}
-
-namespace {
-template <typename T>
-std::vector<T> tensor_values(const EspdlTensor& t, EspdlDataType want) {
-  if (t.dtype != want)
-    throw Error("tensor '" + t.name + "' is " + espdl_dtype_name(t.dtype) + ", not " + espdl_dtype_name(want) + ".");
-  const size_t n = t.element_count();
-  if (t.raw.size() < n * sizeof(T)) throw Error("tensor '" + t.name + "' holds fewer bytes than its dims need.");
-  std::vector<T> out(n);
-  if (n) std::memcpy(out.data(), t.raw.data(), n * sizeof(T));
-  return out;
-}
-}  // namespace
-
-std::vector<int8_t> EspdlTensor::as_int8() const {
-  return tensor_values<int8_t>(*this, EspdlDataType::Int8);
-}
-std::vector<int32_t> EspdlTensor::as_int32() const {
-  return tensor_values<int32_t>(*this, EspdlDataType::Int32);
-}
-std::vector<int64_t> EspdlTensor::as_int64() const {
-  return tensor_values<int64_t>(*this, EspdlDataType::Int64);
-}
-std::vector<float> EspdlTensor::as_float() const {
-  return tensor_values<float>(*this, EspdlDataType::Float);
-}
-
-// ---------------------------------------------------------------- EspdlNode / EspdlModel
-
-const EspdlAttribute* EspdlNode::find_attribute(const std::string& attr) const {
-  for (const EspdlAttribute& a : attributes)
-    if (a.name == attr) return &a;
-  return nullptr;
-}
-
-int64_t EspdlNode::attr_int(const std::string& attr, int64_t fallback) const {
-  const EspdlAttribute* a = find_attribute(attr);
-  return a ? a->i : fallback;
-}
-
-float EspdlNode::attr_float(const std::string& attr, float fallback) const {
-  const EspdlAttribute* a = find_attribute(attr);
-  return a ? a->f : fallback;
-}
-
-std::string EspdlNode::attr_string(const std::string& attr, const std::string& fallback) const {
-  const EspdlAttribute* a = find_attribute(attr);
-  return a ? a->s : fallback;
-}
-
-std::vector<int64_t> EspdlNode::attr_ints(const std::string& attr) const {
-  const EspdlAttribute* a = find_attribute(attr);
-  return a ? a->ints : std::vector<int64_t>();
-}
-
-const EspdlTensor* EspdlModel::find_initializer(const std::string& name) const {
-  for (const EspdlTensor& t : initializers)
-    if (t.name == name) return &t;
-  return nullptr;
-}
-
-const EspdlValueInfo* EspdlModel::find_value_info(const std::string& name) const {
-  for (const auto* list : {&value_info, &inputs, &outputs})
-    for (const EspdlValueInfo& v : *list)
-      if (v.name == name) return &v;
-  return nullptr;
-}
-
-std::string EspdlModel::target() const {
-  for (const auto& kv : metadata)
-    if (kv.first == "target") return kv.second;
-  return "";
-}
-
-bool EspdlModel::for_p4() const {
-  auto lower = [](std::string t) {
-    for (char& c : t) c = (char)std::tolower((unsigned char)c);
-    return t;
-  };
-  const std::string t = lower(target());
-  if (!t.empty()) return t.compare(0, 7, "esp32p4") == 0;
-  return lower(source).find("esp32p4") != std::string::npos;
-}
-
 // ---------------------------------------------------------------- reading
 
 EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& source) {
-  if (size < kHeaderSize)
+  if (size < kEspdlHeaderSize)
     fail(source, "is " + std::to_string(size) + " bytes long, shorter than the 16-byte .espdl header");
   if (std::memcmp(data, "EDL2", 4) != 0) {
     std::string magic;
@@ -316,7 +168,7 @@ EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& sour
   if (mode == 1) fail(source, "is AES-encrypted (mode 1); export the model without encryption to read it here");
   if (mode != 0) fail(source, "has an unknown mode " + std::to_string(mode) + " in its header");
   if (read_u32_le(data + 12) != 0) fail(source, "has non-zero reserved header bytes 12..15");
-  const size_t available = size - kHeaderSize;
+  const size_t available = size - kEspdlHeaderSize;
   if (length > available)
     fail(source, "is truncated: its header declares a " + std::to_string(length) + "-byte model but only " +
                      std::to_string(available) + " bytes follow");
@@ -327,7 +179,7 @@ EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& sour
 
   // Copy the FlatBuffer to storage that is aligned like the device's (16 bytes): the verifier checks
   // the alignment of every field relative to the buffer start, which the header keeps intact.
-  std::vector<uint8_t> body(data + kHeaderSize, data + size);
+  std::vector<uint8_t> body(data + kEspdlHeaderSize, data + size);
   flatbuffers::Verifier verifier(body.data(), body.size(), /*max_depth=*/64, /*max_tables=*/1000000);
   if (!espdl::VerifyModelBuffer(verifier))
     fail(source, "is corrupt: its FlatBuffer fails verification against the ESP-DL schema");
@@ -476,20 +328,20 @@ EspdlFilter espdl_node_filter(const EspdlModel& model, const EspdlNode& node) {
   const std::vector<int64_t>& d = w->dims;
   auto dim_ok = [](int64_t v) { return v > 0 && v <= (int64_t(1) << 24); };
   for (int64_t v : d)
-    if (!dim_ok(v)) fail(model.source, where + " has filter dims " + dims_text(d));
+    if (!dim_ok(v)) fail(model.source, where + " has filter dims " + espdl_dims_text(d));
 
   EspdlFilter f;
   f.exponent = w->exponent();
   if (node.op_type == "Gemm") {
     if (node.attr_int("transB", 0) != 0) fail(model.source, where + " has transB = 1, which is not supported");
     if (d.size() != 4 || d[0] != 1 || d[1] != 1)
-      fail(model.source, where + " has filter dims " + dims_text(d) + ", not [1, 1, in, out]");
+      fail(model.source, where + " has filter dims " + espdl_dims_text(d) + ", not [1, 1, in, out]");
     f.cin = int(d[2]);
     f.cout = int(d[3]);
   } else if (node.op_type == "Conv") {
     const int64_t group = node.attr_int("group", 1);
     if (d.size() != 3 && d.size() != 4)
-      fail(model.source, where + " has filter dims " + dims_text(d) + " (neither 1-D nor 2-D)");
+      fail(model.source, where + " has filter dims " + espdl_dims_text(d) + " (neither 1-D nor 2-D)");
     const size_t o = d.size() == 4 ? 1 : 0;  // offset of kw
     f.kh = d.size() == 4 ? int(d[0]) : 1;
     f.kw = int(d[o]);
@@ -498,8 +350,8 @@ EspdlFilter espdl_node_filter(const EspdlModel& model, const EspdlNode& node) {
       f.cout = int(d[o + 2]);
     } else {
       if (d[o + 2] != 1 || d[o + 1] != group)
-        fail(model.source, where + " is a grouped conv (group " + std::to_string(group) + ", filter " + dims_text(d) +
-                               "); only depthwise (group = channels) is supported");
+        fail(model.source, where + " is a grouped conv (group " + std::to_string(group) + ", filter " +
+                               espdl_dims_text(d) + "); only depthwise (group = channels) is supported");
       f.depthwise = true;
       f.cin = f.cout = int(group);
     }

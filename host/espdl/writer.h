@@ -1,7 +1,7 @@
 // Writing ESP-DL (v3) model files (.espdl): any model view (tvh::EspdlModel, what the reader returns)
 // serialised with our schema (host/espdl/espdl.fbs), and the ESP32-S3 export of a TinyVision int8 model.
 //
-// What an exported file holds (facts in /work/shared/espdl-golden/README.md, checked against
+// What an exported file holds (docs/espdl.md, docs/espdl-numerics.md; checked against
 // esp-dl's fbs_loader and module sources and against Espressif's golden files):
 // - the "EDL2" header (mode 0, FlatBuffer length) and a FlatBuffer rooted at espdl.Model, laid out
 //   like esp-ppq's files: ir_version 8, an empty opset_import, metadata target = esp32s3;

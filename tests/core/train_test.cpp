@@ -134,7 +134,7 @@ TEST(Train, HeInitIsSeededAndScaledByFanIn) {
   he_init(toy.plan, c.data(), 12);
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
-  // The dense layer: fan_in = 6*6*4 = 144, sd = sqrt(2/144).
+  // The webmcu model's dense layer (layer 8): fan_in = 29*29*8 = 6728 inputs, sd = sqrt(2/6728).
   ModelDesc d;
   ModelPlan p;
   webmcu_model(3, &d);

@@ -128,8 +128,8 @@ TEST(PhotosCli, MessyFolderAndZipEveryPictureUsedEverySkipNamed) {
     ASSERT_GE(zip_file_add(z, rel.c_str(), src, ZIP_FL_ENC_UTF_8), 0) << rel;
   }
   ASSERT_EQ(zip_close(z), 0);
-  const json k = run_json(tool("tvtrain") + " '" + zip_path + "' --preset webmcu --epochs 1 --no-curve --no-confusion -o " +
-                              out + "/z.tvb --json",
+  const json k = run_json(tool("tvtrain") + " '" + zip_path +
+                              "' --preset webmcu --epochs 1 --no-curve --no-confusion -o " + out + "/z.tvb --json",
                           &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(k["images"], pictures.size());
@@ -143,20 +143,20 @@ TEST(PhotosCli, ClassifyFloatAndInt8AndRawWeights) {
   const std::string out = tvtest::temp_dir("classify-out");
   int rc = 0;
   std::string err, text;
-  ASSERT_EQ(tvtest::run_command(tool("tvtrain") + " '" + root + "/photos' --preset webmcu --epochs 3 -q -o " + out +
-                                    "/m.tvb",
-                                nullptr, &err),
-            0)
+  ASSERT_EQ(
+      tvtest::run_command(tool("tvtrain") + " '" + root + "/photos' --preset webmcu --epochs 3 -q -o " + out + "/m.tvb",
+                          nullptr, &err),
+      0)
       << err;
-  ASSERT_EQ(tvtest::run_command(tool("tvquant") + " " + out + "/m.tvb --calib '" + root + "/photos' -o " + out +
-                                    "/m.q8.tvb",
-                                nullptr, &err),
-            0)
+  ASSERT_EQ(
+      tvtest::run_command(tool("tvquant") + " " + out + "/m.tvb --calib '" + root + "/photos' -o " + out + "/m.q8.tvb",
+                          nullptr, &err),
+      0)
       << err;
   const std::string a = root + "/photos/tl/IMG 1.JPG", b = root + "/photos/br/pngs/p0.png";
   for (const std::string model : {"m.tvb", "m.q8.tvb"}) {
-    const json j = run_json(tool("tvtrain") + " classify " + out + "/" + model + " '" + a + "' '" + b + "' --json", &rc,
-                            &err);
+    const json j =
+        run_json(tool("tvtrain") + " classify " + out + "/" + model + " '" + a + "' '" + b + "' --json", &rc, &err);
     ASSERT_EQ(rc, 0) << model << ": " << err;
     ASSERT_EQ(j.size(), 2u);
     double sum = 0;
@@ -195,8 +195,8 @@ TEST(PhotosCli, WarningsBeforeTrainingAndAugment) {
   const std::string out = tvtest::temp_dir("warn-out");
   int rc = 0;
   std::string err;
-  const json j = run_json(tool("tvtrain") + " " + root + " --preset webmcu --epochs 1 --val-last 2 --augment none -o " + out +
-                              "/m.tvb --json",
+  const json j = run_json(tool("tvtrain") + " " + root + " --preset webmcu --epochs 1 --val-last 2 --augment none -o " +
+                              out + "/m.tvb --json",
                           &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_NE(err.find("out of balance"), std::string::npos) << err;
@@ -204,14 +204,15 @@ TEST(PhotosCli, WarningsBeforeTrainingAndAugment) {
   EXPECT_NE(err.find("--kfold"), std::string::npos) << err;
   EXPECT_NE(err.find("are the same file in two classes"), std::string::npos) << err;
   EXPECT_EQ(j["augment"], json({{"flip", false}, {"shift", 0}, {"brightness", 0.0}}));
-  const json k = run_json(tool("tvtrain") + " " + root + " --preset webmcu --epochs 1 --augment shift=3,brightness -q -o " +
-                              out + "/n.tvb --json",
+  const json k = run_json(tool("tvtrain") + " " + root +
+                              " --preset webmcu --epochs 1 --augment shift=3,brightness -q -o " + out + "/n.tvb --json",
                           &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(k["augment"]["shift"], 3);
   EXPECT_EQ(k["augment"]["flip"], false);
   EXPECT_GT(k["augment"]["brightness"].get<double>(), 0.0);
-  EXPECT_EQ(tvtest::run_command(tool("tvtrain") + " " + root + " --augment flop -o " + out + "/x.tvb", nullptr, &err), 2);
+  EXPECT_EQ(tvtest::run_command(tool("tvtrain") + " " + root + " --augment flop -o " + out + "/x.tvb", nullptr, &err),
+            2);
   EXPECT_NE(err.find("'flop' is not one of none, flip"), std::string::npos) << err;
 }
 
@@ -224,7 +225,8 @@ TEST(PhotosCli, RefusalsSayWhatToDo) {
   const std::string out = tvtest::temp_dir("refuse-out");
   std::string err;
   // An input too small for the preset: the smallest that works is named.
-  EXPECT_EQ(tvtest::run_command(tool("tvtrain") + " " + root + " --input 8x8x3 -o " + out + "/m.tvb", nullptr, &err), 1);
+  EXPECT_EQ(tvtest::run_command(tool("tvtrain") + " " + root + " --input 8x8x3 -o " + out + "/m.tvb", nullptr, &err),
+            1);
   EXPECT_NE(err.find("needs an input of at least"), std::string::npos) << err;
   EXPECT_NE(err.find("try --input"), std::string::npos) << err;
   // A file where the dataset folder is expected.

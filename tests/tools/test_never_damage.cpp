@@ -73,14 +73,9 @@ bool has(const std::string& hay, const std::string& needle) {
   return hay.find(needle) != std::string::npos;
 }
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using Result = tvtest::CommandResult;
 Result run(const std::string& cmd) {
-  Result r;
-  r.status = tvtest::run_command(cmd, &r.out, &r.err);
-  return r;
+  return tvtest::run_capture(cmd);
 }
 
 bool is_char_device(const std::string& p) {

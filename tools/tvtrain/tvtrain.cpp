@@ -483,6 +483,22 @@ int tvtrain_main(int argc, char** argv) {
                      ": the raw myWeights.bin format only holds the webmcu network at 64x64x3.");
   tvh::Split split = setup.split == "fraction" ? tvh::fraction_split(ds, setup.val_fraction, a.seed)
                                                : tvh::reference_split(ds, setup.recipe.val_last_n);
+  if (setup.split != "fraction") {
+    // The reference split keeps at least one training image per class: a class with no more images than
+    // --val-last validates on fewer (none with one image). Said, not silent.
+    const int last_n = setup.recipe.val_last_n;
+    const std::vector<size_t> counts = ds.class_counts();
+    for (size_t c = 0; c < counts.size(); ++c) {
+      if (last_n == 0 || counts[c] == 0 || counts[c] > (size_t)last_n) continue;
+      const size_t n_val = counts[c] - 1;
+      log("warning: class '" + ds.classes[c] + "' has " + std::to_string(counts[c]) + " image" +
+          (counts[c] == 1 ? "" : "s") + ", not more than --val-last " + std::to_string(last_n) + ": " +
+          (n_val == 0 ? std::string("it only trains, nothing of it is validated")
+                      : std::to_string(n_val) + " validate" + (n_val == 1 ? "s" : "") + " instead of " +
+                            std::to_string(last_n) + ", 1 trains") +
+          " (add images, or use --kfold to measure on every image).");
+    }
+  }
   for (const auto& w : tvh::split_warnings(ds, split)) log("warning: " + w);
   tvh::TrainRequest req = make_request(split);
   req.on_epoch = [&](const tvh::EpochRecord& e) {
@@ -509,8 +525,12 @@ int tvtrain_main(int argc, char** argv) {
   log("training loop " + fmt("%.3f", r.train_seconds) + " s (" +
       fmt("%.1f", r.history.empty() ? 0.0 : 1e3 * r.train_seconds / r.history.size()) + " ms/epoch)");
   log("train accuracy " + fmt("%.2f", 100 * r.train_eval.accuracy()) + " % (" + std::to_string(r.train_eval.correct) +
-      "/" + std::to_string(r.train_eval.total) + "), validation accuracy " + fmt("%.2f", 100 * r.val_eval.accuracy()) +
-      " % (" + std::to_string(r.val_eval.correct) + "/" + std::to_string(r.val_eval.total) + ")" +
+      "/" + std::to_string(r.train_eval.total) + "), " +
+      (r.val_eval.total == 0
+           ? std::string("no validation accuracy: no image was kept for validation (every class is too small for "
+                         "--val-last; add images or use --kfold)")
+           : "validation accuracy " + fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" +
+                 std::to_string(r.val_eval.correct) + "/" + std::to_string(r.val_eval.total) + ")") +
       (r.best_epoch ? " with the weights of epoch " + std::to_string(r.best_epoch) : std::string()));
   if (!a.quiet && r.val_eval.total) {
     std::fprintf(stderr, "validation images:\n%s", tvh::confusion_text(ds.classes, r.val_eval.confusion).c_str());
@@ -560,7 +580,7 @@ int tvtrain_main(int argc, char** argv) {
               {"epochs", setup.recipe.epochs},
               {"train_seconds", r.train_seconds},
               {"train_accuracy", r.train_eval.accuracy()},
-              {"val_accuracy", r.val_eval.accuracy()},
+              {"val_accuracy", r.val_eval.total ? json(r.val_eval.accuracy()) : json(nullptr)},  // null: none validated
               {"val_correct", r.val_eval.correct},
               {"confusion_matrix", confusion_json(r.val_eval.confusion, (int)ds.classes.size())},
               {"params", plan->param_count},

@@ -1,8 +1,8 @@
 // Float reference kernels of the TinyVision core: forward and backward, one op per .cpp file.
 //
 // Conventions shared by every kernel:
-// - One sample at a time. Activations are channels-last (HWC): element (y, x, c) of an
-//   h x w x c tensor sits at index (y * w + x) * c + c.
+// - One sample at a time. Activations are channels-last (HWC): element (y, x, k) of an
+//   h x w x c tensor sits at index (y * w + x) * c + k.
 // - Conv2D weights are [out_c][k_h][k_w][in_c]; DepthwiseConv2D weights are [k_h][k_w][c]
 //   (channel multiplier 1); Dense weights are [out][in] with `in` running over the flattened HWC input.
 // - *_forward writes its whole output. *_backward_data OVERWRITES the input gradient.

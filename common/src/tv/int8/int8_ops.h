@@ -1,7 +1,7 @@
 // Int8 inference kernels of the TinyVision core: power-of-two quantisation as ESP-DL (v3) runs it on
 // the ESP32-S3, reproduced bit for bit on any CPU.
 //
-// The numeric contract (facts from /work/shared/espdl-golden/README.md, checked against esp-dl and
+// The numeric contract (docs/espdl-numerics.md; facts checked against esp-dl and
 // esp-ppq sources and against Espressif's golden .espdl test vectors):
 // - real = q * 2^e, q int8 in [-128, 127], one exponent per tensor, no zero point.
 // - Conv / depthwise conv / dense: acc = sum(q_x * q_w) + q_b, the bias int32 at exponent e_in + e_w;

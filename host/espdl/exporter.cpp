@@ -1,7 +1,4 @@
-// Writing .espdl files: FlatBuffers serialisation of an EspdlModel, the loader-precondition check, and
-// the ESP32-S3 export of a TinyVision int8 model.
-#include "host/espdl/writer.h"
-
+// The ESP32-S3 export of a TinyVision int8 model (espdl_export) and the synthetic test picture.
 #include <flatbuffers/flatbuffers.h>
 
 #include <algorithm>
@@ -14,6 +11,7 @@
 
 #include "espdl_generated.h"
 #include "host/error.h"
+#include "host/espdl/writer.h"
 #include "host/q8_reference.h"
 #include "host/s3_limits.h"
 #include "tv/blob.h"
@@ -21,322 +19,6 @@
 #include "tv/int8/q8_model.h"
 
 namespace tvh {
-namespace {
-
-constexpr size_t kHeaderSize = 16;
-
-void put_u32_le(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-
-std::string dims_text(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
-size_t element_count(const std::vector<int64_t>& dims) {
-  size_t n = 1;
-  for (int64_t d : dims) n *= size_t(d < 0 ? 0 : d);
-  return n;
-}
-
-// ---------------------------------------------------------------- serialisation
-
-class Serializer {
- public:
-  explicit Serializer(const EspdlModel& m) : m_(m), fbb_(size_t(1) << 16) {}
-
-  std::vector<uint8_t> run() {
-    using flatbuffers::Offset;
-    std::vector<Offset<espdl::Node>> nodes;
-    for (const EspdlNode& n : m_.nodes) nodes.push_back(node(n));
-    std::vector<Offset<espdl::Tensor>> inits, test_in, test_out;
-    for (const EspdlTensor& t : m_.initializers) inits.push_back(tensor(t, "initializer"));
-    std::vector<Offset<espdl::ValueInfo>> in, out, values;
-    for (const EspdlValueInfo& v : m_.inputs) in.push_back(value_info(v));
-    for (const EspdlValueInfo& v : m_.outputs) out.push_back(value_info(v));
-    for (const EspdlValueInfo& v : m_.value_info) values.push_back(value_info(v));
-    for (const EspdlTensor& t : m_.test_inputs) test_in.push_back(tensor(t, "test input"));
-    for (const EspdlTensor& t : m_.test_outputs) test_out.push_back(tensor(t, "test output"));
-    const auto graph = espdl::CreateGraphDirect(fbb_, &nodes, m_.graph_name.c_str(), &inits, nullptr, &in, &out,
-                                                &values, nullptr, &test_in, &test_out);
-    std::vector<Offset<espdl::StringStringEntry>> meta;
-    for (const auto& kv : m_.metadata)
-      meta.push_back(espdl::CreateStringStringEntryDirect(fbb_, kv.first.c_str(), kv.second.c_str()));
-    const std::vector<Offset<espdl::OperatorSetId>> opsets;  // empty, as in esp-ppq's files
-    const auto model = espdl::CreateModelDirect(fbb_, m_.ir_version, &opsets, optional(m_.producer_name),
-                                                optional(m_.producer_version), nullptr, m_.model_version,
-                                                optional(m_.doc_string), graph, meta.empty() ? nullptr : &meta);
-    fbb_.Finish(model);
-    const size_t body = fbb_.GetSize();
-    if (body > 0xFFFFFFFFu) throw Error(m_.source + ": the model is too large for an .espdl file (4 GiB).");
-    std::vector<uint8_t> file(kHeaderSize + body, 0);
-    std::memcpy(file.data(), "EDL2", 4);
-    put_u32_le(file.data() + 4, 0);  // mode 0: plain
-    put_u32_le(file.data() + 8, uint32_t(body));
-    std::memcpy(file.data() + kHeaderSize, fbb_.GetBufferPointer(), body);
-    return file;
-  }
-
- private:
-  const EspdlModel& m_;
-  flatbuffers::FlatBufferBuilder fbb_;
-
-  static const char* optional(const std::string& s) { return s.empty() ? nullptr : s.c_str(); }
-
-  flatbuffers::Offset<espdl::Tensor> tensor(const EspdlTensor& t, const char* role) {
-    const size_t need = element_count(t.dims) * espdl_dtype_size(t.dtype);
-    if (t.raw.size() < need)
-      throw Error(m_.source + ": " + role + " tensor '" + t.name + "' holds " + std::to_string(t.raw.size()) +
-                  " bytes but its dims " + dims_text(t.dims) + " need " + std::to_string(need) + ".");
-    std::vector<espdl::AlignedBytes> blocks((t.raw.size() + 15) / 16);
-    for (size_t b = 0; b < blocks.size(); ++b) {
-      uint8_t chunk[16] = {0};
-      std::memcpy(chunk, t.raw.data() + b * 16, std::min<size_t>(16, t.raw.size() - b * 16));
-      blocks[b] = espdl::AlignedBytes(flatbuffers::span<const uint8_t, 16>(chunk, 16));
-    }
-    return espdl::CreateTensorDirect(fbb_, &t.dims, espdl::TensorDataType(t.dtype), nullptr, nullptr, nullptr, nullptr,
-                                     t.name.c_str(), optional(t.doc), &blocks, nullptr, espdl::DataLocation_DEFAULT,
-                                     nullptr, nullptr, &t.exponents);
-  }
-
-  flatbuffers::Offset<espdl::ValueInfo> value_info(const EspdlValueInfo& v) {
-    std::vector<flatbuffers::Offset<espdl::Dimension>> dims;
-    for (int64_t d : v.dims)
-      dims.push_back(
-          espdl::CreateDimension(fbb_, espdl::CreateDimensionValue(fbb_, espdl::DimensionValueType_VALUE, d)));
-    const auto shape = espdl::CreateTensorShapeDirect(fbb_, &dims);
-    const auto tts = espdl::CreateTensorTypeAndShape(fbb_, espdl::TensorDataType(v.dtype), shape);
-    const auto type = espdl::CreateTypeInfo(fbb_, espdl::TypeInfoValue_tensor_type, tts.Union());
-    return espdl::CreateValueInfoDirect(fbb_, v.name.c_str(), type, nullptr, &v.exponents);
-  }
-
-  flatbuffers::Offset<espdl::Attribute> attribute(const EspdlAttribute& a) {
-    // Only the member the type names is written (ONNX AttributeType numbering).
-    const espdl::AttributeF f(a.f);
-    const espdl::AttributeI i(a.i);
-    const std::vector<uint8_t> s(a.s.begin(), a.s.end());
-    std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
-    if (a.type == espdl::AttributeType_STRINGS)
-      for (const std::string& x : a.strings) strings.push_back(fbb_.CreateString(x));
-    return espdl::CreateAttributeDirect(fbb_, a.name.c_str(), nullptr, nullptr, espdl::AttributeType(a.type),
-                                        a.type == espdl::AttributeType_FLOAT ? &f : nullptr,
-                                        a.type == espdl::AttributeType_INT ? &i : nullptr,
-                                        a.type == espdl::AttributeType_STRING ? &s : nullptr, 0, 0, 0,
-                                        a.type == espdl::AttributeType_FLOATS ? &a.floats : nullptr,
-                                        a.type == espdl::AttributeType_INTS ? &a.ints : nullptr,
-                                        a.type == espdl::AttributeType_STRINGS ? &strings : nullptr);
-  }
-
-  flatbuffers::Offset<espdl::Node> node(const EspdlNode& n) {
-    std::vector<flatbuffers::Offset<espdl::Attribute>> attrs;
-    for (const EspdlAttribute& a : n.attributes) attrs.push_back(attribute(a));
-    std::vector<flatbuffers::Offset<flatbuffers::String>> in, out;
-    for (const std::string& s : n.inputs) in.push_back(fbb_.CreateString(s));
-    for (const std::string& s : n.outputs) out.push_back(fbb_.CreateString(s));
-    return espdl::CreateNodeDirect(fbb_, &in, &out, n.name.c_str(), n.op_type.c_str(), nullptr, &attrs);
-  }
-};
-
-// ---------------------------------------------------------------- the loader's preconditions
-
-// The op types ESP-DL's ModuleCreator registers (esp-dl/dl/module/include/dl_module_creator.hpp).
-const std::set<std::string>& espdl_registered_ops() {
-  static const std::set<std::string> ops = {"Conv",
-                                            "Add",
-                                            "Sub",
-                                            "Mul",
-                                            "Div",
-                                            "Resize",
-                                            "GlobalAveragePool",
-                                            "AveragePool",
-                                            "Concat",
-                                            "Sigmoid",
-                                            "Tanh",
-                                            "Relu",
-                                            "LeakyRelu",
-                                            "HardSigmoid",
-                                            "HardSwish",
-                                            "Gelu",
-                                            "LUT",
-                                            "Gemm",
-                                            "QuantizeLinear",
-                                            "DequantizeLinear",
-                                            "RequantizeLinear",
-                                            "PRelu",
-                                            "Clip",
-                                            "Flatten",
-                                            "Reshape",
-                                            "Transpose",
-                                            "Exp",
-                                            "Log",
-                                            "Sqrt",
-                                            "Squeeze",
-                                            "Unsqueeze",
-                                            "Softmax",
-                                            "MaxPool",
-                                            "Slice",
-                                            "Pad",
-                                            "MatMul",
-                                            "Split",
-                                            "Gather",
-                                            "Elu",
-                                            "Greater",
-                                            "GreaterOrEqual",
-                                            "Equal",
-                                            "Less",
-                                            "LessOrEqual",
-                                            "ReverseSequence",
-                                            "Identity",
-                                            "Swish",
-                                            "ReduceL1",
-                                            "ReduceL2",
-                                            "ReduceMin",
-                                            "ReduceMax",
-                                            "ReduceSum",
-                                            "ReduceProd",
-                                            "ReduceMean",
-                                            "ReduceSumSquare",
-                                            "ReduceLogSum",
-                                            "ReduceLogSumExp",
-                                            "GRU",
-                                            "LSTM"};
-  return ops;
-}
-
-}  // namespace
-
-std::vector<uint8_t> espdl_serialize(const EspdlModel& model) {
-  return Serializer(model).run();
-}
-
-std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
-  // Each note once: the same sentence is never repeated, and a value missing from value_info is named
-  // at its first use only, however many nodes read it.
-  std::vector<std::string> problems;
-  std::set<std::string> said, missing_values;
-  auto problem = [&](const std::string& s) {
-    const std::string line = m.source + ": " + s + ".";
-    if (said.insert(line).second) problems.push_back(line);
-  };
-  // ESP-DL's FbsModel looks activations up in graph.value_info only (not in graph.input/output).
-  std::map<std::string, const EspdlValueInfo*> values;
-  for (const EspdlValueInfo& v : m.value_info) values[v.name] = &v;
-  std::set<std::string> inits, produced, node_names;
-  for (const EspdlTensor& t : m.initializers) {
-    inits.insert(t.name);
-    if (t.exponents.empty()) problem("initializer '" + t.name + "' has no exponent");
-  }
-  auto check_value = [&](const std::string& name, const std::string& where) {
-    auto it = values.find(name);
-    if (it == values.end()) {
-      if (missing_values.insert(name).second)
-        problem(where + " uses '" + name + "', which has no value_info entry (shape and exponent)");
-      return;
-    }
-    if (it->second->exponents.empty()) problem("value '" + name + "' has no exponent in value_info");
-    if (it->second->dims.empty()) problem("value '" + name + "' has no shape in value_info");
-  };
-  for (const EspdlValueInfo& v : m.inputs) {
-    produced.insert(v.name);
-    check_value(v.name, "the graph input");
-  }
-  if (m.nodes.empty()) problem("has no nodes");
-  for (const EspdlNode& n : m.nodes) {
-    const std::string where = "node '" + n.name + "' (" + n.op_type + ")";
-    if (n.name.empty()) problem("a " + n.op_type + " node has no name");
-    if (!node_names.insert(n.name).second) problem("two nodes are named '" + n.name + "'");
-    if (!espdl_registered_ops().count(n.op_type)) problem(where + " is an op ESP-DL does not register");
-    const EspdlAttribute* q = n.find_attribute("quant_type");
-    if (!q)
-      problem(where + " has no quant_type attribute");
-    else if (q->s != "S8" && q->s != "S16" && q->s != "F32" && q->s != "SYMM_S8" && q->s != "SYMM_S16")
-      problem(where + " has the quant_type '" + q->s + "', which ESP-DL does not know");
-    for (size_t i = 0; i < n.inputs.size(); ++i) {
-      const std::string& in = n.inputs[i];
-      if (in.empty() || inits.count(in)) continue;
-      if (!produced.count(in)) problem(where + " reads '" + in + "' before any node produces it");
-      check_value(in, where);
-    }
-    for (const std::string& out : n.outputs) {
-      produced.insert(out);
-      check_value(out, where);
-    }
-    auto require = [&](const char* attr, size_t count) {
-      const EspdlAttribute* a = n.find_attribute(attr);
-      if (!a)
-        problem(where + " lacks the '" + attr + "' attribute, which ESP-DL reads without a default");
-      else if (count && a->ints.size() != count)
-        problem(where + " has " + std::to_string(a->ints.size()) + " values in '" + attr + "' where ESP-DL reads " +
-                std::to_string(count));
-    };
-    const EspdlValueInfo* in0 =
-        n.inputs.empty() ? nullptr : (values.count(n.inputs[0]) ? values[n.inputs[0]] : nullptr);
-    const size_t spatial = in0 && in0->dims.size() >= 3 ? in0->dims.size() - 2 : 0;  // 1 or 2
-    if (n.op_type == "Conv") {
-      require("strides", spatial);
-      require("dilations", spatial);
-      require("pads", 0);
-      if (n.inputs.size() < 2 || !inits.count(n.inputs[1])) problem(where + " has no constant filter");
-    } else if (n.op_type == "MaxPool") {
-      require("kernel_shape", 2);
-      require("strides", 2);
-      require("pads", 4);
-    } else if (n.op_type == "AveragePool") {
-      require("kernel_shape", spatial);
-      require("strides", spatial);
-    } else if (n.op_type == "Gemm") {
-      const EspdlTensor* w = n.inputs.size() >= 2 ? m.find_initializer(n.inputs[1]) : nullptr;
-      if (!w)
-        problem(where + " has no constant filter");
-      else if (w->dims.size() != 4 || w->dims[0] != 1 || w->dims[1] != 1)
-        problem(where + " has the filter dims " + dims_text(w->dims) + ", not [1, 1, in, out]");
-    }
-    if (const EspdlAttribute* lut = n.find_attribute("lut")) {
-      const EspdlTensor* t = m.find_initializer(lut->s);
-      if (!t) {
-        problem(where + " names the lookup table '" + lut->s + "', which is not an initializer");
-      } else {
-        if (t->element_count() != 256 && n.attr_string("quant_type", "") == "S8")
-          problem(where + " has an int8 lookup table of " + std::to_string(t->element_count()) + " values, not 256");
-        auto out = n.outputs.empty() ? values.end() : values.find(n.outputs[0]);
-        if (out != values.end() && t->exponents != out->second->exponents)
-          problem(where + ": the lookup table's exponent differs from the output's (ESP-DL asserts they are equal)");
-      }
-    }
-  }
-  for (const EspdlValueInfo& v : m.outputs)
-    if (!produced.count(v.name)) problem("the graph output '" + v.name + "' is produced by no node");
-  auto check_test = [&](const EspdlTensor& t, const char* role) {
-    auto it = values.find(t.name);
-    if (it == values.end()) return;  // reported above or below
-    if (t.dims != it->second->dims)
-      problem(std::string(role) + " '" + t.name + "' has dims " + dims_text(t.dims) + " but the model's tensor is " +
-              dims_text(it->second->dims) + " (Model::test() compares shapes)");
-    if (t.exponents != it->second->exponents)
-      problem(std::string(role) + " '" + t.name + "' has another exponent than the model's tensor");
-    if (t.dtype != it->second->dtype)
-      problem(std::string(role) + " '" + t.name + "' has another element type than the model's tensor");
-  };
-  for (const EspdlValueInfo& v : m.inputs) {
-    const EspdlTensor* t = nullptr;
-    for (const EspdlTensor& x : m.test_inputs)
-      if (x.name == v.name) t = &x;
-    if (!t)
-      problem("the graph input '" + v.name + "' has no test input (Model::test() needs one)");
-    else
-      check_test(*t, "test input");
-  }
-  if (m.test_outputs.empty()) problem("has no test outputs (Model::test() asserts there is one)");
-  for (const EspdlTensor& t : m.test_outputs) {
-    if (!produced.count(t.name)) problem("test output '" + t.name + "' is produced by no node");
-    check_test(t, "test output");
-  }
-  return problems;
-}
-
-// ---------------------------------------------------------------- the synthetic test image
 
 std::vector<uint8_t> espdl_synthetic_image(int height, int width, int channels) {
   if (height <= 0 || width <= 0 || channels <= 0) return {};
@@ -360,8 +42,6 @@ std::vector<uint8_t> espdl_synthetic_image(int height, int width, int channels) 
     }
   return img;
 }
-
-// ---------------------------------------------------------------- the int8 model export
 
 namespace {
 
@@ -563,8 +243,8 @@ class Exporter {
         const int last = relu_next ? i + 1 : i;
         const int in_n = int(lp.in.size()), out_n = lp.out.c;
         if (cur_.dims.size() != 2) flatten(g, base(i) + "_flatten", i, out, true);
-        if (int64_t(element_count(cur_.dims)) != in_n)
-          refuse(i, "reads " + std::to_string(in_n) + " values but its input tensor is " + dims_text(cur_.dims));
+        if (int64_t(espdl_element_count(cur_.dims)) != in_n)
+          refuse(i, "reads " + std::to_string(in_n) + " values but its input tensor is " + espdl_dims_text(cur_.dims));
         const int e_w = q8_->weight_exp[i];
         check_bias(i, lp.bias_count);
         const std::string wname = base(i) + ".weight", bname = base(i) + ".bias";
@@ -659,7 +339,7 @@ class Exporter {
 
   void need_spatial(int i) const {
     if (cur_.dims.size() != 4)
-      refuse(i, "works on an image but follows a flattened tensor " + dims_text(cur_.dims) +
+      refuse(i, "works on an image but follows a flattened tensor " + espdl_dims_text(cur_.dims) +
                     "; ESP-DL's window ops need [1, H, W, C]");
   }
 
@@ -747,7 +427,7 @@ class Exporter {
     n.outputs = {name + "_out"};
     n.inputs = {cur_.name};
     n.attributes = {attr_int("axis", 1), attr_string("quant_type", "S8")};
-    const std::vector<int64_t> dims = {1, int64_t(element_count(cur_.dims))};
+    const std::vector<int64_t> dims = {1, int64_t(espdl_element_count(cur_.dims))};
     out.mapping.push_back(name + " -> Flatten (axis 1" + std::string(inserted ? ", inserted: Gemm reads [1, N]" : "") +
                           "; NHWC order = our HWC columns)");
     cur_ = {n.outputs[0], dims, cur_.exp};  // Flatten keeps the exponent
@@ -818,8 +498,8 @@ class Exporter {
     if (!run.ok()) throw Error(source_ + ": the int8 model failed: " + status_message(run, &plan_.desc) + ".");
     const size_t n_out = plan_.layers[plan_.num_layers - 1].out.size();
     out.test_output.assign(y, y + n_out);
-    if (n_out != element_count(cur_.dims))
-      throw Error(source_ + ": internal error: the graph output " + dims_text(cur_.dims) + " does not hold the " +
+    if (n_out != espdl_element_count(cur_.dims))
+      throw Error(source_ + ": internal error: the graph output " + espdl_dims_text(cur_.dims) + " does not hold the " +
                   std::to_string(n_out) + " outputs of the model.");
 
     // The independent reference interpreter must agree, and the accumulations this input reaches must
@@ -855,10 +535,11 @@ class Exporter {
     const std::string shape =
         std::to_string(in.height) + "x" + std::to_string(in.width) + "x" + std::to_string(in.channels);
     g.doc_string = "TinyVision int8 classifier (" + std::to_string(plan_.desc.num_classes) +
-                   " classes). Input 'input': int8 " + dims_text(g.inputs[0].dims) + " NHWC " + order_name(in.order) +
-                   ", q = round(pixel * " + fmt_float(in.scale) + " + " + fmt_float(in.offset) + ") at exponent " +
-                   std::to_string(q8_->act_exps[0]) + ". Output '" + cur_.name + "': int8 logits " +
-                   dims_text(cur_.dims) + " at exponent " + std::to_string(cur_.exp) + " (argmax = class; no Softmax).";
+                   " classes). Input 'input': int8 " + espdl_dims_text(g.inputs[0].dims) + " NHWC " +
+                   order_name(in.order) + ", q = round(pixel * " + fmt_float(in.scale) + " + " + fmt_float(in.offset) +
+                   ") at exponent " + std::to_string(q8_->act_exps[0]) + ". Output '" + cur_.name + "': int8 logits " +
+                   espdl_dims_text(cur_.dims) + " at exponent " + std::to_string(cur_.exp) +
+                   " (argmax = class; no Softmax).";
     out.notes = notes_;
     out.acc_bound = acc_bound_;
     g.metadata = {{"target", "esp32s3"},
