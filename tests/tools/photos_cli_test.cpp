@@ -68,7 +68,9 @@ std::vector<std::string> make_messy(const std::string& root, bool fifo) {
   }
   put(root, "tl/notes.txt", {'x'});
   put(root, "br/clip.heic", {0, 0, 0, 24, 'f', 't', 'y', 'p'});
-  if (fifo) EXPECT_EQ(mkfifo((root + "/br/live.jpg").c_str(), 0644), 0);
+  if (fifo) {
+    EXPECT_EQ(mkfifo((root + "/br/live.jpg").c_str(), 0644), 0);
+  }
   return pictures;
 }
 
@@ -239,9 +241,12 @@ TEST(PhotosCli, RefusalsSayWhatToDo) {
   const uint64_t per_image = 4096ull * 4096 * 3;
   if (avail == 0 || avail / per_image > 4000) GTEST_SKIP() << "too much memory to fill with a few thousand files";
   const std::string big = tvtest::temp_dir("refuse-mem");
-  const auto tiny = oriented_jpeg(16, 16, true, 1, 0);
+  put(big, "a/0.jpg", oriented_jpeg(16, 16, true, 1, 0));
+  fs::create_directories(big + "/b");
   const uint64_t n = avail / per_image + 8;
-  for (uint64_t i = 0; i < n; ++i) put(big, (i % 2 ? "a/" : "b/") + std::to_string(i) + ".jpg", tiny);
+  for (uint64_t i = 1; i < n; ++i) {  // hard links: many files, one write
+    fs::create_hard_link(big + "/a/0.jpg", big + (i % 2 ? "/b/" : "/a/") + std::to_string(i) + ".jpg");
+  }
   EXPECT_EQ(tvtest::run_command(tool("tvtrain") + " " + big + " --input 4096x4096x3 --epochs 1 -o " + out + "/m.tvb",
                                 nullptr, &err),
             1);
