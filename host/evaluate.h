@@ -1,6 +1,5 @@
 // Evaluating a loaded model (float or int8) on dataset images.
 #pragma once
-#include <memory>
 #include <vector>
 
 #include "host/dataset.h"
@@ -11,23 +10,13 @@ namespace tvh {
 
 // 0, 1, ..., ds.size() - 1.
 std::vector<int> all_indices(const Dataset& ds);
-// Evaluates a float or int8 model on images idx; throws when the model cannot run.
+// The class the model gives each of the images idx (one pass through its engine); throws when the
+// model cannot run or the images are not at its input size.
+std::vector<int> predict(const LoadedModel& model, const Dataset& ds, const std::vector<int>& idx);
+// Accuracy and confusion matrix of predictions pred[n] for images idx[n].
+EvalResult score_predictions(const std::vector<int>& pred, const Dataset& ds, const std::vector<int>& idx,
+                             int num_classes);
+// Every image classified once: accuracy, confusion matrix and each image's predicted class and probability.
 EvalResult evaluate_model(const LoadedModel& model, const Dataset& ds, const std::vector<int>& idx);
-
-// Runs a loaded model (float, or int8 through the int8 engine) on one input image at a time.
-class Predictor {
- public:
-  // Throws tvh::Error when the model cannot run. `model` must outlive the predictor.
-  explicit Predictor(const LoadedModel& model);
-  ~Predictor();
-  Predictor(const Predictor&) = delete;
-  Predictor& operator=(const Predictor&) = delete;
-  // Class probabilities probs[0 .. classes) of one image at the model's input size and channel order.
-  void run(const uint8_t* image, float* probs);
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
 
 }  // namespace tvh

@@ -49,7 +49,7 @@ int tvtrain_classify(int argc, char** argv) {
   const int k = plan.desc.num_classes;
   std::vector<std::string> labels = model.labels;
   for (int c = (int)labels.size(); c < k; ++c) labels.push_back("class" + std::to_string(c));
-  tvh::Predictor predictor(model);
+  tvh::Classifier classifier(model);
   std::vector<uint8_t> input((size_t)plan.input.h * plan.input.w * plan.input.c);
   std::vector<float> probs((size_t)k);
   json out = json::array();
@@ -63,8 +63,7 @@ int tvtrain_classify(int argc, char** argv) {
       if (as_json) out.push_back({{"path", path}, {"error", e.what()}});
       continue;
     }
-    predictor.run(input.data(), probs.data());
-    const int best = tv::argmax(probs.data(), k);
+    const int best = classifier.classify(input.data(), probs.data());
     if (as_json) {
       json p = json::object();
       for (int c = 0; c < k; ++c) p[labels[(size_t)c]] = probs[(size_t)c];
