@@ -545,21 +545,15 @@ class Fidelity {
   Score score(const tv::ModelPlan& plan, const float* params, const Chosen& c,
               const std::vector<std::string>& labels) const {
     std::vector<int8_t> act;
-    const std::vector<uint8_t> blob = assemble(plan, params, c, labels, "", &act);
-    auto view = std::make_unique<tv::BlobView>();
-    auto q8 = std::make_unique<tv::Q8Model>();
-    tv::Status st = tv::blob_decode(blob.data(), blob.size(), view.get());
-    if (st.ok()) st = tv::q8_bind(*view, plan, q8.get());
-    if (!st.ok())
-      throw Error("internal error: a candidate int8 model cannot run: " + status_message(st, &plan.desc) + ".");
-    AlignedBuffer work(tv::q8_memory(plan).work_bytes);
+    // The candidate as every tool sees a model: decoded, bound, classified by the loaded model.
+    const LoadedModel candidate = decode_model(assemble(plan, params, c, labels, "", &act), "a candidate int8 model");
+    Classifier classifier(candidate);
     const int k = plan.desc.num_classes, e = act.back();
     std::vector<int8_t> out((size_t)k);
     Score s;
     s.agree = 0;
     for (size_t n = 0; n < idx_.size(); ++n) {
-      st = tv::q8_infer_u8(*q8, ds_->image((size_t)idx_[n]), (int8_t*)work.data(), nullptr, out.data());
-      if (!st.ok()) throw Error("a candidate int8 model failed: " + status_message(st, &plan.desc) + ".");
+      classifier.classify(ds_->image((size_t)idx_[n]), nullptr, out.data());
       const float* f = logits_.data() + n * (size_t)k;
       int qa = 0, fa = 0;
       for (int j = 0; j < k; ++j) {
@@ -671,8 +665,7 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
     for (const auto& s : q.adjustments) r.adjustments.push_back(s);
   }
   r.float_weight_bytes = plan.param_count * sizeof(float);
-  for (int i = 0; i < L; ++i)
-    r.int8_weight_bytes += plan.layers[i].weight_count + plan.layers[i].bias_count * sizeof(int32_t);
+  r.int8_weight_bytes = tv::q8_memory(plan).weight_bytes;
   return r;
 }
 

@@ -31,6 +31,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+}  // namespace
+
 void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
   if (ds.height != plan.input.h || ds.width != plan.input.w || ds.channels != plan.input.c)
     throw Error(ds.source + ": decoded at " + std::to_string(ds.height) + "x" + std::to_string(ds.width) + "x" +
@@ -40,8 +42,6 @@ void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
     throw Error(ds.source + ": has " + std::to_string(ds.classes.size()) + " classes but the model has " +
                 std::to_string(plan.desc.num_classes) + ".");
 }
-
-}  // namespace
 
 EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
                           const std::vector<int>& idx) {

@@ -55,6 +55,8 @@ struct TrainResult {
 // Trains; the result depends only on the request's data, recipe and seed (not on threads).
 TrainResult train_model(const TrainRequest& req);
 // Evaluates float weights on dataset images idx.
+// Throws tvh::Error naming the dataset when its images or class count do not fit the model.
+void check_compatible(const tv::ModelPlan& plan, const Dataset& ds);
 EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
                           const std::vector<int>& idx);
 
