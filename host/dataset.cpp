@@ -19,6 +19,7 @@
 #include "host/error.h"
 #include "host/files.h"
 #include "host/image.h"
+#include "tv/rng.h"
 
 namespace tvh {
 namespace {
@@ -666,24 +667,15 @@ uint64_t available_memory_bytes() {
 
 namespace {
 
-// splitmix64: a tiny, well-mixed PRNG whose sequence is the same on every platform.
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+// Uniform in [0, n), n >= 1, without modulo bias, from the core's splitmix64 (the same sequence on
+// every platform).
+uint64_t unbiased_below(tv::Rng& rng, uint64_t n) {
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  for (;;) {
+    const uint64_t x = rng.next();
+    if (x < limit) return x % n;
   }
-  // Uniform in [0, n), n >= 1, without modulo bias.
-  uint64_t below(uint64_t n) {
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    for (;;) {
-      const uint64_t x = next();
-      if (x < limit) return x % n;
-    }
-  }
-};
+}
 
 // Image indices of each class, ascending (= sorted by path).
 std::vector<std::vector<int>> indices_by_class(const Dataset& ds) {
@@ -701,9 +693,9 @@ std::vector<std::vector<int>> indices_by_class(const Dataset& ds) {
 
 // A class's indices in a seeded random order (Fisher-Yates driven by splitmix64).
 std::vector<int> shuffled(std::vector<int> v, uint64_t seed, size_t label) {
-  SplitMix64 rng{seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(label + 1))};
+  tv::Rng rng(seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(label + 1)));
   for (size_t i = v.size(); i > 1; --i) {
-    const size_t j = (size_t)rng.below(i);
+    const size_t j = (size_t)unbiased_below(rng, i);
     std::swap(v[i - 1], v[j]);
   }
   return v;
