@@ -5,6 +5,7 @@
 #include "tv/crc32.h"
 #include "tv/int8/q8_model.h"
 #include "tv/legacy.h"
+#include "tv/little_endian.h"
 #include "tv/net.h"
 
 namespace tv {
@@ -105,17 +106,6 @@ class Out {
   char buf_[512];
   size_t len_ = 0;
 };
-
-uint32_t rd32(const uint8_t* p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-float rdf(const uint8_t* p) {
-  uint32_t u = rd32(p);
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
 
 bool finite(float v) {
   uint32_t u;
@@ -280,7 +270,7 @@ Status check_tensor_values(const BlobView& v) {
     const uint8_t* p = (const uint8_t*)t.data;
     const size_t n = t.elements();
     for (size_t k = 0; k < n; ++k)
-      if (!finite(rdf(p + 4 * k))) return make_status(StatusCode::BadParameter, t.layer, i, (int32_t)k);
+      if (!finite(read_le_f32(p + 4 * k))) return make_status(StatusCode::BadParameter, t.layer, i, (int32_t)k);
   }
   return ok_status();
 }
@@ -340,7 +330,7 @@ void write_tensor(Out& o, const char* prefix, const BlobView& v, int i) {
       array_open(o, prefix, "float", id.s, "", n);
       array_body(o, n, 8, [&](size_t k) {
         char b[kFloatTextMax];
-        o.put(b, format_float_literal(rdf(p + 4 * k), b));
+        o.put(b, format_float_literal(read_le_f32(p + 4 * k), b));
       });
       break;
     case DType::I8:
@@ -350,7 +340,7 @@ void write_tensor(Out& o, const char* prefix, const BlobView& v, int i) {
     case DType::I32:
       array_open(o, prefix, "int32_t", id.s, "", n);
       array_body(o, n, 8, [&](size_t k) {
-        const int32_t x = (int32_t)rd32(p + 4 * k);
+        const int32_t x = (int32_t)read_le32(p + 4 * k);
         if (x == INT32_MIN)
           o.str("(-2147483647 - 1)");
         else
@@ -605,7 +595,7 @@ Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* cons
     if (!labels[i]) return make_status(StatusCode::InvalidArgument);
   const size_t floats = size / 4;
   for (size_t k = 0; k < floats; ++k)
-    if (!finite(rdf(raw + 4 * k))) return make_status(StatusCode::BadParameter, -1, -1, (int32_t)k);
+    if (!finite(read_le_f32(raw + 4 * k))) return make_status(StatusCode::BadParameter, -1, -1, (int32_t)k);
 
   Out o(sink);
   // The reference firmware's exact text, line ends included (two of its lines end in LF only).
@@ -644,7 +634,7 @@ Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* cons
     o.str("[] = { ");
     for (size_t i = 0; i < b.count; ++i) {
       char t[kFloatTextMax];
-      o.put(t, format_float_fixed6(rdf(raw + 4 * (pos + i)), t));
+      o.put(t, format_float_fixed6(read_le_f32(raw + 4 * (pos + i)), t));
       o.ch('f');
       if (i + 1 < b.count) o.str(", ");
       if ((i + 1) % 8 == 0) o.str("\r\n");

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tv/blob.h"
+#include "tv/little_endian.h"
 #include "tv/presets.h"
 
 namespace tv {
@@ -11,19 +12,6 @@ namespace {
 
 constexpr int kConv1 = 0, kConv2 = 4, kDense = 8;  // layer indices in the webmcu preset
 constexpr int kFeatures = 29 * 29 * 8;
-
-float read_f32(const uint8_t* p) {
-  uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-void write_f32(uint8_t* p, float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(u >> (8 * i));
-}
 
 // Index in the raw file (in floats) of parameter `k` of our layout, for each block in file order.
 // The raw file's blocks are our blocks in the same order; only the indices inside them move.
@@ -85,10 +73,11 @@ Status legacy_import(const uint8_t* data, size_t size, const ModelPlan& plan, fl
   for (int li : layers) {
     const LayerPlan& lp = plan.layers[li];
     float* w = params + lp.param_offset;
-    for (size_t i = 0; i < lp.weight_count; ++i) w[i] = read_f32(data + 4 * (file_pos + raw_index_in_block(li, i, k)));
+    for (size_t i = 0; i < lp.weight_count; ++i)
+      w[i] = read_le_f32(data + 4 * (file_pos + raw_index_in_block(li, i, k)));
     file_pos += lp.weight_count;
     float* b = w + lp.weight_count;
-    for (size_t i = 0; i < lp.bias_count; ++i) b[i] = read_f32(data + 4 * (file_pos + i));
+    for (size_t i = 0; i < lp.bias_count; ++i) b[i] = read_le_f32(data + 4 * (file_pos + i));
     file_pos += lp.bias_count;
   }
   return ok_status();
@@ -104,10 +93,11 @@ Status legacy_export(const ModelPlan& plan, const float* params, uint8_t* out, s
   for (int li : layers) {
     const LayerPlan& lp = plan.layers[li];
     const float* w = params + lp.param_offset;
-    for (size_t i = 0; i < lp.weight_count; ++i) write_f32(out + 4 * (file_pos + raw_index_in_block(li, i, k)), w[i]);
+    for (size_t i = 0; i < lp.weight_count; ++i)
+      write_le_f32(out + 4 * (file_pos + raw_index_in_block(li, i, k)), w[i]);
     file_pos += lp.weight_count;
     const float* b = w + lp.weight_count;
-    for (size_t i = 0; i < lp.bias_count; ++i) write_f32(out + 4 * (file_pos + i), b[i]);
+    for (size_t i = 0; i < lp.bias_count; ++i) write_le_f32(out + 4 * (file_pos + i), b[i]);
     file_pos += lp.bias_count;
   }
   return ok_status();
