@@ -34,7 +34,18 @@ EvalResult score_predictions(const std::vector<int>& pred, const Dataset& ds, co
 }
 
 EvalResult evaluate_model(const LoadedModel& model, const Dataset& ds, const std::vector<int>& idx) {
-  return score_predictions(predict(model, ds, idx), ds, idx, model.plan->desc.num_classes);
+  const tv::ModelPlan& plan = *model.plan;
+  check_compatible(plan, ds);
+  Classifier c(model);
+  const int k = plan.desc.num_classes;
+  EvalResult r;
+  r.confusion.assign((size_t)k * k, 0);
+  std::vector<float> probs((size_t)k);
+  for (int i : idx) {
+    c.classify(ds.image((size_t)i), probs.data());
+    r.add(i, ds.labels[(size_t)i], probs.data(), k);
+  }
+  return r;
 }
 
 }  // namespace tvh

@@ -16,7 +16,7 @@ std::vector<int> predict(const LoadedModel& model, const Dataset& ds, const std:
 // Accuracy and confusion matrix of predictions pred[n] for images idx[n].
 EvalResult score_predictions(const std::vector<int>& pred, const Dataset& ds, const std::vector<int>& idx,
                              int num_classes);
-// predict + score_predictions.
+// Every image classified once: accuracy, confusion matrix and each image's predicted class and probability.
 EvalResult evaluate_model(const LoadedModel& model, const Dataset& ds, const std::vector<int>& idx);
 
 }  // namespace tvh
