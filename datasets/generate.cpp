@@ -21,18 +21,13 @@
 #include "host/error.h"
 #include "host/files.h"
 #include "host/jpeg.h"
+#include "tv/rng.h"
 
 namespace {
 
-// splitmix64: small, well mixed and identical on every platform.
-struct Rng {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+// The core's splitmix64 (identical on every platform) with the draws the pictures need.
+struct Rng : tv::Rng {
+  explicit Rng(uint64_t seed) : tv::Rng(seed) {}
   // Uniform float in [0, 1) with 24 random bits.
   float unit() { return (float)(next() >> 40) * (1.0f / 16777216.0f); }
   // Uniform float in [lo, hi).
@@ -108,7 +103,7 @@ struct Object {
 };
 
 std::vector<uint8_t> render(Shape shape, uint64_t image_seed, int size) {
-  Rng rng{image_seed};
+  Rng rng(image_seed);
   const float s = (float)size;
   const float half = s * 0.5f;
 
@@ -172,7 +167,7 @@ std::vector<uint8_t> render(Shape shape, uint64_t image_seed, int size) {
 }
 
 uint64_t mix_seed(uint64_t seed, uint64_t cls, uint64_t index) {
-  Rng rng{seed * 0x2545F4914F6CDD1Dull ^ (cls << 32) ^ index};
+  Rng rng(seed * 0x2545F4914F6CDD1Dull ^ (cls << 32) ^ index);
   rng.next();
   return rng.next();
 }

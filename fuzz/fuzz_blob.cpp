@@ -14,6 +14,7 @@
 #include "tv/blob.h"
 #include "tv/crc32.h"
 #include "tv/int8/q8_model.h"
+#include "tv/little_endian.h"
 #include "tv/model.h"
 
 namespace {
@@ -50,10 +51,6 @@ void exercise(const std::vector<uint8_t>& buf) {
   tv::blob_load_float_params(view, plan, params.data());
 }
 
-uint32_t rd32(const uint8_t* p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -62,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   exercise(buf);
   // The same bytes with a CRC that matches them (the header's total size decides what it covers).
   if (size >= tv::kBlobHeaderBytes) {
-    const uint32_t total = rd32(buf.data() + 8);
+    const uint32_t total = tv::read_le32(buf.data() + 8);
     if (total >= 16 && total <= size) {
       const uint32_t crc = tv::crc32(0, buf.data() + 16, total - 16);
       for (int i = 0; i < 4; ++i) buf[12 + i] = (uint8_t)(crc >> (8 * i));

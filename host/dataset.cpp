@@ -13,11 +13,13 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include "host/error.h"
 #include "host/files.h"
 #include "host/image.h"
+#include "tv/rng.h"
 
 namespace tvh {
 namespace {
@@ -331,6 +333,17 @@ void check_options(const DatasetOptions& options, const std::string& source) {
 
 const char* const kImageKinds = ".jpg/.jpeg/.png";
 
+// Decodes a JPEG or PNG for a width x height input and resizes it into dst with the shared rule.
+InputImage decode_and_resize(const std::vector<uint8_t>& bytes, const std::string& name, int width, int height,
+                             tv::ChannelOrder order, uint8_t* dst, uint16_t* lut) {
+  InputImage in = decode_for_input(bytes.data(), bytes.size(), name, width, height);
+  if (!tv::resize_nearest_crop(in.image.pixels.data(), in.image.width, in.image.height, in.image.channels, dst, width,
+                               height, order, false, lut)) {
+    throw Error("'" + name + "' could not be resized to " + std::to_string(width) + "x" + std::to_string(height) + ".");
+  }
+  return in;
+}
+
 }  // namespace
 
 std::vector<size_t> Dataset::class_counts() const {
@@ -531,6 +544,7 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
   std::vector<uint8_t> pixels(items.size() * image_bytes);
   std::vector<std::string> failure(items.size());
   std::vector<char> ok(items.size(), 0), scaled(items.size(), 0), rotated(items.size(), 0);
+  std::vector<uint64_t> hashes(items.size(), 0);
   std::atomic<size_t> next{0};
   size_t done = 0;
   std::mutex progress_mutex;
@@ -547,13 +561,9 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
         } else {
           bytes = read_file(item.display, kMaxImageFileBytes);
         }
-        const InputImage in = decode_for_input(bytes.data(), bytes.size(), item.display, ds.width, ds.height);
-        if (!tv::resize_nearest_crop(in.image.pixels.data(), in.image.width, in.image.height, in.image.channels,
-                                     pixels.data() + i * image_bytes, ds.width, ds.height, ds.order, false,
-                                     lut.data())) {
-          throw Error("'" + item.display + "' could not be resized to " + std::to_string(ds.width) + "x" +
-                      std::to_string(ds.height) + ".");
-        }
+        hashes[i] = std::hash<std::string_view>()(std::string_view((const char*)bytes.data(), bytes.size()));
+        const InputImage in = decode_and_resize(bytes, item.display, ds.width, ds.height, ds.order,
+                                                pixels.data() + i * image_bytes, lut.data());
         ok[i] = 1;
         scaled[i] = in.scale_denom > 1;
         rotated[i] = in.orientation > 1;
@@ -592,6 +602,7 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
     if (kept != i) std::memmove(pixels.data() + kept * image_bytes, pixels.data() + i * image_bytes, image_bytes);
     ds.paths.push_back(items[i].display);
     ds.labels.push_back(items[i].label);
+    ds.file_hashes.push_back(hashes[i]);
     ds.scaled_decodes += (size_t)scaled[i];
     ds.exif_rotated += (size_t)rotated[i];
     ++kept;
@@ -617,6 +628,15 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
 
 Dataset load_dataset(const DatasetOptions& options) {
   return decode_dataset(list_dataset(options), options);
+}
+
+void read_input_image(const std::string& path, int height, int width, tv::ChannelOrder order, uint8_t* dst) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw Error("'" + path + "' does not exist.");
+  if (!fs::is_regular_file(st)) throw Error("'" + path + "' " + special_kind(st) + ", not an image file.");
+  std::vector<uint16_t> lut((size_t)width + (size_t)height);
+  decode_and_resize(read_file(path, kMaxImageFileBytes), path, width, height, order, dst, lut.data());
 }
 
 uint64_t available_memory_bytes() {
@@ -647,24 +667,15 @@ uint64_t available_memory_bytes() {
 
 namespace {
 
-// splitmix64: a tiny, well-mixed PRNG whose sequence is the same on every platform.
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+// Uniform in [0, n), n >= 1, without modulo bias, from the core's splitmix64 (the same sequence on
+// every platform).
+uint64_t unbiased_below(tv::Rng& rng, uint64_t n) {
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  for (;;) {
+    const uint64_t x = rng.next();
+    if (x < limit) return x % n;
   }
-  // Uniform in [0, n), n >= 1, without modulo bias.
-  uint64_t below(uint64_t n) {
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    for (;;) {
-      const uint64_t x = next();
-      if (x < limit) return x % n;
-    }
-  }
-};
+}
 
 // Image indices of each class, ascending (= sorted by path).
 std::vector<std::vector<int>> indices_by_class(const Dataset& ds) {
@@ -682,9 +693,9 @@ std::vector<std::vector<int>> indices_by_class(const Dataset& ds) {
 
 // A class's indices in a seeded random order (Fisher-Yates driven by splitmix64).
 std::vector<int> shuffled(std::vector<int> v, uint64_t seed, size_t label) {
-  SplitMix64 rng{seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(label + 1))};
+  tv::Rng rng(seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(label + 1)));
   for (size_t i = v.size(); i > 1; --i) {
-    const size_t j = (size_t)rng.below(i);
+    const size_t j = (size_t)unbiased_below(rng, i);
     std::swap(v[i - 1], v[j]);
   }
   return v;
@@ -745,6 +756,69 @@ std::vector<Split> kfold_splits(const Dataset& dataset, int k, uint64_t seed) {
     for (int f = 0; f < k; ++f) (fold_of[i] == f ? folds[(size_t)f].val : folds[(size_t)f].train).push_back((int)i);
   }
   return folds;
+}
+
+std::vector<std::string> split_warnings(const Dataset& ds, const Split& split) {
+  std::vector<std::string> out;
+  const size_t k = ds.classes.size();
+  std::vector<size_t> train(k, 0), val(k, 0);
+  for (int i : split.train) ++train[(size_t)ds.labels[(size_t)i]];
+  for (int i : split.val) ++val[(size_t)ds.labels[(size_t)i]];
+  size_t largest = 0, smallest = SIZE_MAX, big = 0, small = 0;
+  for (size_t c = 0; c < k; ++c) {
+    if (train[c] > largest) largest = train[c], big = c;
+    if (train[c] < smallest) smallest = train[c], small = c;
+  }
+  if (k >= 2 && smallest > 0 && largest > 3 * smallest) {
+    out.push_back("the classes are out of balance: '" + ds.classes[big] + "' has " + std::to_string(largest) +
+                  " training images, '" + ds.classes[small] + "' only " + std::to_string(smallest) +
+                  " (more than 3x): add images to the small classes, or the model will favour the large one.");
+  }
+  bool few_val = false;
+  for (size_t c = 0; c < k; ++c) {
+    if (train[c] < 5) {
+      out.push_back("class '" + ds.classes[c] + "' has only " + std::to_string(train[c]) +
+                    " training image(s): 5 or more per class are needed to learn anything; add photos.");
+    }
+    if (val[c] == 0) {
+      out.push_back("class '" + ds.classes[c] +
+                    "' has no validation image, so its accuracy is not measured: add photos, or use --kfold 5.");
+    } else if (val[c] < 3) {
+      few_val = true;
+    }
+  }
+  if (few_val) {
+    out.push_back(
+        "some classes have fewer than 3 validation images, so the validation accuracy is a rough guess: "
+        "use --kfold 5 to measure the recipe on every image.");
+  }
+  // The same photo twice: in two classes, or in both training and validation.
+  std::vector<char> in_val(ds.size(), 0);
+  for (int i : split.val) in_val[(size_t)i] = 1;
+  std::map<uint64_t, size_t> first;
+  size_t reported = 0, more = 0;
+  for (size_t i = 0; i < ds.size() && i < ds.file_hashes.size(); ++i) {
+    auto [it, fresh] = first.emplace(ds.file_hashes[i], i);
+    if (fresh) continue;
+    const size_t j = it->second;
+    std::string what;
+    if (ds.labels[i] != ds.labels[j]) {
+      what = "in two classes ('" + ds.classes[(size_t)ds.labels[j]] + "' and '" + ds.classes[(size_t)ds.labels[i]] +
+             "'): keep it in its right class only";
+    } else if (in_val[i] != in_val[j]) {
+      what = "in both training and validation, which inflates the validation accuracy: remove one copy";
+    } else {
+      continue;
+    }
+    if (reported < 5) {
+      out.push_back("'" + ds.paths[j] + "' and '" + ds.paths[i] + "' are the same file " + what + ".");
+      ++reported;
+    } else {
+      ++more;
+    }
+  }
+  if (more) out.push_back(std::to_string(more) + " more identical pair(s) like those above.");
+  return out;
 }
 
 }  // namespace tvh

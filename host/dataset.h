@@ -45,10 +45,11 @@ struct SkippedFile {
 // A decoded dataset. Images are grouped by label (0, 1, ...) and, within a class, sorted by path
 // byte-wise; image i is pixels[i * height * width * channels ...], interleaved in `order`.
 struct Dataset {
-  std::string source;                // the path that was loaded
-  std::vector<std::string> classes;  // label -> class (folder) name
-  std::vector<std::string> paths;    // image i's file ("archive.zip:inner/path" inside a zip)
-  std::vector<int> labels;           // image i's class index
+  std::string source;                 // the path that was loaded
+  std::vector<std::string> classes;   // label -> class (folder) name
+  std::vector<std::string> paths;     // image i's file ("archive.zip:inner/path" inside a zip)
+  std::vector<int> labels;            // image i's class index
+  std::vector<uint64_t> file_hashes;  // image i's file bytes, hashed (to find copies of one photo)
   int height = 0, width = 0, channels = 0;
   tv::ChannelOrder order = tv::ChannelOrder::RGB;
   std::vector<uint8_t> pixels;        // size() * image_bytes() bytes
@@ -109,6 +110,10 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
 // list_dataset then decode_dataset.
 Dataset load_dataset(const DatasetOptions& options);
 
+// Reads one image file (JPEG or PNG, EXIF applied, scaled DCT above the board's size) into dst, a
+// height x width image in `order` (tv::resize_nearest_crop); throws tvh::Error naming the file.
+void read_input_image(const std::string& path, int height, int width, tv::ChannelOrder order, uint8_t* dst);
+
 // Memory the system can still give this process, in bytes (MemAvailable, capped by a cgroup limit);
 // 0 when it cannot be told.
 uint64_t available_memory_bytes();
@@ -117,6 +122,12 @@ uint64_t available_memory_bytes();
 struct Split {
   std::vector<int> train, val;
 };
+
+// What a person should know before training on `split`, one sentence each with what to do: classes
+// out of balance (largest/smallest training count above 3), a class with fewer than 5 training
+// images, fewer than 3 validation images in a class (suggests --kfold), a class with no validation
+// image, and the same photo (identical file bytes) in two classes or in both training and validation.
+std::vector<std::string> split_warnings(const Dataset& dataset, const Split& split);
 
 // The reference rule: in each class the last `last_n` images (by sorted path) are validation, the rest
 // training. A class with last_n images or fewer keeps one image in training. Throws if last_n < 0.

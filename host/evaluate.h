@@ -10,7 +10,13 @@ namespace tvh {
 
 // 0, 1, ..., ds.size() - 1.
 std::vector<int> all_indices(const Dataset& ds);
-// Evaluates a float or int8 model on images idx; throws when the model cannot run.
+// The class the model gives each of the images idx (one pass through its engine); throws when the
+// model cannot run or the images are not at its input size.
+std::vector<int> predict(const LoadedModel& model, const Dataset& ds, const std::vector<int>& idx);
+// Accuracy and confusion matrix of predictions pred[n] for images idx[n].
+EvalResult score_predictions(const std::vector<int>& pred, const Dataset& ds, const std::vector<int>& idx,
+                             int num_classes);
+// Every image classified once: accuracy, confusion matrix and each image's predicted class and probability.
 EvalResult evaluate_model(const LoadedModel& model, const Dataset& ds, const std::vector<int>& idx);
 
 }  // namespace tvh

@@ -19,13 +19,6 @@ void append_to_string(void* ctx, const char* s, size_t n) {
   static_cast<std::string*>(ctx)->append(s, n);
 }
 
-std::unique_ptr<tv::BlobView> decode_or_throw(const std::vector<uint8_t>& bytes, const std::string& source) {
-  auto view = std::make_unique<tv::BlobView>();
-  tv::Status st = tv::blob_decode(bytes.data(), bytes.size(), view.get());
-  if (!st.ok()) throw Error(source + ": " + blob_status_message(st, *view) + ".");
-  return view;
-}
-
 // One sentence for a header writer refusal.
 std::string writer_message(const tv::Status& st, const tv::BlobView* view, const std::string& source) {
   if (st.code == tv::StatusCode::BadParameter && st.a == -1 && view)
@@ -92,7 +85,7 @@ struct Facts {
   bool int8 = false;
 };
 
-Facts gather(const LoadedModel& m, const std::string& source) {
+Facts gather(const LoadedModel& m) {
   Facts f;
   const tv::ModelPlan& plan = *m.plan;
   for (int i = 0; i < plan.num_layers; ++i) {
@@ -104,20 +97,14 @@ Facts gather(const LoadedModel& m, const std::string& source) {
                    lp.out,
                    lp.weight_count + lp.bias_count,
                    (lp.weight_count + lp.bias_count) * sizeof(float),
-                   lp.weight_count + lp.bias_count * sizeof(int32_t)};
+                   tv::q8_layer_weight_bytes(lp)};
     f.params += l.params;
     f.bytes_float += l.bytes_float;
     f.bytes_int8 += l.bytes_int8;
     f.layers.push_back(l);
   }
-  if (m.format == "tvb") {
-    auto view = decode_or_throw(m.blob, source);
-    f.size = view->size;
-    f.crc = tv::crc32(0, m.blob.data(), view->size);
-  } else {
-    f.size = m.blob.size();
-    f.crc = tv::crc32(0, m.blob.data(), m.blob.size());
-  }
+  f.size = m.view ? m.view->size : m.blob.size();
+  f.crc = m.crc;
   // The engine that runs the model: an int8 model's figures are the int8 engine's.
   f.infer = tv::inference_memory(plan);
   if (m.int8) {
@@ -143,19 +130,20 @@ std::vector<uint8_t> export_blob_bytes(const LoadedModel& m, const std::string& 
 
 std::string tinyvision_header(const LoadedModel& m, const std::string& source, const std::string& prefix,
                               const std::string& version) {
-  const std::vector<uint8_t> bytes = export_blob_bytes(m, version);
-  auto view = decode_or_throw(bytes, source);
+  // A .tvb is written as loaded (its view and CRC, computed once); a raw myWeights.bin becomes a blob first.
+  LoadedModel encoded;
+  const LoadedModel& blob = m.view ? m : (encoded = decode_model(export_blob_bytes(m, version), source));
+  const tv::BlobView* view = blob.view.get();
   tv::HeaderOptions opt;
   opt.prefix = prefix.c_str();
   opt.tool = "tvexport";
   opt.version = version.c_str();
   std::string text;
   tv::TextSink sink{&text, append_to_string};
-  const uint32_t crc = tv::crc32(0, bytes.data(), view->size);
-  tv::Status st = tv::write_tinyvision_header(*view, crc, opt, sink, m.plan.get());
+  tv::Status st = tv::write_tinyvision_header(*view, blob.crc, opt, sink, blob.plan.get());
   if (st.code == tv::StatusCode::InvalidArgument)
     throw Error("--name " + prefix + ": not a C identifier (letters, digits and '_', not starting with a digit).");
-  if (!st.ok()) throw Error(writer_message(st, view.get(), source));
+  if (!st.ok()) throw Error(writer_message(st, view, source));
   return text;
 }
 
@@ -203,7 +191,7 @@ size_t parse_budget(const std::string& text) {
 }
 
 std::string info_text(const LoadedModel& m, const InfoRequest& req) {
-  const Facts f = gather(m, req.source);
+  const Facts f = gather(m);
   const tv::ModelPlan& plan = *m.plan;
   const tv::InputDesc& in = plan.desc.input;
   std::string s;
@@ -263,12 +251,12 @@ std::string info_text(const LoadedModel& m, const InfoRequest& req) {
 }
 
 bool info_fits(const LoadedModel& m, const InfoRequest& req) {
-  return req.budget == 0 || gather(m, req.source).infer.total_bytes <= req.budget;
+  return req.budget == 0 || gather(m).infer.total_bytes <= req.budget;
 }
 
 std::string info_json(const LoadedModel& m, const InfoRequest& req) {
   using json = nlohmann::ordered_json;
-  const Facts f = gather(m, req.source);
+  const Facts f = gather(m);
   const tv::ModelPlan& plan = *m.plan;
   const tv::InputDesc& in = plan.desc.input;
   json j;

@@ -57,8 +57,9 @@ void AlignedBuffer::Free::operator()(uint8_t* p) const {
 LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name) {
   LoadedModel m;
   m.blob = bytes;
-  auto view = std::make_unique<tv::BlobView>();
-  tv::Status st = tv::blob_decode(m.blob.data(), m.blob.size(), view.get());
+  m.view = std::make_unique<tv::BlobView>();
+  tv::BlobView* view = m.view.get();
+  tv::Status st = tv::blob_decode(m.blob.data(), m.blob.size(), view);
   if (!st.ok()) throw Error(name + ": " + blob_status_message(st, *view) + ".");
   m.plan = plan_or_throw(view->model, name);
   m.format = "tvb";
@@ -75,8 +76,37 @@ LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& n
     m.params.assign(m.plan->param_count, 0.f);
     st = tv::blob_load_float_params(*view, *m.plan, m.params.data());
     if (!st.ok()) throw Error(name + ": " + status_message(st, &view->model) + ".");
+  } else {
+    m.engine = std::make_unique<tv::Q8Model>();
+    m.engine_status = tv::q8_bind(*view, *m.plan, m.engine.get());
+    if (!m.engine_status.ok()) m.engine.reset();
   }
   return m;
+}
+
+Classifier::Classifier(const LoadedModel& model) : m_(model) {
+  const tv::ModelPlan& plan = *m_.plan;
+  probs_.assign((size_t)plan.desc.num_classes, 0.f);
+  if (m_.int8) {
+    if (!m_.engine) throw Error("the int8 model cannot run: " + status_message(m_.engine_status, &plan.desc) + ".");
+    work_ = AlignedBuffer(tv::q8_memory(plan).work_bytes);
+    return;
+  }
+  work_ = AlignedBuffer(tv::inference_memory(plan).work_bytes);
+  const tv::Status st = tv::inference_init(&inf_, &plan, m_.params.data(), work_.data(), work_.size());
+  if (!st.ok()) throw Error("cannot run the model: " + status_message(st, &plan.desc) + ".");
+}
+
+int Classifier::classify(const uint8_t* image, float* probs, int8_t* logits) {
+  const int k = m_.plan->desc.num_classes;
+  float* p = probs ? probs : probs_.data();
+  if (m_.int8) {
+    const tv::Status st = tv::q8_infer_u8(*m_.engine, image, (int8_t*)work_.data(), p, logits);
+    if (!st.ok()) throw Error("the int8 model failed: " + status_message(st, &m_.plan->desc) + ".");
+  } else {
+    tv::infer_u8(inf_, image, p);
+  }
+  return tv::argmax(p, k);
 }
 
 LoadedModel load_model(const std::string& path, const RawOptions& raw) {
@@ -109,6 +139,7 @@ LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& pat
   for (int i = (int)m.labels.size(); i < k; ++i) m.labels.push_back("class" + std::to_string(i));
   m.format = "webmcu-bin";
   m.blob = std::move(bytes);
+  m.crc = tv::crc32(0, m.blob.data(), m.blob.size());
   return m;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tv/blob.h"
+#include "tv/int8/q8_model.h"
 #include "tv/model.h"
 #include "tv/net.h"
 
@@ -38,16 +39,40 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-// A model in memory: its plan, labels and either float parameters or (int8) the blob it came from.
+// A model in memory, decoded, checked and bound once per process: its plan, labels and either float
+// parameters or (int8) the decoded blob and the bound int8 engine. Every tool classifies through it
+// (Classifier) and reads its facts from it (crc, view). Movable, not copyable; the view and the engine
+// point into `blob` and `plan`, whose buffers a move keeps.
 struct LoadedModel {
   std::unique_ptr<tv::ModelPlan> plan;
   std::vector<std::string> labels;
   std::vector<float> params;  // float models
-  std::vector<uint8_t> blob;  // the file's bytes (.tvb), kept for int8 views and CRC
+  std::vector<uint8_t> blob;  // the file's bytes (.tvb or the raw myWeights.bin)
   std::string provenance;
   std::string format;  // "tvb" or "webmcu-bin"
   bool int8 = false;
-  uint32_t crc = 0;  // CRC-32 of the whole .tvb file (as tvexport, headers and the firmware show it)
+  uint32_t crc = 0;                     // CRC-32 of the whole file (as tvexport, headers and the firmware show it)
+  std::unique_ptr<tv::BlobView> view;   // .tvb: the decoded blob (views into `blob`); null for webmcu-bin
+  std::unique_ptr<tv::Q8Model> engine;  // int8: the bound int8 engine (null when it cannot run the model)
+  tv::Status engine_status;             // int8: q8_bind's verdict (why `engine` is null)
+};
+
+// The one classify path of a loaded model: a uint8 HWC image at the model's input size in, class
+// probabilities (and, on the int8 engine, the int8 logits) out, on the float engine or on the model's
+// bound int8 engine. Holds its own work buffer: one Classifier per thread. Throws tvh::Error when the
+// int8 engine cannot run the model or a kernel refuses.
+class Classifier {
+ public:
+  explicit Classifier(const LoadedModel& model);
+  // Writes num_classes probabilities into probs (may be null) and, for an int8 model, the int8 logits
+  // into logits (may be null); returns the most probable class.
+  int classify(const uint8_t* image, float* probs = nullptr, int8_t* logits = nullptr);
+
+ private:
+  const LoadedModel& m_;
+  AlignedBuffer work_;
+  tv::Inference inf_;
+  std::vector<float> probs_;
 };
 
 // Options for reading a raw myWeights.bin (it carries no description of its own).

@@ -94,7 +94,7 @@ struct QuantResult {
   std::vector<LayerQuant> layers;
   std::vector<std::string> adjustments;  // every layer's adjustments, in layer order
   size_t float_weight_bytes = 0;         // param_count * 4
-  size_t int8_weight_bytes = 0;          // weights * 1 + biases * 4 (no padding)
+  size_t int8_weight_bytes = 0;  // tv::q8_memory().weight_bytes (each layer's int8 weights padded to 16, int32 biases)
 };
 
 // Quantizes a float model with calibrated ranges into an int8 blob that q8_bind accepts (checked

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -81,53 +82,241 @@ std::string curve_path_for(const std::string& model_path) {
   return base + ".curve.svg";
 }
 
-std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& title) {
-  const int W = 640, H = 360, L = 60, R = 60, T = 40, B = 50;
-  const int pw = W - L - R, ph = H - T - B;
-  double max_loss = 1e-9;
-  for (const auto& e : h) max_loss = std::max(max_loss, e.train_loss);
-  max_loss *= 1.05;
-  const size_t n = h.size();
-  auto x_of = [&](size_t i) { return L + (n <= 1 ? pw / 2.0 : pw * (double)i / (double)(n - 1)); };
-  auto poly = [&](auto value, const char* color, const char* dash) {
-    std::ostringstream o;
-    o << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\"" << dash << " points=\"";
-    for (size_t i = 0; i < n; ++i) {
-      double v = value(h[i]);
-      if (v < 0) continue;
-      o << fmt("%.1f", x_of(i)) << "," << fmt("%.1f", T + ph * (1.0 - v)) << " ";
-    }
-    o << "\"/>\n";
-    return o.str();
-  };
-  std::string esc;
-  for (char c : title) esc += c == '<' ? "&lt;" : c == '&' ? "&amp;" : c == '>' ? "&gt;" : std::string(1, c);
-  std::ostringstream s;
+namespace {
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+// An SVG document's opening: size, white background, the title centred on top.
+void svg_open(std::ostringstream& s, int W, int H, const std::string& title) {
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
     << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << esc << "</text>\n";
-  for (int g = 0; g <= 4; ++g) {
-    double y = T + ph * g / 4.0;
-    s << "<line x1=\"" << L << "\" y1=\"" << y << "\" x2=\"" << L + pw << "\" y2=\"" << y << "\" stroke=\"#ddd\"/>\n";
-    s << "<text x=\"" << L - 6 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\" fill=\"#1f77b4\">"
-      << fmt("%.2f", max_loss * (1.0 - g / 4.0)) << "</text>\n";
-    s << "<text x=\"" << L + pw + 6 << "\" y=\"" << y + 4 << "\" fill=\"#2ca02c\">" << (100 - 25 * g) << "%</text>\n";
+  s << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << xml_escape(title)
+    << "</text>\n";
+}
+
+// A round tick step (1, 2 or 5 times a power of ten) giving about `ticks` intervals over [0, span].
+double nice_step(double span, int ticks) {
+  const double raw = span / std::max(1, ticks);
+  const double mag = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-12))));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * mag >= raw) return m * mag;
+  }
+  return 10 * mag;
+}
+
+// A tick label without trailing zeros: 0.25, 1, 1.5, 20.
+std::string tick_label(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", std::fabs(v) < 1e-12 ? 0.0 : v);
+  return b;
+}
+
+}  // namespace
+
+std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& title, int kept_epoch) {
+  const int W = 720, H = 420, L = 72, R = 72, T = 78, B = 56;
+  const int pw = W - L - R, ph = H - T - B;
+  const size_t n = h.size();
+  bool has_val = false, has_val_loss = false;
+  double max_loss = 1e-9;
+  for (const auto& e : h) {
+    max_loss = std::max(max_loss, e.train_loss);
+    if (e.val_loss >= 0) max_loss = std::max(max_loss, e.val_loss), has_val_loss = true;
+    if (e.val_acc >= 0) has_val = true;
+  }
+  const double loss_step = nice_step(max_loss, 5);
+  const double loss_top = loss_step * std::ceil(max_loss / loss_step - 1e-9);
+  const int first_epoch = n ? h.front().epoch : 1, last_epoch = n ? h.back().epoch : 1;
+  auto x_of = [&](double epoch) {
+    return L + (last_epoch == first_epoch ? pw / 2.0 : pw * (epoch - first_epoch) / (double)(last_epoch - first_epoch));
+  };
+  auto y_of = [&](double frac) { return T + ph * (1.0 - frac); };
+  std::ostringstream s;
+  svg_open(s, W, H, title);
+  // Grid and left ticks (loss, round values), right ticks (accuracy, every 20 %).
+  for (double v = 0; v <= loss_top + 1e-9; v += loss_step) {
+    const double y = y_of(v / loss_top);
+    s << "<line x1=\"" << L << "\" y1=\"" << fmt("%.1f", y) << "\" x2=\"" << L + pw << "\" y2=\"" << fmt("%.1f", y)
+      << "\" stroke=\"#e4e4e4\"/>\n";
+    s << "<text x=\"" << L - 6 << "\" y=\"" << fmt("%.1f", y + 4) << "\" text-anchor=\"end\">" << tick_label(v)
+      << "</text>\n";
+  }
+  for (int p = 0; p <= 100; p += 20) {
+    s << "<text x=\"" << L + pw + 6 << "\" y=\"" << fmt("%.1f", y_of(p / 100.0) + 4) << "\">" << p << "</text>\n";
+  }
+  const double epoch_step = std::max(1.0, nice_step(last_epoch - first_epoch, 8));
+  for (double e = std::ceil(first_epoch / epoch_step) * epoch_step; e <= last_epoch + 1e-9; e += epoch_step) {
+    s << "<text x=\"" << fmt("%.1f", x_of(e)) << "\" y=\"" << T + ph + 18 << "\" text-anchor=\"middle\">"
+      << tick_label(e) << "</text>\n";
+    s << "<line x1=\"" << fmt("%.1f", x_of(e)) << "\" y1=\"" << T + ph << "\" x2=\"" << fmt("%.1f", x_of(e))
+      << "\" y2=\"" << T + ph + 5 << "\" stroke=\"#333\"/>\n";
   }
   s << "<rect x=\"" << L << "\" y=\"" << T << "\" width=\"" << pw << "\" height=\"" << ph
     << "\" fill=\"none\" stroke=\"#333\"/>\n";
-  for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 10))
-    s << "<text x=\"" << fmt("%.1f", x_of(i)) << "\" y=\"" << T + ph + 16 << "\" text-anchor=\"middle\">" << h[i].epoch
-      << "</text>\n";
-  s << "<text x=\"" << L + pw / 2 << "\" y=\"" << H - 12 << "\" text-anchor=\"middle\">epoch</text>\n";
-  s << poly([&](const EpochRecord& e) { return e.train_loss / max_loss; }, "#1f77b4", "");
-  s << poly([](const EpochRecord& e) { return e.train_acc; }, "#2ca02c", " stroke-dasharray=\"5,3\"");
-  s << poly([](const EpochRecord& e) { return e.val_acc; }, "#d62728", "");
-  s << "<text x=\"" << L + 8 << "\" y=\"" << T + 16 << "\" fill=\"#1f77b4\">train loss</text>\n";
-  s << "<text x=\"" << L + 90 << "\" y=\"" << T + 16 << "\" fill=\"#2ca02c\">train accuracy</text>\n";
-  s << "<text x=\"" << L + 200 << "\" y=\"" << T + 16 << "\" fill=\"#d62728\">validation accuracy</text>\n";
+  // Axis titles.
+  s << "<text x=\"" << L + pw / 2 << "\" y=\"" << H - 14 << "\" text-anchor=\"middle\">epoch</text>\n";
+  s << "<text transform=\"translate(18," << T + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
+    << "loss (mean cross-entropy)</text>\n";
+  s << "<text transform=\"translate(" << W - 16 << "," << T + ph / 2 << ") rotate(90)\" text-anchor=\"middle\">"
+    << "accuracy (%)</text>\n";
+  // The kept epoch: a dashed vertical line, its label above the plot.
+  const int kept = kept_epoch > 0 ? kept_epoch : last_epoch;
+  if (n) {
+    const double x = x_of(kept);
+    s << "<line x1=\"" << fmt("%.1f", x) << "\" y1=\"" << T << "\" x2=\"" << fmt("%.1f", x) << "\" y2=\"" << T + ph
+      << "\" stroke=\"#7f7f7f\" stroke-dasharray=\"3,3\"/>\n";
+    const double lx = std::min(std::max(x, (double)L + 60), (double)(L + pw - 60));
+    s << "<text x=\"" << fmt("%.1f", lx) << "\" y=\"" << T - 8 << "\" text-anchor=\"middle\" fill=\"#555\">"
+      << "kept: epoch " << kept << (kept_epoch > 0 ? " (best validation)" : " (last)") << "</text>\n";
+  }
+  struct Series {
+    const char* name;
+    const char* color;
+    const char* dash;
+    bool show;
+    double (*value)(const EpochRecord&, double top);
+  };
+  const Series series[] = {
+      {"train loss", "#1f77b4", "", true, [](const EpochRecord& e, double top) { return e.train_loss / top; }},
+      {"validation loss", "#ff7f0e", "", has_val_loss,
+       [](const EpochRecord& e, double top) { return e.val_loss < 0 ? -1.0 : e.val_loss / top; }},
+      {"train accuracy", "#2ca02c", " stroke-dasharray=\"6,3\"", true,
+       [](const EpochRecord& e, double) { return e.train_acc; }},
+      {"validation accuracy", "#d62728", " stroke-dasharray=\"6,3\"", has_val,
+       [](const EpochRecord& e, double) { return e.val_acc; }},
+  };
+  double legend_x = L;
+  for (const auto& sr : series) {
+    if (!sr.show) continue;
+    std::ostringstream pts;
+    for (const auto& e : h) {
+      const double v = sr.value(e, loss_top);
+      if (v < 0) continue;
+      pts << fmt("%.1f", x_of(e.epoch)) << "," << fmt("%.1f", y_of(v)) << " ";
+    }
+    s << "<polyline fill=\"none\" stroke=\"" << sr.color << "\" stroke-width=\"2\"" << sr.dash << " points=\""
+      << pts.str() << "\"/>\n";
+    // Legend row between the title and the plot: never over a line.
+    s << "<line x1=\"" << legend_x << "\" y1=\"" << 44 << "\" x2=\"" << legend_x + 22 << "\" y2=\"" << 44
+      << "\" stroke=\"" << sr.color << "\" stroke-width=\"2\"" << sr.dash << "/>\n";
+    s << "<text x=\"" << legend_x + 27 << "\" y=\"48\">" << sr.name << "</text>\n";
+    legend_x += 40 + 7.0 * std::strlen(sr.name);
+  }
   s << "</svg>\n";
   return s.str();
+}
+
+std::string confusion_path_for(const std::string& model_path) {
+  std::string curve = curve_path_for(model_path);
+  return curve.substr(0, curve.size() - std::strlen(".curve.svg")) + ".confusion.svg";
+}
+
+std::string confusion_svg(const std::vector<std::string>& classes, const std::vector<int>& cm,
+                          const std::string& title) {
+  const size_t k = classes.size();
+  size_t label_w = 4;
+  for (const auto& c : classes) label_w = std::max(label_w, text_width(c));
+  const int cell = 48, left = 40 + (int)std::min<size_t>(label_w, 24) * 7,
+            top = 70 + (int)std::min<size_t>(label_w, 24) * 5;
+  const int W = left + cell * (int)k + 30, H = top + cell * (int)k + 50;
+  std::ostringstream s;
+  svg_open(s, W, H, title);
+  s << "<text x=\"" << left + cell * (int)k / 2 << "\" y=\"44\" text-anchor=\"middle\">predicted class</text>\n";
+  s << "<text transform=\"translate(16," << top + cell * (int)k / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
+    << "true class</text>\n";
+  for (size_t i = 0; i < k; ++i) {
+    int row = 0;
+    for (size_t j = 0; j < k; ++j) row += cm[i * k + j];
+    const std::string name = xml_escape(classes[i]);
+    s << "<text x=\"" << left - 6 << "\" y=\"" << top + cell * (int)i + cell / 2 + 4 << "\" text-anchor=\"end\">"
+      << name << "</text>\n";
+    s << "<text transform=\"translate(" << left + cell * (int)i + cell / 2 << "," << top - 6 << ") rotate(-40)\">"
+      << name << "</text>\n";
+    for (size_t j = 0; j < k; ++j) {
+      const int v = cm[i * k + j];
+      const double share = row ? (double)v / row : 0.0;
+      // White to dark blue (right) or dark red (wrong) by the share of the true class.
+      const int shade = (int)std::lround(255 - 200 * share);
+      const std::string fill = i == j ? "rgb(" + std::to_string(shade) + "," + std::to_string(shade) + ",255)"
+                                      : "rgb(255," + std::to_string(shade) + "," + std::to_string(shade) + ")";
+      const int x = left + cell * (int)j, y = top + cell * (int)i;
+      s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\"" << cell << "\" fill=\""
+        << fill << "\" stroke=\"#999\"/>\n";
+      s << "<text x=\"" << x + cell / 2 << "\" y=\"" << y + cell / 2 + 4 << "\" text-anchor=\"middle\" fill=\""
+        << (share > 0.6 ? "white" : "black") << "\">" << v << "</text>\n";
+    }
+  }
+  s << "<text x=\"" << left << "\" y=\"" << H - 16 << "\" fill=\"#555\">cells: image counts; shade: share of the "
+    << "true class (blue right, red wrong)</text>\n";
+  s << "</svg>\n";
+  return s.str();
+}
+
+std::vector<ClassMetrics> class_metrics(const std::vector<int>& cm, size_t k) {
+  std::vector<ClassMetrics> m(k);
+  for (size_t i = 0; i < k; ++i) {
+    for (size_t j = 0; j < k; ++j) {
+      m[i].support += cm[i * k + j];
+      m[j].predicted += cm[i * k + j];
+    }
+  }
+  for (size_t c = 0; c < k; ++c) {
+    const double tp = cm[c * k + c];
+    m[c].precision = m[c].predicted ? tp / m[c].predicted : 0.0;
+    m[c].recall = m[c].support ? tp / m[c].support : 0.0;
+    const double sum = m[c].precision + m[c].recall;
+    m[c].f1 = sum > 0 ? 2 * m[c].precision * m[c].recall / sum : 0.0;
+  }
+  return m;
+}
+
+std::string class_metrics_text(const std::vector<std::string>& classes, const std::vector<int>& cm) {
+  const auto m = class_metrics(cm, classes.size());
+  size_t w = 6;
+  for (const auto& c : classes) w = std::max(w, text_width(c) + 1);
+  std::ostringstream o;
+  char head[64];
+  std::snprintf(head, sizeof head, "%11s%11s%8s%8s\n", "precision", "recall", "F1", "images");
+  o << "class" << std::string(w - 5, ' ') << head;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    auto pct = [](double v, bool defined) { return defined ? fmt("%9.1f %%", 100 * v) : std::string("          -"); };
+    o << pad_right(classes[c], w) << pct(m[c].precision, m[c].predicted > 0) << pct(m[c].recall, m[c].support > 0)
+      << fmt("%8.3f", m[c].f1) << fmt("%8.0f", (double)m[c].support) << "\n";
+  }
+  return o.str();
+}
+
+std::string misclassified_text(const Dataset& ds, const EvalResult& r, size_t show) {
+  std::vector<size_t> wrong;
+  for (size_t i = 0; i < r.index.size(); ++i) {
+    if (r.predicted[i] != ds.labels[(size_t)r.index[i]]) wrong.push_back(i);
+  }
+  if (wrong.empty()) return "";
+  std::string out = std::to_string(wrong.size()) + " misclassified image(s):";
+  for (size_t n = 0; n < wrong.size() && n < show; ++n) {
+    const size_t i = wrong[n];
+    const size_t d = (size_t)r.index[i];
+    out += "\n  " + ds.paths[d] + ": " + ds.classes[(size_t)ds.labels[d]] + ", predicted " +
+           ds.classes[(size_t)r.predicted[i]] + " (" + fmt("%.1f", 100.0 * r.confidence[i]) + " %)";
+  }
+  if (wrong.size() > show) out += "\n  ... and " + std::to_string(wrong.size() - show) + " more (all in --json)";
+  return out;
 }
 
 Progress::Progress(bool enabled) : tty_(enabled && isatty(2)), start_(now_s()) {}

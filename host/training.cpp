@@ -1,6 +1,8 @@
 #include "host/training.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 #include "host/error.h"
@@ -31,6 +33,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+}  // namespace
+
 void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
   if (ds.height != plan.input.h || ds.width != plan.input.w || ds.channels != plan.input.c)
     throw Error(ds.source + ": decoded at " + std::to_string(ds.height) + "x" + std::to_string(ds.width) + "x" +
@@ -41,21 +45,45 @@ void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
                 std::to_string(plan.desc.num_classes) + ".");
 }
 
+namespace {
+
+// Classifies images idx with a bound Inference.
+EvalResult evaluate_with(const tv::Inference& inf, const Dataset& ds, const std::vector<int>& idx) {
+  EvalResult r;
+  const int k = inf.plan->desc.num_classes;
+  r.confusion.assign((size_t)k * k, 0);
+  std::vector<float> probs((size_t)k);
+  for (int i : idx) {
+    tv::infer_u8(inf, ds.image((size_t)i), probs.data());
+    r.add(i, ds.labels[(size_t)i], probs.data(), k);
+  }
+  return r;
+}
+
 }  // namespace
+
+void EvalResult::add(int dataset_index, int truth, const float* probs, int k) {
+  const int pred = tv::argmax(probs, k);
+  if (confusion.size() != (size_t)k * k) confusion.assign((size_t)k * k, 0);
+  index.push_back(dataset_index);
+  predicted.push_back(pred);
+  confidence.push_back(probs[pred]);
+  const double p = std::max(1e-12, (double)probs[truth]);
+  loss = (loss * total - std::log(p)) / (total + 1);
+  ++total;
+  correct += pred == truth;
+  confusion[(size_t)truth * k + pred]++;
+}
 
 EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
                           const std::vector<int>& idx) {
   check_compatible(plan, ds);
-  EvalResult r;
-  const int k = plan.desc.num_classes;
-  r.confusion.assign((size_t)k * k, 0);
-  r.total = (int)idx.size();
   AlignedBuffer arena(tv::inference_memory(plan).work_bytes);
   tv::Inference inf;
   tv::Status st = tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
   if (!st.ok()) throw Error("cannot run the model: " + status_message(st, &plan.desc) + ".");
-  std::vector<float> probs(k);
-  r.correct = tv::evaluate(inf, source_of(ds), idx.data(), (int)idx.size(), r.confusion.data(), probs.data());
+  EvalResult r = evaluate_with(inf, ds, idx);
+  r.confusion.resize((size_t)plan.desc.num_classes * plan.desc.num_classes, 0);
   return r;
 }
 
@@ -107,7 +135,6 @@ TrainResult train_model(const TrainRequest& req) {
   AlignedBuffer infer_arena(res.infer_memory.work_bytes);
   tv::Inference inf;
   tv::inference_init(&inf, &plan, tr.params, infer_arena.data(), infer_arena.size());
-  std::vector<float> probs(plan.desc.num_classes);
   int best_correct = -1;
   for (int e = 0; e < req.recipe.epochs; ++e) {
     job.epoch = e;
@@ -123,9 +150,11 @@ TrainResult train_model(const TrainRequest& req) {
     rec.skipped_batches = es.skipped_batches;
     if (!req.val.empty()) {
       auto t1 = std::chrono::steady_clock::now();
-      int c = tv::evaluate(inf, job.source, req.val.data(), (int)req.val.size(), nullptr, probs.data());
+      const EvalResult v = evaluate_with(inf, ds, req.val);
+      const int c = v.correct;
       res.eval_seconds += seconds_since(t1);
       rec.val_acc = (double)c / (double)req.val.size();
+      rec.val_loss = v.loss;
       if (req.recipe.restore_best && c > best_correct) {
         best_correct = c;
         res.best_epoch = e + 1;

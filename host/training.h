@@ -16,6 +16,7 @@ struct EpochRecord {
   double train_loss = 0;  // mean over the epoch's samples, as seen during training
   double train_acc = 0;   // running accuracy during the epoch
   double val_acc = -1;    // after the epoch (-1 when there is no validation split)
+  double val_loss = -1;   // mean cross-entropy on the validation images after the epoch (-1: none)
   float lr = 0;
   int skipped_batches = 0;  // dropped by the NaN/Inf guard
 };
@@ -24,7 +25,14 @@ struct EvalResult {
   int correct = 0;
   int total = 0;
   std::vector<int> confusion;  // [true * K + predicted]
+  // Per evaluated image, in the order of the indices given: dataset index, predicted class and its
+  // probability.
+  std::vector<int> index, predicted;
+  std::vector<float> confidence;
+  double loss = 0;  // mean cross-entropy, -ln p(true class) (p floored at 1e-12)
   double accuracy() const { return total ? (double)correct / total : 0.0; }
+  // Records one classified image.
+  void add(int dataset_index, int truth, const float* probs, int k);
 };
 
 struct TrainRequest {
@@ -55,6 +63,8 @@ struct TrainResult {
 // Trains; the result depends only on the request's data, recipe and seed (not on threads).
 TrainResult train_model(const TrainRequest& req);
 // Evaluates float weights on dataset images idx.
+// Throws tvh::Error naming the dataset when its images or class count do not fit the model.
+void check_compatible(const tv::ModelPlan& plan, const Dataset& ds);
 EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
                           const std::vector<int>& idx);
 

@@ -143,8 +143,8 @@ class Exporter {
   const LoadedModel& m_;
   const tv::ModelPlan& plan_;
   std::string source_;
-  std::unique_ptr<tv::BlobView> view_;
-  std::unique_ptr<tv::Q8Model> q8_;
+  const tv::BlobView* view_ = nullptr;
+  const tv::Q8Model* q8_ = nullptr;
   Cur cur_;
   int lut_count_ = 0;
   std::vector<std::string> notes_;
@@ -165,10 +165,10 @@ class Exporter {
     return v;
   }
 
+  // The loaded model's decoded view and int8 engine (decoded and bound once, by decode_model).
   void bind() {
-    view_ = std::make_unique<tv::BlobView>();
-    tv::Status st = tv::blob_decode(m_.blob.data(), m_.blob.size(), view_.get());
-    if (!st.ok()) throw Error(source_ + ": " + status_message(st) + ".");
+    if (!m_.view) throw Error(source_ + ": not a .tvb blob.");
+    view_ = m_.view.get();
     // What ESP-DL cannot express, named before q8_bind's shorter refusals: adaptive pools with unequal
     // bins, and per-channel exponents (q8_bind accepts them; the S3 cannot run them).
     for (int i = 0; i < plan_.num_layers; ++i) {
@@ -185,9 +185,9 @@ class Exporter {
                "has one weight exponent per output channel, which the ESP32-S3 cannot run (ESP-DL has "
                "per-channel exponents only on the P4); quantize it per tensor (tvquant without --per-channel)");
     }
-    q8_ = std::make_unique<tv::Q8Model>();
-    st = tv::q8_bind(*view_, plan_, q8_.get());
-    if (!st.ok()) throw Error(source_ + ": the int8 model cannot run: " + status_message(st, &plan_.desc) + ".");
+    if (!m_.engine)
+      throw Error(source_ + ": the int8 model cannot run: " + status_message(m_.engine_status, &plan_.desc) + ".");
+    q8_ = m_.engine.get();
     accumulation_notes();
   }
 

@@ -32,15 +32,29 @@ class Serializer {
     for (const EspdlValueInfo& v : m_.value_info) values.push_back(value_info(v));
     for (const EspdlTensor& t : m_.test_inputs) test_in.push_back(tensor(t, "test input"));
     for (const EspdlTensor& t : m_.test_outputs) test_out.push_back(tensor(t, "test output"));
-    const auto graph = espdl::CreateGraphDirect(fbb_, &nodes, m_.graph_name.c_str(), &inits, nullptr, &in, &out,
-                                                &values, nullptr, &test_in, &test_out);
+    // Every string is written with its length (a name may hold a NUL), in the order flatc's *Direct
+    // helpers would create them, so the bytes are those of the earlier writer for NUL-free models.
+    const auto nodes_v = fbb_.CreateVector(nodes);
+    const auto graph_name = str(m_.graph_name);
+    const auto inits_v = fbb_.CreateVector(inits);
+    const auto in_v = fbb_.CreateVector(in), out_v = fbb_.CreateVector(out), values_v = fbb_.CreateVector(values);
+    const auto test_in_v = fbb_.CreateVector(test_in), test_out_v = fbb_.CreateVector(test_out);
+    const auto graph =
+        espdl::CreateGraph(fbb_, nodes_v, graph_name, inits_v, 0, in_v, out_v, values_v, 0, test_in_v, test_out_v);
     std::vector<Offset<espdl::StringStringEntry>> meta;
-    for (const auto& kv : m_.metadata)
-      meta.push_back(espdl::CreateStringStringEntryDirect(fbb_, kv.first.c_str(), kv.second.c_str()));
+    for (const auto& kv : m_.metadata) {
+      const auto key = str(kv.first);
+      const auto value = str(kv.second);
+      meta.push_back(espdl::CreateStringStringEntry(fbb_, key, value));
+    }
     const std::vector<Offset<espdl::OperatorSetId>> opsets;  // empty, as in esp-ppq's files
-    const auto model = espdl::CreateModelDirect(fbb_, m_.ir_version, &opsets, optional(m_.producer_name),
-                                                optional(m_.producer_version), nullptr, m_.model_version,
-                                                optional(m_.doc_string), graph, meta.empty() ? nullptr : &meta);
+    const auto opsets_v = fbb_.CreateVector(opsets);
+    const auto producer_name = optional(m_.producer_name);
+    const auto producer_version = optional(m_.producer_version);
+    const auto doc = optional(m_.doc_string);
+    const auto meta_v = meta.empty() ? 0 : fbb_.CreateVector(meta);
+    const auto model = espdl::CreateModel(fbb_, m_.ir_version, opsets_v, producer_name, producer_version, 0,
+                                          m_.model_version, doc, graph, meta_v);
     fbb_.Finish(model);
     const size_t body = fbb_.GetSize();
     if (body > 0xFFFFFFFFu) throw Error(m_.source + ": the model is too large for an .espdl file (4 GiB).");
@@ -56,7 +70,9 @@ class Serializer {
   const EspdlModel& m_;
   flatbuffers::FlatBufferBuilder fbb_;
 
-  static const char* optional(const std::string& s) { return s.empty() ? nullptr : s.c_str(); }
+  flatbuffers::Offset<flatbuffers::String> str(const std::string& s) { return fbb_.CreateString(s.data(), s.size()); }
+  // An empty string is left out.
+  flatbuffers::Offset<flatbuffers::String> optional(const std::string& s) { return s.empty() ? 0 : str(s); }
 
   flatbuffers::Offset<espdl::Tensor> tensor(const EspdlTensor& t, const char* role) {
     const size_t need = espdl_element_count(t.dims) * espdl_dtype_size(t.dtype);
@@ -69,9 +85,13 @@ class Serializer {
       std::memcpy(chunk, t.raw.data() + b * 16, std::min<size_t>(16, t.raw.size() - b * 16));
       blocks[b] = espdl::AlignedBytes(flatbuffers::span<const uint8_t, 16>(chunk, 16));
     }
-    return espdl::CreateTensorDirect(fbb_, &t.dims, espdl::TensorDataType(t.dtype), nullptr, nullptr, nullptr, nullptr,
-                                     t.name.c_str(), optional(t.doc), &blocks, nullptr, espdl::DataLocation_DEFAULT,
-                                     nullptr, nullptr, &t.exponents);
+    const auto dims = fbb_.CreateVector(t.dims);
+    const auto name = str(t.name);
+    const auto doc = optional(t.doc);
+    const auto raw = fbb_.CreateVectorOfStructs(blocks);
+    const auto exponents = fbb_.CreateVector(t.exponents);
+    return espdl::CreateTensor(fbb_, dims, espdl::TensorDataType(t.dtype), 0, 0, 0, 0, name, doc, raw, 0,
+                               espdl::DataLocation_DEFAULT, 0, 0, exponents);
   }
 
   flatbuffers::Offset<espdl::ValueInfo> value_info(const EspdlValueInfo& v) {
@@ -82,7 +102,9 @@ class Serializer {
     const auto shape = espdl::CreateTensorShapeDirect(fbb_, &dims);
     const auto tts = espdl::CreateTensorTypeAndShape(fbb_, espdl::TensorDataType(v.dtype), shape);
     const auto type = espdl::CreateTypeInfo(fbb_, espdl::TypeInfoValue_tensor_type, tts.Union());
-    return espdl::CreateValueInfoDirect(fbb_, v.name.c_str(), type, nullptr, &v.exponents);
+    const auto name = str(v.name);
+    const auto exponents = fbb_.CreateVector(v.exponents);
+    return espdl::CreateValueInfo(fbb_, name, type, 0, exponents);
   }
 
   flatbuffers::Offset<espdl::Attribute> attribute(const EspdlAttribute& a) {
@@ -93,13 +115,14 @@ class Serializer {
     std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
     if (a.type == espdl::AttributeType_STRINGS)
       for (const std::string& x : a.strings) strings.push_back(fbb_.CreateString(x));
-    return espdl::CreateAttributeDirect(fbb_, a.name.c_str(), nullptr, nullptr, espdl::AttributeType(a.type),
-                                        a.type == espdl::AttributeType_FLOAT ? &f : nullptr,
-                                        a.type == espdl::AttributeType_INT ? &i : nullptr,
-                                        a.type == espdl::AttributeType_STRING ? &s : nullptr, 0, 0, 0,
-                                        a.type == espdl::AttributeType_FLOATS ? &a.floats : nullptr,
-                                        a.type == espdl::AttributeType_INTS ? &a.ints : nullptr,
-                                        a.type == espdl::AttributeType_STRINGS ? &strings : nullptr);
+    const auto name = str(a.name);
+    const auto s_v = a.type == espdl::AttributeType_STRING ? fbb_.CreateVector(s) : 0;
+    const auto floats_v = a.type == espdl::AttributeType_FLOATS ? fbb_.CreateVector(a.floats) : 0;
+    const auto ints_v = a.type == espdl::AttributeType_INTS ? fbb_.CreateVector(a.ints) : 0;
+    const auto strings_v = a.type == espdl::AttributeType_STRINGS ? fbb_.CreateVector(strings) : 0;
+    return espdl::CreateAttribute(
+        fbb_, name, 0, 0, espdl::AttributeType(a.type), a.type == espdl::AttributeType_FLOAT ? &f : nullptr,
+        a.type == espdl::AttributeType_INT ? &i : nullptr, s_v, 0, 0, 0, floats_v, ints_v, strings_v);
   }
 
   flatbuffers::Offset<espdl::Node> node(const EspdlNode& n) {
@@ -108,7 +131,10 @@ class Serializer {
     std::vector<flatbuffers::Offset<flatbuffers::String>> in, out;
     for (const std::string& s : n.inputs) in.push_back(fbb_.CreateString(s));
     for (const std::string& s : n.outputs) out.push_back(fbb_.CreateString(s));
-    return espdl::CreateNodeDirect(fbb_, &in, &out, n.name.c_str(), n.op_type.c_str(), nullptr, &attrs);
+    const auto in_v = fbb_.CreateVector(in), out_v = fbb_.CreateVector(out);
+    const auto name = str(n.name), op_type = str(n.op_type);
+    const auto attrs_v = fbb_.CreateVector(attrs);
+    return espdl::CreateNode(fbb_, in_v, out_v, name, op_type, 0, attrs_v);
   }
 };
 

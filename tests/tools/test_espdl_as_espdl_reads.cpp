@@ -137,6 +137,18 @@ TEST(EspdlAsEspdlReads, AStringWithANulIsNeverCutInAMessage) {
   tvh::write_file_atomic(file, bytes);
   const tvh::EspdlModel back = tvh::espdl_read_file(file);
   ASSERT_EQ(back.nodes[1].op_type, std::string("Gemm\0Hidden", 11));
+  // Our writer keeps such a string whole too (every string written with its length).
+  tvh::EspdlModel again = back;
+  again.graph_name = std::string("g\0h", 3);
+  again.metadata.emplace_back(std::string("k\0", 2), std::string("\0v", 2));
+  again.initializers[0].name = std::string("w\0x", 3);
+  const std::vector<uint8_t> rewritten = tvh::espdl_serialize(again);
+  const tvh::EspdlModel reread = tvh::espdl_parse(rewritten.data(), rewritten.size(), "rewritten");
+  EXPECT_EQ(reread.nodes[1].op_type, back.nodes[1].op_type);
+  EXPECT_EQ(reread.nodes[1].name, back.nodes[1].name);
+  EXPECT_EQ(reread.graph_name, again.graph_name);
+  EXPECT_EQ(reread.metadata.back(), again.metadata.back());
+  EXPECT_EQ(reread.initializers[0].name, again.initializers[0].name);
   Result r = run(tvexport() + " verify " + q(file));
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(has(r.err, "Gemm\\0Hidden")) << r.err;

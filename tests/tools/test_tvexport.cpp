@@ -32,16 +32,8 @@ std::string tvexport() {
   return q(tvtest::bin_path("tvexport"));
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-}
+using tvtest::read_text;
+using tvtest::write_text;
 int lines_of(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
@@ -383,7 +375,7 @@ TEST(Tvexport, InfoJsonHasTheFacts) {
   EXPECT_EQ(j["layers"][0]["output"], nlohmann::json({62, 62, 4}));
   EXPECT_EQ(j["layers"][0]["params"], 112);
   EXPECT_EQ(j["layers"][0]["bytes_float"], 448);
-  EXPECT_EQ(j["layers"][0]["bytes_int8"], 108 + 4 * 4);
+  EXPECT_EQ(j["layers"][0]["bytes_int8"], 112 + 4 * 4);  // 108 int8 weights padded to 16 bytes, 4 int32 biases
   EXPECT_EQ(j["params"], m.plan->param_count);
   EXPECT_EQ(j["memory"]["inference"]["work_bytes"], im.work_bytes);
   EXPECT_EQ(j["memory"]["inference"]["total_bytes"], im.total_bytes);

@@ -90,29 +90,6 @@ json confusion_json(const std::vector<int>& cm, int k) {
   return rows;
 }
 
-// How many of the images get the same class from the float and the int8 model.
-int agreement(const tv::ModelPlan& plan, const float* params, const std::vector<uint8_t>& blob, const tvh::Dataset& ds,
-              const std::vector<int>& idx) {
-  tvh::AlignedBuffer arena(tv::inference_memory(plan).work_bytes);
-  tv::Inference inf;
-  tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
-  auto view = std::make_unique<tv::BlobView>();
-  auto q8 = std::make_unique<tv::Q8Model>();
-  if (!tv::blob_decode(blob.data(), blob.size(), view.get()).ok() || !tv::q8_bind(*view, plan, q8.get()).ok())
-    throw tvh::Error("the int8 model cannot run.");
-  tvh::AlignedBuffer work(tv::q8_memory(plan).work_bytes);
-  const int k = plan.desc.num_classes;
-  std::vector<float> pf(k), pq(k);
-  int same = 0;
-  for (int i : idx) {
-    tv::infer_u8(inf, ds.image((size_t)i), pf.data());
-    const tv::Status st = tv::q8_infer_u8(*q8, ds.image((size_t)i), (int8_t*)work.data(), pq.data());
-    if (!st.ok()) throw tvh::Error("the int8 model failed: " + tvh::status_message(st, &plan.desc) + ".");
-    same += tv::argmax(pf.data(), k) == tv::argmax(pq.data(), k);
-  }
-  return same;
-}
-
 }  // namespace
 
 int tvquant_main(int argc, char** argv) {
@@ -207,11 +184,15 @@ int tvquant_main(int argc, char** argv) {
   if (!preset.empty()) prov << "preset=" << preset << "\n";
   tvh::QuantResult q = tvh::quantize_model(plan, m.params.data(), stats, m.labels, prov.str(), qo, &ds, &calib_idx);
 
-  // Float and int8 on the same images: int8 through the same path as tvtrain --eval.
+  // Float and int8 on the same images, each image once through each engine, by the path tvtrain --eval
+  // takes (the loaded model's classifier).
   tvh::LoadedModel q8 = tvh::decode_model(q.blob, output);
-  tvh::EvalResult ef = tvh::evaluate_float(plan, m.params.data(), *eds, eval_idx);
-  tvh::EvalResult eq = tvh::evaluate_model(q8, *eds, eval_idx);
-  const int agree = agreement(plan, m.params.data(), q.blob, *eds, eval_idx);
+  const std::vector<int> pf = tvh::predict(m, *eds, eval_idx), pq = tvh::predict(q8, *eds, eval_idx);
+  const int k = plan.desc.num_classes;
+  tvh::EvalResult ef = tvh::score_predictions(pf, *eds, eval_idx, k);
+  tvh::EvalResult eq = tvh::score_predictions(pq, *eds, eval_idx, k);
+  int agree = 0;
+  for (size_t n = 0; n < pf.size(); ++n) agree += pf[n] == pq[n];
   const tv::InferenceMemory fmem = tv::inference_memory(plan);
   const tv::Q8Memory qmem = tv::q8_memory(plan);
 
@@ -270,7 +251,6 @@ int tvquant_main(int argc, char** argv) {
       }
       layers.push_back(jl);
     }
-    const int k = plan.desc.num_classes;
     json j = {{"model", model},
               {"output", output},
               {"classes", m.labels},

@@ -18,17 +18,19 @@
 #include "host/training.h"
 #include "tools/common/cli.h"
 #include "tv/legacy.h"
+#include "tv/train_loop.h"
 
 using nlohmann::json;
 
 namespace {
 
 struct Args {
-  std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve;
+  std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve,
+                               augment, confusion;
   int epochs = 0, batch = 0, lanes = 0, threads = 0, kfold = 0, val_last = -1;
   double lr = 0, val_fraction = -1;
   uint64_t seed = 1;
-  bool eval = false, json = false, no_curve = false, quiet = false;
+  bool eval = false, json = false, no_curve = false, no_confusion = false, quiet = false;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -58,6 +60,76 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
+// --augment: "none", or a comma list of flip, shift[=PIXELS], brightness[=FRACTION]; what is not listed
+// is off. A listed kind without a value keeps the recipe's amount (or 4 pixels / 0.2 when it had none).
+void apply_augment(const std::string& text, tv::TrainRecipe* r) {
+  const int shift = r->aug_shift;
+  const float brightness = r->aug_brightness;
+  r->aug_flip = false;
+  r->aug_shift = 0;
+  r->aug_brightness = 0.f;
+  if (text == "none") return;
+  for (const std::string& item : split_list(text)) {
+    const size_t eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    const std::string value = eq == std::string::npos ? std::string() : item.substr(eq + 1);
+    char* end = nullptr;
+    const double v = value.empty() ? 0.0 : std::strtod(value.c_str(), &end);
+    if (!value.empty() && (end == value.c_str() || *end != '\0'))
+      throw tvh::UsageError("--augment " + text + ": '" + value + "' is not a number.");
+    if (name == "flip" && value.empty()) {
+      r->aug_flip = true;
+    } else if (name == "shift") {
+      if (!value.empty() && (v < 1 || v > 64 || v != (int)v))
+        throw tvh::UsageError("--augment shift=" + value + ": the shift must be a whole number of pixels, 1..64.");
+      r->aug_shift = value.empty() ? (shift > 0 ? shift : 4) : (int)v;
+    } else if (name == "brightness") {
+      if (!value.empty() && !(v > 0 && v <= 0.9))
+        throw tvh::UsageError("--augment brightness=" + value +
+                              ": the brightness change must be above 0, at most 0.9.");
+      r->aug_brightness = value.empty() ? (brightness > 0 ? brightness : 0.2f) : (float)v;
+    } else {
+      throw tvh::UsageError("--augment " + text + ": '" + item +
+                            "' is not one of none, flip, shift[=PIXELS], brightness[=FRACTION] (e.g. --augment "
+                            "shift,brightness for pictures whose left and right differ).");
+    }
+  }
+}
+
+// The smallest square input (side) with `channels` channels that the model accepts, 0 when none up to 1024.
+int smallest_input_side(tv::ModelDesc desc, int channels) {
+  for (int side = 1; side <= 1024; ++side) {
+    tv::set_input(&desc, side, side, channels);
+    tv::ModelPlan plan;
+    if (tv::plan_model(desc, &plan).ok()) return side;
+  }
+  return 0;
+}
+
+// Per-class figures and every misclassified image of an evaluation, for --json.
+json results_json(const tvh::Dataset& ds, const tvh::EvalResult& r) {
+  json per_class = json::array();
+  const auto m = tvh::class_metrics(r.confusion, ds.classes.size());
+  for (size_t c = 0; c < m.size(); ++c) {
+    per_class.push_back({{"class", ds.classes[c]},
+                         {"precision", m[c].precision},
+                         {"recall", m[c].recall},
+                         {"f1", m[c].f1},
+                         {"images", m[c].support},
+                         {"predicted", m[c].predicted}});
+  }
+  json wrong = json::array();
+  for (size_t i = 0; i < r.index.size(); ++i) {
+    const size_t d = (size_t)r.index[i];
+    if (r.predicted[i] == ds.labels[d]) continue;
+    wrong.push_back({{"path", ds.paths[d]},
+                     {"true", ds.classes[(size_t)ds.labels[d]]},
+                     {"predicted", ds.classes[(size_t)r.predicted[i]]},
+                     {"confidence", r.confidence[i]}});
+  }
+  return {{"per_class", per_class}, {"misclassified", wrong}};
+}
+
 // What the dataset report adds to every --json object: each unused file named, with its reason.
 json dataset_json(const tvh::Dataset& ds) {
   json files = json::array();
@@ -80,6 +152,7 @@ json dataset_json(const tvh::Dataset& ds) {
 }  // namespace
 
 int tvtrain_main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "classify") return tvtrain_classify(argc - 1, argv + 1);
   Args a;
   CLI::App app{
       "tvtrain: train a small CNN on a folder of photos (one sub-folder per class) or a .zip of one.\n"
@@ -87,7 +160,8 @@ int tvtrain_main(int argc, char** argv) {
       "  transparent PNG pixels are composited on white. Every file not used is named (all in --json).\n"
       "  tvtrain photos/ -o model.tvb\n"
       "  tvtrain photos/ --preset webmcu -o model.tvb --raw-out myWeights.bin\n"
-      "  tvtrain photos/ --eval --init model.tvb"};
+      "  tvtrain photos/ --eval --init model.tvb\n"
+      "  tvtrain classify model.tvb photo.jpg ...   (label and probabilities per file; tvtrain classify --help)"};
   app.set_version_flag("--version", std::string("tvtrain ") + TV_VERSION);
   app.add_option("dataset", a.dataset, "Dataset folder or .zip (one sub-folder per class)")->required();
   app.add_option("-o,--output", a.output, "Write the trained model (.tvb) here");
@@ -119,6 +193,13 @@ int tvtrain_main(int argc, char** argv) {
                  "Write the loss/accuracy curve (SVG) here; default MODEL.curve.svg next to -o MODEL.tvb, which "
                  "replaces only a curve an earlier run wrote (any other file of that name is refused)");
   app.add_flag("--no-curve", a.no_curve, "Do not write the loss/accuracy curve");
+  app.add_option("--confusion", a.confusion,
+                 "Write the validation confusion matrix as an SVG picture here; default MODEL.confusion.svg next to -o "
+                 "MODEL.tvb (same replacement rule as the curve); with --eval only when given");
+  app.add_flag("--no-confusion", a.no_confusion, "Do not write the confusion matrix picture");
+  app.add_option("--augment", a.augment,
+                 "Training augmentation: none, or a list of flip, shift[=PIXELS], brightness[=FRACTION] "
+                 "(default: the recipe's; flips break direction-sensitive classes such as arrows, digits, text)");
   app.add_flag("-q,--quiet", a.quiet, "Only errors on stderr");
   tvcli::add_exit_status_footer(app);
   try {
@@ -139,6 +220,10 @@ int tvtrain_main(int argc, char** argv) {
   if (a.kfold && a.eval) throw tvh::UsageError("--kfold and --eval cannot be combined.");
   if (a.eval && !a.output.empty()) throw tvh::UsageError("--eval writes no model; drop -o.");
   if (!a.curve.empty() && a.no_curve) throw tvh::UsageError("--curve and --no-curve contradict each other.");
+  if (!a.confusion.empty() && a.no_confusion)
+    throw tvh::UsageError("--confusion and --no-confusion contradict each other.");
+  if (!a.confusion.empty() && a.output.empty() && !a.eval)
+    throw tvh::UsageError("--confusion goes with -o MODEL.tvb (training) or --eval.");
   if (a.output.empty() && (!a.curve.empty() || !a.raw_out.empty()))
     throw tvh::UsageError(std::string(a.curve.empty() ? "--raw-out" : "--curve") +
                           " goes with -o MODEL.tvb (training).");
@@ -148,12 +233,17 @@ int tvtrain_main(int argc, char** argv) {
   const std::string curve = a.no_curve || a.output.empty() ? std::string()
                             : a.curve.empty()              ? tvh::curve_path_for(a.output)
                                                            : a.curve;
+  const std::string confusion = a.no_confusion         ? std::string()
+                                : !a.confusion.empty() ? a.confusion
+                                : a.output.empty()     ? std::string()
+                                                       : tvh::confusion_path_for(a.output);
   const std::vector<tvh::NamedPath> inputs = {{"the dataset", a.dataset}, {"--init", a.init}, {"--config", a.config}};
   auto others_than = [&](const std::string& role) {
     std::vector<tvh::NamedPath> v = inputs;
     if (role != "-o") v.push_back({"-o", a.output});
     if (role != "--raw-out") v.push_back({"--raw-out", a.raw_out});
     if (role != "--curve") v.push_back({"the curve", curve});
+    if (role != "--confusion") v.push_back({"the confusion picture", confusion});
     return v;
   };
   if (!a.output.empty()) {
@@ -171,6 +261,13 @@ int tvtrain_main(int argc, char** argv) {
     tvh::check_side_output({"the training curve", curve}, others_than("--curve"),
                            "give --curve PATH to name it or --no-curve to skip it");
   }
+  if (!a.confusion.empty()) {
+    tvh::check_output_extension("--confusion", a.confusion, {".svg"}, "an SVG picture", "name it CONFUSION.svg");
+    tvh::check_output({"--confusion", a.confusion}, others_than("--confusion"));
+  } else if (!confusion.empty()) {
+    tvh::check_side_output({"the confusion picture", confusion}, others_than("--confusion"),
+                           "give --confusion PATH to name it or --no-confusion to skip it");
+  }
 
   // The setup: preset, then config file, then command-line overrides.
   tvh::TrainSetup setup = tvh::preset_setup(a.preset);
@@ -183,6 +280,7 @@ int tvtrain_main(int argc, char** argv) {
     if (a.val_last >= 0) setup.recipe.val_last_n = a.val_last;
     if (app.count("--split")) setup.split = a.split;
     if (a.val_fraction >= 0) setup.val_fraction = a.val_fraction;
+    if (!a.augment.empty()) apply_augment(a.augment, &setup.recipe);
   };
   apply_overrides();
 
@@ -214,9 +312,62 @@ int tvtrain_main(int argc, char** argv) {
   dopt.channels = setup.model.input.channels;
   dopt.order = setup.model.input.order;
   dopt.threads = a.threads;
+  // List first, then know the model and the memory it all takes, then decode.
+  tvh::DatasetListing listing = tvh::list_dataset(dopt);
+  // A preset's model and recipe follow the data (depth from the input, scale from the image count);
+  // the command-line options still override the recipe.
+  if (setup.adapt && !init.plan) {
+    tv::DataShape data;
+    data.height = setup.model.input.height;
+    data.width = setup.model.input.width;
+    data.channels = setup.model.input.channels;
+    data.images = (long)listing.images.size();
+    tv::preset_model_for(setup.preset.c_str(), 2, data, &setup.model);
+    tv::preset_recipe_for(setup.preset.c_str(), data, &setup.recipe);
+    apply_overrides();
+  }
+  setup.model.num_classes = (uint16_t)std::max<size_t>(2, listing.classes.size());
+  std::unique_ptr<tv::ModelPlan> plan;
+  {
+    tv::ModelPlan probe;
+    if (!tv::plan_model(setup.model, &probe).ok() && !a.input.empty()) {
+      const int side = smallest_input_side(setup.model, setup.model.input.channels);
+      const int c = setup.model.input.channels;
+      try {
+        tvh::plan_or_throw(setup.model, "--input " + a.input);
+      } catch (const tvh::Error& e) {
+        throw tvh::Error(std::string(e.what()) +
+                         (side ? " The " + setup.preset + " model needs an input of at least " + std::to_string(side) +
+                                     "x" + std::to_string(side) + ": try --input " + std::to_string(side) + "x" +
+                                     std::to_string(side) + "x" + std::to_string(c) + " or larger."
+                               : " No input size up to 1024x1024 works for this model: check the --config layers."));
+      }
+    }
+    plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the model" : "--input " + a.input);
+  }
+  {
+    tv::TrainOptions topt = setup.recipe.opt;
+    topt.keep_best = setup.recipe.restore_best;
+    topt.augment = tv::recipe_augments(setup.recipe);
+    const uint64_t cache = listing.cache_bytes(dopt);
+    const uint64_t arena = a.eval
+                               ? tv::inference_memory(*plan).total_bytes
+                               : tv::training_memory(*plan, topt).total_bytes + tv::inference_memory(*plan).total_bytes;
+    // Each decoding thread holds one file and its decoded picture: about 48 MB for a 12-megapixel photo.
+    const uint64_t decoding = (uint64_t)std::min<size_t>((size_t)a.threads, listing.images.size()) * (48ull << 20);
+    const uint64_t need = cache + arena + decoding, avail = tvh::available_memory_bytes();
+    if (avail && need > avail) {
+      throw tvh::Error(
+          "not enough memory: " + std::to_string(listing.images.size()) + " images at " + std::to_string(dopt.height) +
+          "x" + std::to_string(dopt.width) + "x" + std::to_string(dopt.channels) + " need " + tvh::human_bytes(cache) +
+          " decoded, plus " + tvh::human_bytes(arena) + " for the model's " + (a.eval ? "inference" : "training") +
+          " and " + tvh::human_bytes(decoding) + " for decoding, " + tvh::human_bytes(need) + " in all, but only " +
+          tvh::human_bytes(avail) + " is available: choose a smaller --input, fewer images or fewer --threads.");
+    }
+  }
   tvh::Progress decode_progress(!a.quiet);
   dopt.on_progress = [&](size_t done, size_t total) { decode_progress.update_items("decoding images", done, total); };
-  tvh::Dataset ds = tvh::load_dataset(dopt);
+  tvh::Dataset ds = tvh::decode_dataset(listing, dopt);
   decode_progress.clear();
   for (const auto& w : ds.warnings) log("warning: " + w);
   if (!ds.skipped.empty()) log(tvh::skipped_text(ds.skipped));
@@ -235,20 +386,10 @@ int tvtrain_main(int argc, char** argv) {
                      " but " + a.init + " has " + std::to_string(init.plan->desc.num_classes) + ".");
   if (init.plan && init.format != "tvb") init.labels = ds.classes;
 
-  // A preset's model and recipe follow the data (depth from the input, scale from the image count);
-  // the command-line options still override the recipe.
-  if (setup.adapt && !init.plan) {
-    tv::DataShape data;
-    data.height = setup.model.input.height;
-    data.width = setup.model.input.width;
-    data.channels = setup.model.input.channels;
-    data.images = (long)ds.size();
-    tv::preset_model_for(setup.preset.c_str(), (int)ds.classes.size(), data, &setup.model);
-    tv::preset_recipe_for(setup.preset.c_str(), data, &setup.recipe);
-    apply_overrides();
+  if (setup.model.num_classes != ds.classes.size()) {
+    setup.model.num_classes = (uint16_t)ds.classes.size();
+    plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the model" : "--input " + a.input);
   }
-  setup.model.num_classes = (uint16_t)ds.classes.size();
-  auto plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the model" : "--input " + a.input);
 
   // ---- --eval: every image, no training ----
   if (a.eval) {
@@ -256,6 +397,14 @@ int tvtrain_main(int argc, char** argv) {
     log("evaluated " + a.init + " on " + std::to_string(r.total) + " images: accuracy " +
         fmt("%.2f", 100 * r.accuracy()) + " % (" + std::to_string(r.correct) + "/" + std::to_string(r.total) + ")");
     if (!a.quiet) std::fprintf(stderr, "%s", tvh::confusion_text(ds.classes, r.confusion).c_str());
+    if (!a.quiet) std::fprintf(stderr, "%s", tvh::class_metrics_text(ds.classes, r.confusion).c_str());
+    const std::string wrong = tvh::misclassified_text(ds, r);
+    if (!wrong.empty()) log(wrong);
+    if (!confusion.empty()) {
+      tvh::write_file_atomic(confusion, tvh::with_side_output_marker(tvh::confusion_svg(
+                                            ds.classes, r.confusion, a.init + " on " + a.dataset + " (every image)")));
+      log("wrote " + confusion);
+    }
     if (a.json) {
       json j = {{"model", a.init},
                 {"int8", init.int8},
@@ -264,6 +413,7 @@ int tvtrain_main(int argc, char** argv) {
                 {"correct", r.correct},
                 {"total", r.total},
                 {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
+      j.update(results_json(ds, r));
       j.update(dataset_json(ds));
       std::printf("%s\n", j.dump(2).c_str());
     }
@@ -364,11 +514,13 @@ int tvtrain_main(int argc, char** argv) {
           " (add images, or use --kfold to measure on every image).");
     }
   }
+  for (const auto& w : tvh::split_warnings(ds, split)) log("warning: " + w);
   tvh::TrainRequest req = make_request(split);
   req.on_epoch = [&](const tvh::EpochRecord& e) {
     progress.clear();
     std::string line = "epoch " + std::to_string(e.epoch) + "/" + std::to_string(setup.recipe.epochs) + "  loss " +
                        fmt("%.4f", e.train_loss) + "  train acc " + fmt("%.1f", 100 * e.train_acc) + " %";
+    if (e.val_loss >= 0) line += "  val loss " + fmt("%.4f", e.val_loss);
     if (e.val_acc >= 0) line += "  val acc " + fmt("%.1f", 100 * e.val_acc) + " %";
     line += "  lr " + fmt("%.2e", e.lr);
     if (e.skipped_batches) line += "  (" + std::to_string(e.skipped_batches) + " batches dropped: NaN/Inf gradient)";
@@ -395,8 +547,12 @@ int tvtrain_main(int argc, char** argv) {
            : "validation accuracy " + fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" +
                  std::to_string(r.val_eval.correct) + "/" + std::to_string(r.val_eval.total) + ")") +
       (r.best_epoch ? " with the weights of epoch " + std::to_string(r.best_epoch) : std::string()));
-  if (!a.quiet && r.val_eval.total)
-    std::fprintf(stderr, "%s", tvh::confusion_text(ds.classes, r.val_eval.confusion).c_str());
+  if (!a.quiet && r.val_eval.total) {
+    std::fprintf(stderr, "validation images:\n%s", tvh::confusion_text(ds.classes, r.val_eval.confusion).c_str());
+    std::fprintf(stderr, "%s", tvh::class_metrics_text(ds.classes, r.val_eval.confusion).c_str());
+    const std::string wrong = tvh::misclassified_text(ds, r.val_eval);
+    if (!wrong.empty()) log(wrong);
+  }
   log("memory on the device: training " + std::to_string(r.memory.total_bytes) + " bytes (" +
       tvh::human_bytes(r.memory.total_bytes) + "), inference " + std::to_string(r.infer_memory.total_bytes) +
       " bytes (" + tvh::human_bytes(r.infer_memory.total_bytes) + ")");
@@ -413,9 +569,15 @@ int tvtrain_main(int argc, char** argv) {
     log("wrote " + a.raw_out);
   }
   if (!curve.empty()) {
-    tvh::write_file_atomic(curve,
-                           tvh::with_side_output_marker(tvh::curve_svg(r.history, setup.preset + " on " + a.dataset)));
+    tvh::write_file_atomic(curve, tvh::with_side_output_marker(
+                                      tvh::curve_svg(r.history, setup.preset + " on " + a.dataset, r.best_epoch)));
     log("wrote " + curve);
+  }
+  if (!confusion.empty() && r.val_eval.total) {
+    tvh::write_file_atomic(
+        confusion, tvh::with_side_output_marker(tvh::confusion_svg(
+                       ds.classes, r.val_eval.confusion, setup.preset + " on " + a.dataset + " (validation images)")));
+    log("wrote " + confusion);
   }
   if (a.json) {
     json hist = json::array();
@@ -424,6 +586,7 @@ int tvtrain_main(int argc, char** argv) {
                       {"loss", e.train_loss},
                       {"train_accuracy", e.train_acc},
                       {"val_accuracy", e.val_acc},
+                      {"val_loss", e.val_loss},
                       {"lr", e.lr}});
     json j = {{"classes", ds.classes},
               {"preset", setup.preset},
@@ -443,7 +606,13 @@ int tvtrain_main(int argc, char** argv) {
               {"seed", a.seed},
               {"threads", a.threads},
               {"history", hist},
+              {"kept_epoch", r.best_epoch ? r.best_epoch : (int)r.history.size()},
+              {"augment",
+               {{"flip", setup.recipe.aug_flip},
+                {"shift", setup.recipe.aug_shift},
+                {"brightness", setup.recipe.aug_brightness}}},
               {"output", a.output}};
+    j.update(results_json(ds, r.val_eval));
     j.update(dataset_json(ds));
     std::printf("%s\n", j.dump(2).c_str());
   }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tv/crc32.h"
+#include "tv/little_endian.h"
 
 namespace tv {
 
@@ -26,31 +27,6 @@ size_t pad16(size_t n) {
   return (n + 15) & ~(size_t)15;
 }
 
-void wr16(uint8_t* p, uint16_t v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-}
-void wr32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(v >> (8 * i));
-}
-void wrf(uint8_t* p, float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  wr32(p, u);
-}
-uint16_t rd16(const uint8_t* p) {
-  return (uint16_t)(p[0] | p[1] << 8);
-}
-uint32_t rd32(const uint8_t* p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-float rdf(const uint8_t* p) {
-  uint32_t u = rd32(p);
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
 size_t model_payload(const ModelDesc& m) {
   return kModelHeader + kLayerRecord * m.num_layers;
 }
@@ -66,29 +42,29 @@ size_t tensor_payload(const BlobTensor& t) {
 }
 
 void encode_model(const ModelDesc& m, uint8_t* p) {
-  wr16(p + 0, m.input.height);
-  wr16(p + 2, m.input.width);
-  wr16(p + 4, m.input.channels);
+  write_le16(p + 0, m.input.height);
+  write_le16(p + 2, m.input.width);
+  write_le16(p + 4, m.input.channels);
   p[6] = (uint8_t)m.input.order;
   p[7] = 0;
-  wrf(p + 8, m.input.scale);
-  wrf(p + 12, m.input.offset);
+  write_le_f32(p + 8, m.input.scale);
+  write_le_f32(p + 12, m.input.offset);
   // num_classes and num_layers live in the section's first record slot header below.
   for (int i = 0; i < m.num_layers; ++i) {
     const LayerDesc& l = m.layers[i];
     uint8_t* r = p + kModelHeader + kLayerRecord * i;
     r[0] = (uint8_t)l.type;
     r[1] = (uint8_t)l.padding;
-    wr16(r + 2, l.units);
+    write_le16(r + 2, l.units);
     r[4] = l.kernel_h;
     r[5] = l.kernel_w;
     r[6] = l.stride_h;
     r[7] = l.stride_w;
-    wr16(r + 8, l.out_h);
-    wr16(r + 10, l.out_w);
-    wrf(r + 12, l.alpha);
-    wrf(r + 16, l.lo);
-    wrf(r + 20, l.hi);
+    write_le16(r + 8, l.out_h);
+    write_le16(r + 10, l.out_w);
+    write_le_f32(r + 12, l.alpha);
+    write_le_f32(r + 16, l.lo);
+    write_le_f32(r + 20, l.hi);
   }
 }
 
@@ -145,14 +121,14 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
   if (total > 0xFFFFFFFFu) return make_status(StatusCode::Overflow);
   memset(out, 0, total);
   memcpy(out, kMagic, 4);
-  wr16(out + 4, kBlobMajor);
-  wr16(out + 6, kBlobMinor);
-  wr32(out + 8, (uint32_t)total);
+  write_le16(out + 4, kBlobMajor);
+  write_le16(out + 6, kBlobMinor);
+  write_le32(out + 8, (uint32_t)total);
   uint32_t sections = 0;
   uint8_t* p = out + kBlobHeaderBytes;
   auto begin = [&](uint32_t t, size_t payload) {
-    wr32(p, t);
-    wr32(p + 4, (uint32_t)payload);
+    write_le32(p, t);
+    write_le32(p + 4, (uint32_t)payload);
     uint8_t* body = p + kSectionHeader;
     p = body + pad16(payload);
     sections++;
@@ -160,16 +136,16 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
   };
   // MODL: u16 num_classes, u8 num_layers, u8 0, then the model record.
   uint8_t* b = begin(kTagModel, 4 + model_payload(*c.model));
-  wr16(b, c.model->num_classes);
+  write_le16(b, c.model->num_classes);
   b[2] = c.model->num_layers;
   encode_model(*c.model, b + 4);
   // LABL
   b = begin(kTagLabels, labels_payload(c));
-  wr16(b, (uint16_t)c.num_labels);
+  write_le16(b, (uint16_t)c.num_labels);
   b += 2;
   for (int i = 0; i < c.num_labels; ++i) {
     size_t len = strlen(c.labels[i]);
-    wr16(b, (uint16_t)len);
+    write_le16(b, (uint16_t)len);
     memcpy(b + 2, c.labels[i], len);
     b += 2 + len;
   }
@@ -188,10 +164,10 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
     b[1] = t.ndim;
     b[2] = (uint8_t)t.exponent;
     b[3] = (uint8_t)t.role;
-    wr16(b + 4, t.layer);
-    wr16(b + 6, t.exp_count);
-    for (int d = 0; d < 4; ++d) wr32(b + 8 + 4 * d, t.dims[d]);
-    wr32(b + 24, t.bytes);
+    write_le16(b + 4, t.layer);
+    write_le16(b + 6, t.exp_count);
+    for (int d = 0; d < 4; ++d) write_le32(b + 8 + 4 * d, t.dims[d]);
+    write_le32(b + 24, t.bytes);
     memcpy(b + 32, t.name, strnlen(t.name, kTensorNameMax));
     b += kTensorEntry;
     if (t.exp_count) memcpy(b, t.channel_exps, t.exp_count);
@@ -203,9 +179,9 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
     b[0] = (uint8_t)c.num_act_exps;
     memcpy(b + 1, c.act_exps, (size_t)c.num_act_exps);
   }
-  wr32(out + 16, sections);
-  wr32(out + 20, c.flags);
-  wr32(out + 12, crc32(0, out + 16, total - 16));
+  write_le32(out + 16, sections);
+  write_le32(out + 20, c.flags);
+  write_le32(out + 12, crc32(0, out + 16, total - 16));
   if (written) *written = total;
   return ok_status();
 }
@@ -215,12 +191,12 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   if (size < kBlobHeaderBytes)
     return make_status(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)kBlobHeaderBytes);
   if (memcmp(data, kMagic, 4) != 0) return make_status(StatusCode::BlobBadMagic);
-  const uint16_t major = rd16(data + 4), minor = rd16(data + 6);
+  const uint16_t major = read_le16(data + 4), minor = read_le16(data + 6);
   if (major != kBlobMajor) return make_status(StatusCode::BlobBadVersion, -1, major, kBlobMajor);
-  const uint32_t total = rd32(data + 8);
+  const uint32_t total = read_le32(data + 8);
   if (total > size) return make_status(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)total);
   if (total < kBlobHeaderBytes || total % 16) return make_status(StatusCode::BlobCorrupt);
-  const uint32_t crc = rd32(data + 12);
+  const uint32_t crc = read_le32(data + 12);
   if (crc32(0, data + 16, total - 16) != crc) return make_status(StatusCode::BlobBadCrc);
 
   *v = BlobView();
@@ -229,58 +205,58 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   v->major = major;
   v->minor = minor;
   v->crc = crc;
-  v->flags = rd32(data + 20);
-  const uint32_t sections = rd32(data + 16);
+  v->flags = read_le32(data + 20);
+  const uint32_t sections = read_le32(data + 16);
   bool have_model = false, have_labels = false;
   const uint8_t* input_scale_offset = nullptr;  // the model's input scale and offset (two float32)
   size_t off = kBlobHeaderBytes;
   for (uint32_t s = 0; s < sections; ++s) {
     if (total - off < kSectionHeader) return make_status(StatusCode::BlobCorrupt);
-    const uint32_t t = rd32(data + off);
-    const size_t len = rd32(data + off + 4);
+    const uint32_t t = read_le32(data + off);
+    const size_t len = read_le32(data + off + 4);
     const uint8_t* b = data + off + kSectionHeader;
     const size_t room = total - off - kSectionHeader;
     if (len > room || pad16(len) > room) return make_status(StatusCode::BlobCorrupt);
     if (t == kTagModel) {
       if (have_model || len < 4 + kModelHeader) return make_status(StatusCode::BlobCorrupt);
       ModelDesc& m = v->model;
-      m.num_classes = rd16(b);
+      m.num_classes = read_le16(b);
       m.num_layers = b[2];
       if (m.num_layers > kMaxLayers || len != 4 + kModelHeader + kLayerRecord * m.num_layers)
         return make_status(StatusCode::BlobCorrupt);
       const uint8_t* p = b + 4;
-      m.input.height = rd16(p);
-      m.input.width = rd16(p + 2);
-      m.input.channels = rd16(p + 4);
+      m.input.height = read_le16(p);
+      m.input.width = read_le16(p + 2);
+      m.input.channels = read_le16(p + 4);
       if (p[6] > 2) return make_status(StatusCode::BlobCorrupt);
       m.input.order = (ChannelOrder)p[6];
       input_scale_offset = p + 8;
-      m.input.scale = rdf(p + 8);
-      m.input.offset = rdf(p + 12);
+      m.input.scale = read_le_f32(p + 8);
+      m.input.offset = read_le_f32(p + 12);
       for (int i = 0; i < m.num_layers; ++i) {
         const uint8_t* r = p + kModelHeader + kLayerRecord * i;
         LayerDesc& l = m.layers[i];
         if (!layer_type_from_byte(r[0], &l.type) || r[1] > 1) return make_status(StatusCode::BlobCorrupt, i);
         l.padding = (Padding)r[1];
-        l.units = rd16(r + 2);
+        l.units = read_le16(r + 2);
         l.kernel_h = r[4];
         l.kernel_w = r[5];
         l.stride_h = r[6];
         l.stride_w = r[7];
-        l.out_h = rd16(r + 8);
-        l.out_w = rd16(r + 10);
-        l.alpha = rdf(r + 12);
-        l.lo = rdf(r + 16);
-        l.hi = rdf(r + 20);
+        l.out_h = read_le16(r + 8);
+        l.out_w = read_le16(r + 10);
+        l.alpha = read_le_f32(r + 12);
+        l.lo = read_le_f32(r + 16);
+        l.hi = read_le_f32(r + 20);
       }
       have_model = true;
     } else if (t == kTagLabels) {
       if (have_labels || len < 2) return make_status(StatusCode::BlobCorrupt);
-      const int count = rd16(b);
+      const int count = read_le16(b);
       size_t q = 2;
       for (int i = 0; i < count; ++i) {
         if (len - q < 2) return make_status(StatusCode::BlobCorrupt);
-        size_t l = rd16(b + q);
+        size_t l = read_le16(b + q);
         if (len - q - 2 < l) return make_status(StatusCode::BlobCorrupt);
         q += 2 + l;
       }
@@ -300,11 +276,11 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
       x.ndim = b[1];
       x.exponent = (int8_t)b[2];
       x.role = (TensorRole)b[3];
-      x.layer = rd16(b + 4);
-      x.exp_count = rd16(b + 6);
+      x.layer = read_le16(b + 4);
+      x.exp_count = read_le16(b + 6);
       uint64_t elems = 1;
       for (int d = 0; d < 4; ++d) {
-        x.dims[d] = rd32(b + 8 + 4 * d);
+        x.dims[d] = read_le32(b + 8 + 4 * d);
         if (d < x.ndim) {
           elems *= x.dims[d];
           if (elems > 0xFFFFFFFFull) return make_status(StatusCode::BlobCorrupt);
@@ -312,7 +288,7 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
           return make_status(StatusCode::BlobCorrupt);
         }
       }
-      x.bytes = rd32(b + 24);
+      x.bytes = read_le32(b + 24);
       if (elems * dtype_size(x.dtype) != x.bytes) return make_status(StatusCode::BlobCorrupt);
       memcpy(x.name, b + 32, kTensorNameMax);
       x.name[kTensorNameMax] = 0;
@@ -348,15 +324,15 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
 
 size_t first_non_finite_f32(const uint8_t* p, size_t n) {
   for (size_t i = 0; i < n; ++i)
-    if ((rd32(p + 4 * i) & 0x7F800000u) == 0x7F800000u) return i;  // exponent all ones: Inf or NaN
+    if ((read_le32(p + 4 * i) & 0x7F800000u) == 0x7F800000u) return i;  // exponent all ones: Inf or NaN
   return n;
 }
 
 bool blob_label(const BlobView& v, int i, const char** text, size_t* len) {
   if (i < 0 || i >= v.num_labels) return false;
   const uint8_t* p = v.labels;
-  for (int k = 0; k < i; ++k) p += 2 + rd16(p);
-  *len = rd16(p);
+  for (int k = 0; k < i; ++k) p += 2 + read_le16(p);
+  *len = read_le16(p);
   *text = (const char*)(p + 2);
   return true;
 }

@@ -24,9 +24,12 @@
 //      silent identity.
 //   6. Its config fields: parse_layer() in host/config.cpp (the name comes from the row).
 //   7. Tests: a finite-difference gradient check of the float kernel, the int8 kernel against its
-//      float twin, a config round trip, and a blob round trip (tests/core/ops, tests/core/int8: one test file per kernel).
+//      float twin, a config round trip, and a blob round trip (tests/core/ops, tests/core/int8: one test file per
+//      kernel).
 #pragma once
 #include <stdint.h>
+
+#include "tv/build_config.h"
 
 namespace tv {
 

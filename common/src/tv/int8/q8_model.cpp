@@ -47,13 +47,14 @@ void dense_s8_per_channel(int in_n, int out_n, const int8_t* in, const int8_t* w
 
 }  // namespace
 
+size_t q8_layer_weight_bytes(const LayerPlan& layer) {
+  return (layer.weight_count + 15) / 16 * 16 + layer.bias_count * 4;
+}
+
 Q8Memory q8_memory(const ModelPlan& plan) {
   Q8Memory m;
   m.weight_bytes = 0;
-  for (int i = 0; i < plan.num_layers; ++i) {
-    m.weight_bytes += (plan.layers[i].weight_count + 15) / 16 * 16;
-    m.weight_bytes += plan.layers[i].bias_count * 4;
-  }
+  for (int i = 0; i < plan.num_layers; ++i) m.weight_bytes += q8_layer_weight_bytes(plan.layers[i]);
   m.work_bytes = (plan.infer_floats + 15) / 16 * 16;
   m.total_bytes = m.weight_bytes + m.work_bytes;
   return m;

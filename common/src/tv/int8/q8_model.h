@@ -31,8 +31,12 @@ struct Q8Model {
   int8_t luts[kMaxLayers][256];  // LeakyReLU tables (only the rows of LeakyReLU layers are used)
 };
 
+// The bytes of one layer's parameters on the int8 engine: its int8 weights padded to 16 bytes (every
+// array 16-byte aligned) plus its int32 biases. The one definition of "int8 weight bytes".
+size_t q8_layer_weight_bytes(const LayerPlan& layer);
+
 struct Q8Memory {
-  size_t weight_bytes;  // int8 weights + int32 biases
+  size_t weight_bytes;  // sum of q8_layer_weight_bytes over the layers
   size_t work_bytes;    // int8 activation work buffer
   size_t total_bytes;
 };

@@ -1,0 +1,34 @@
+// The board refuses a model with an infinite or NaN weight (issue 13): the check lives in the shared
+// blob decoder, so the firmware (here tvsim, the firmware on the simulated board) gets it too.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "host/model_io.h"
+#include "test_support.h"
+#include "tv/presets.h"
+
+namespace fs = std::filesystem;
+
+TEST(TvsimBoard, AModelWithANanWeightIsRefusedByTheBoard) {
+  const std::string bin = tvtest::bin_path("tvsim");
+  if (!fs::exists(bin)) {
+    if (tvtest::in_ci()) FAIL() << bin << " is missing";
+    GTEST_SKIP() << bin << " is not built";
+  }
+  tv::ModelDesc d;
+  tv::webmcu_model(2, &d);
+  auto plan = tvh::plan_or_throw(d, "webmcu");
+  std::vector<float> p(plan->param_count, 0.01f);
+  p[plan->layers[8].param_offset + 2] = NAN;
+  const std::vector<uint8_t> blob = tvh::encode_float_blob(*plan, p.data(), {"a", "b"}, "tool=test\npreset=webmcu\n");
+  const std::string card = tvtest::temp_dir("nan-card");
+  fs::create_directories(card + "/header");
+  std::ofstream(card + "/header/model.tvb", std::ios::binary)
+      .write((const char*)blob.data(), (std::streamsize)blob.size());
+  const tvtest::CommandResult r = tvtest::run_capture("'" + bin + "' --labels a,b --sd '" + card + "' < /dev/null");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("SD /header/model.tvb refused: a weight is infinite or NaN"), std::string::npos) << r.out;
+}
