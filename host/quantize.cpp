@@ -87,10 +87,9 @@ struct Filters {
 using Interval = Int8Interval;
 
 // Quantizes filters [o0, o1) at weight exponent e_w with bias exponent e_in + e_w and reports, over
-// those outputs: the largest |running sum| any input in `in` can produce (in any order of the taps:
-// every partial sum lies between min(b, 0) + sum_i min(w_i lo, w_i hi) and max(b, 0) + sum_i
-// max(w_i lo, w_i hi), as 0 is inside the interval), the largest |q_b|, whether every bias fits 20
-// bits, and the extreme accumulator values (for the output interval).
+// those outputs: the largest |running sum| any input in `in` can produce (tvh::filter_sums), the
+// largest |q_b|, whether every bias fits 20 bits, and the extreme accumulator values (for the output
+// interval).
 struct GroupCheck {
   int64_t bound = 0, max_bias = 0;
   int64_t acc_lo = 0, acc_hi = 0;
@@ -99,29 +98,22 @@ struct GroupCheck {
 GroupCheck check_group(const Filters& f, int o0, int o1, int e_in, int e_w, const Interval& in, int8_t* qw,
                        int32_t* qb) {
   GroupCheck c;
-  bool first = true;
-  // Zero is always reachable (padding taps, skipped taps), and with it inside the interval every
-  // max term is >= 0 and every min term <= 0, so no partial sum exceeds the full ones.
-  const Interval x{std::min<int64_t>(in.lo, 0), std::max<int64_t>(in.hi, 0)};
   for (int o = o0; o < o1; ++o) {
     const int64_t b = quantize_bias(f.b[o], e_in + e_w);
-    int64_t hi = std::max<int64_t>(b, 0), lo = std::min<int64_t>(b, 0), end_hi = b, end_lo = b;
-    for (int t = 0; t < f.taps; ++t) {
-      const int64_t q = tv::quantize_one_s8(f.w[f.at(o, t)], e_w);
-      if (qw) qw[f.at(o, t)] = (int8_t)q;
-      const int64_t a = q * x.lo, z = q * x.hi;
-      hi += std::max(a, z);
-      lo += std::min(a, z);
-      end_hi += std::max(a, z);
-      end_lo += std::min(a, z);
-    }
+    const FilterSums s = filter_sums(
+        b, f.taps,
+        [&](int t) {
+          const int8_t q = tv::quantize_one_s8(f.w[f.at(o, t)], e_w);
+          if (qw) qw[f.at(o, t)] = q;
+          return q;
+        },
+        in);
     if (b < kS3BiasMin || b > kS3BiasMax) c.bias_fits = false;
     if (qb) qb[o] = (int32_t)std::max<int64_t>(INT32_MIN, std::min<int64_t>(INT32_MAX, b));
     c.max_bias = std::max(c.max_bias, abs64(b));
-    c.bound = std::max(c.bound, std::max(hi, -lo));
-    c.acc_lo = first ? end_lo : std::min(c.acc_lo, end_lo);
-    c.acc_hi = first ? end_hi : std::max(c.acc_hi, end_hi);
-    first = false;
+    c.bound = std::max(c.bound, s.bound);
+    c.acc_lo = o == o0 ? s.end_lo : std::min(c.acc_lo, s.end_lo);
+    c.acc_hi = o == o0 ? s.end_hi : std::max(c.acc_hi, s.end_hi);
   }
   return c;
 }

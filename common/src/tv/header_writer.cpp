@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "tv/c_text.h"
 #include "tv/crc32.h"
 #include "tv/int8/q8_model.h"
 #include "tv/legacy.h"
@@ -14,103 +15,6 @@ namespace {
 
 bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-// ---------------------------------------------------------------- buffered text output
-
-class Out {
- public:
-  explicit Out(const TextSink& sink) : sink_(sink) {}
-  ~Out() { flush(); }
-  void put(const char* s, size_t n) {
-    while (n) {
-      if (len_ == sizeof(buf_)) flush();
-      size_t k = sizeof(buf_) - len_;
-      if (k > n) k = n;
-      memcpy(buf_ + len_, s, k);
-      len_ += k;
-      s += k;
-      n -= k;
-    }
-  }
-  void str(const char* s) { put(s, strlen(s)); }
-  void ch(char c) { put(&c, 1); }
-  void num(int64_t v) {
-    char b[24];
-    put(b, format_int(v, b));
-  }
-  void hex32(uint32_t v) {
-    char b[10] = {'0', 'x'};
-    for (int i = 0; i < 8; ++i) b[2 + i] = "0123456789ABCDEF"[(v >> (28 - 4 * i)) & 15u];
-    put(b, 10);
-  }
-  void hex8(uint8_t v) {
-    char b[4] = {'0', 'x', "0123456789ABCDEF"[v >> 4], "0123456789ABCDEF"[v & 15u]};
-    put(b, 4);
-  }
-  // A number for a comment ("inf" and "nan" are fine there).
-  void g9(float v) {
-    char b[kFloatTextMax];
-    size_t n = format_float_g9(v, b);
-    if (n)
-      put(b, n);
-    else
-      str(v != v ? "nan" : (v < 0 ? "-inf" : "inf"));
-  }
-  // The prefix, as given or in upper case.
-  void prefix(const char* p, bool upper) {
-    for (; *p; ++p) ch(upper && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p);
-  }
-  // Text inside a C string literal: quotes, backslashes, "??" (trigraphs) and non-printable bytes
-  // escaped (octal, three digits, so a following digit cannot extend the escape).
-  void c_string_text(const char* s, size_t n) {
-    char prev = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const unsigned char c = (unsigned char)s[i];
-      if (c == '"' || c == '\\') {
-        ch('\\');
-        ch((char)c);
-      } else if (c == '?' && prev == '?') {
-        str("\\?");
-      } else if (c < 0x20 || c > 0x7E) {
-        octal(c);
-      } else {
-        ch((char)c);
-      }
-      prev = (char)c;
-    }
-  }
-  // Text inside a // comment: no backslash (it could splice lines), no "??", printable ASCII only.
-  void comment_text(const char* s, size_t n) {
-    char prev = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const unsigned char c = (unsigned char)s[i];
-      if (c == '\\' || c < 0x20 || c > 0x7E || (c == '?' && prev == '?'))
-        octal(c);
-      else
-        ch((char)c);
-      prev = (char)c;
-    }
-  }
-  void flush() {
-    if (len_) sink_.write(sink_.ctx, buf_, len_);
-    len_ = 0;
-  }
-
- private:
-  void octal(unsigned char c) {
-    char b[4] = {'\\', (char)('0' + (c >> 6)), (char)('0' + ((c >> 3) & 7)), (char)('0' + (c & 7))};
-    put(b, 4);
-  }
-  TextSink sink_;
-  char buf_[512];
-  size_t len_ = 0;
-};
-
-bool finite(float v) {
-  uint32_t u;
-  memcpy(&u, &v, 4);
-  return ((u >> 23) & 0xFFu) != 0xFFu;
 }
 
 // ---------------------------------------------------------------- identifiers
@@ -173,7 +77,7 @@ bool valid_prefix(const char* p) {
 
 // ---------------------------------------------------------------- pieces of the TinyVision header
 
-void layer_summary(Out& o, const ModelPlan& plan, int i) {
+void layer_summary(CTextOut& o, const ModelPlan& plan, int i) {
   const LayerDesc& d = plan.desc.layers[i];
   const LayerPlan& lp = plan.layers[i];
   o.str("//   ");
@@ -210,7 +114,7 @@ const char* order_name(ChannelOrder order) {
 }
 
 // "#define <PREFIX>_<name> "
-void define(Out& o, const char* prefix, const char* name) {
+void define(CTextOut& o, const char* prefix, const char* name) {
   o.str("#define ");
   o.str(prefix);
   o.ch('_');
@@ -218,7 +122,7 @@ void define(Out& o, const char* prefix, const char* name) {
   o.ch(' ');
 }
 
-void float_literal_or_paren(Out& o, float v) {
+void float_literal_or_paren(CTextOut& o, float v) {
   char b[kFloatTextMax];
   size_t n = format_float_literal(v, b);
   if (b[0] == '-') {
@@ -232,7 +136,7 @@ void float_literal_or_paren(Out& o, float v) {
 
 // Values of one array, `per_line` to a line, each line indented by two spaces.
 template <typename Emit>
-void array_body(Out& o, size_t count, int per_line, Emit emit) {
+void array_body(CTextOut& o, size_t count, int per_line, Emit emit) {
   for (size_t i = 0; i < count; ++i) {
     if (i % (size_t)per_line == 0) o.str("  ");
     emit(i);
@@ -241,7 +145,7 @@ void array_body(Out& o, size_t count, int per_line, Emit emit) {
   }
 }
 
-void dims_text(Out& o, const BlobTensor& t) {
+void dims_text(CTextOut& o, const BlobTensor& t) {
   for (int d = 0; d < t.ndim; ++d) {
     o.ch('[');
     o.num(t.dims[d]);
@@ -249,7 +153,7 @@ void dims_text(Out& o, const BlobTensor& t) {
   }
 }
 
-void array_open(Out& o, const char* prefix, const char* c_type, const char* ident, const char* suffix, size_t n) {
+void array_open(CTextOut& o, const char* prefix, const char* c_type, const char* ident, const char* suffix, size_t n) {
   o.str(prefix);
   o.str("_ALIGN16 const ");
   o.str(c_type);
@@ -270,12 +174,13 @@ Status check_tensor_values(const BlobView& v) {
     const uint8_t* p = (const uint8_t*)t.data;
     const size_t n = t.elements();
     for (size_t k = 0; k < n; ++k)
-      if (!finite(read_le_f32(p + 4 * k))) return make_status(StatusCode::BadParameter, t.layer, i, (int32_t)k);
+      if (!is_finite_float(read_le_f32(p + 4 * k)))
+        return make_status(StatusCode::BadParameter, t.layer, i, (int32_t)k);
   }
   return ok_status();
 }
 
-void write_tensor(Out& o, const char* prefix, const BlobView& v, int i) {
+void write_tensor(CTextOut& o, const char* prefix, const BlobView& v, int i) {
   const BlobTensor& t = v.tensors[i];
   Ident id;
   tensor_ident(v, i, &id);
@@ -355,7 +260,7 @@ void write_tensor(Out& o, const char* prefix, const BlobView& v, int i) {
 Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
                      const ModelPlan* plan) {
   const InputDesc& in = blob.model.input;
-  if (!finite(in.scale) || !finite(in.offset)) return make_status(StatusCode::BadParameter, -1, -1, 0);
+  if (!is_finite_float(in.scale) || !is_finite_float(in.offset)) return make_status(StatusCode::BadParameter, -1, -1, 0);
   Status st = check_tensor_values(blob);
   if (!st.ok()) return st;
   const char* P = opt.prefix;
@@ -371,7 +276,7 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   const TrainOptions defaults;
   const TrainMemory tm = training_memory(*plan, defaults);
 
-  Out o(sink);
+  CTextOut o(sink);
   // ---- banner
   o.str("// ");
   o.str(P);
@@ -583,67 +488,6 @@ Status write_tinyvision_header(const BlobView& blob, uint32_t blob_crc, const He
   if (!plan) return write_self_planned(blob, blob_crc, opt, sink);
   if (!same_model(plan->desc, blob.model)) return make_status(StatusCode::BlobModelMismatch);
   return write_planned(blob, blob_crc, opt, sink, plan);
-}
-
-Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* const* labels, int num_labels,
-                               const TextSink& sink) {
-  if (!raw || !sink.write || (num_labels > 0 && !labels)) return make_status(StatusCode::InvalidArgument);
-  const int classes = legacy_classes_for_size(size);
-  if (classes == 0) return make_status(StatusCode::LegacySizeMismatch, -1, (int32_t)size, 0);
-  if (num_labels != classes) return make_status(StatusCode::ClassCountMismatch, -1, num_labels, classes);
-  for (int i = 0; i < num_labels; ++i)
-    if (!labels[i]) return make_status(StatusCode::InvalidArgument);
-  const size_t floats = size / 4;
-  for (size_t k = 0; k < floats; ++k)
-    if (!finite(read_le_f32(raw + 4 * k))) return make_status(StatusCode::BadParameter, -1, -1, (int32_t)k);
-
-  Out o(sink);
-  // The reference firmware's exact text, line ends included (two of its lines end in LF only).
-  o.str("#ifndef MY_MODEL_H\n#define MY_MODEL_H\r\n");
-  o.str("// ======================================================\r\n");
-  o.str("// IMPORTANT: After copying this file to your sketch folder,\r\n");
-  o.str("// update BOTH of the following lines in your main sketch\r\n");
-  o.str("// to match the number of classes and labels used during training:\r\n");
-  o.str("//\r\n");
-  o.str("//   #define NUM_CLASSES ");
-  o.num(classes);
-  o.str("\n//   String myClassLabels[NUM_CLASSES] = {");
-  for (int i = 0; i < num_labels; ++i) {
-    o.str(i ? ", \"" : "\"");
-    o.c_string_text(labels[i], strlen(labels[i]));
-    o.ch('"');
-  }
-  o.str("};\r\n");
-  o.str("//\r\n");
-  o.str("// Then uncomment:  #define USE_BAKED_WEIGHTS\r\n");
-  o.str("// ======================================================\r\n");
-  struct Block {
-    const char* name;
-    size_t count;
-  };
-  const Block blocks[6] = {{"conv1_w", 108},
-                           {"conv1_b", 4},
-                           {"conv2_w", 288},
-                           {"conv2_b", 8},
-                           {"output_w", (size_t)29 * 29 * 8 * (size_t)classes},
-                           {"output_b", (size_t)classes}};
-  size_t pos = 0;
-  for (const Block& b : blocks) {
-    o.str("const float myModel_");
-    o.str(b.name);
-    o.str("[] = { ");
-    for (size_t i = 0; i < b.count; ++i) {
-      char t[kFloatTextMax];
-      o.put(t, format_float_fixed6(read_le_f32(raw + 4 * (pos + i)), t));
-      o.ch('f');
-      if (i + 1 < b.count) o.str(", ");
-      if ((i + 1) % 8 == 0) o.str("\r\n");
-    }
-    o.str(" };\r\n");
-    pos += b.count;
-  }
-  o.str("#endif\r\n");
-  return ok_status();
 }
 
 }  // namespace tv

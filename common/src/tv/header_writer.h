@@ -18,17 +18,13 @@
 #include <stdint.h>
 
 #include "tv/blob.h"
+#include "tv/c_text.h"
 #include "tv/float_text.h"
+#include "tv/legacy.h"
 #include "tv/model.h"
 #include "tv/status.h"
 
 namespace tv {
-
-// Where the text goes: write(ctx, s, n) receives the header in order, in chunks of any size.
-struct TextSink {
-  void* ctx;
-  void (*write)(void* ctx, const char* s, size_t n);
-};
 
 struct HeaderOptions {
   const char* prefix = "TV_MODEL";  // a C identifier; the include guard is its upper-case form + "_H"
@@ -47,13 +43,5 @@ struct HeaderOptions {
 //   b = element index, when a value is infinite or NaN (a C header cannot hold it exactly).
 Status write_tinyvision_header(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
                                const ModelPlan* plan = nullptr);
-
-// Writes the reference firmware's myWeights.h from the bytes of a raw myWeights.bin (legacy layout,
-// see tv/legacy.h) and the class labels (NUL-terminated; one per class). Refusals:
-//   InvalidArgument (null pointers), LegacySizeMismatch (size fits no class count),
-//   ClassCountMismatch (label count differs, a = labels, b = classes), BadParameter (a value is
-//   infinite or NaN: a = -1, b = its float index in the file).
-Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* const* labels, int num_labels,
-                               const TextSink& sink);
 
 }  // namespace tv

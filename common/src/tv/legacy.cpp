@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tv/blob.h"
+#include "tv/c_text.h"
 #include "tv/little_endian.h"
 #include "tv/presets.h"
 
@@ -12,6 +13,9 @@ namespace {
 
 constexpr int kConv1 = 0, kConv2 = 4, kDense = 8;  // layer indices in the webmcu preset
 constexpr int kFeatures = 29 * 29 * 8;
+// The raw file's blocks before the dense layer, in file order (floats): conv1 w, b, conv2 w, b.
+constexpr size_t kConv1Weights = 108, kConv1Biases = 4, kConv2Weights = 288, kConv2Biases = 8;
+constexpr size_t kConvFloats = kConv1Weights + kConv1Biases + kConv2Weights + kConv2Biases;
 
 // Index in the raw file (in floats) of parameter `k` of our layout, for each block in file order.
 // The raw file's blocks are our blocks in the same order; only the indices inside them move.
@@ -33,14 +37,14 @@ size_t raw_index_in_block(int layer, size_t k, int num_classes) {
 }  // namespace
 
 size_t legacy_size(int num_classes) {
-  return (size_t)(108 + 4 + 288 + 8 + (kFeatures + 1) * num_classes) * 4;
+  return (kConvFloats + (size_t)(kFeatures + 1) * num_classes) * 4;
 }
 
 int legacy_classes_for_size(size_t bytes) {
   if (bytes % 4) return 0;
   size_t floats = bytes / 4;
-  if (floats < 408 + 2 * (kFeatures + 1)) return 0;
-  size_t rest = floats - 408;
+  if (floats < kConvFloats + 2 * (kFeatures + 1)) return 0;
+  size_t rest = floats - kConvFloats;
   if (rest % (kFeatures + 1)) return 0;
   size_t k = rest / (kFeatures + 1);
   return k > 0xFFFF ? 0 : (int)k;
@@ -100,6 +104,67 @@ Status legacy_export(const ModelPlan& plan, const float* params, uint8_t* out, s
     for (size_t i = 0; i < lp.bias_count; ++i) write_le_f32(out + 4 * (file_pos + i), b[i]);
     file_pos += lp.bias_count;
   }
+  return ok_status();
+}
+
+Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* const* labels, int num_labels,
+                               const TextSink& sink) {
+  if (!raw || !sink.write || (num_labels > 0 && !labels)) return make_status(StatusCode::InvalidArgument);
+  const int classes = legacy_classes_for_size(size);
+  if (classes == 0) return make_status(StatusCode::LegacySizeMismatch, -1, (int32_t)size, 0);
+  if (num_labels != classes) return make_status(StatusCode::ClassCountMismatch, -1, num_labels, classes);
+  for (int i = 0; i < num_labels; ++i)
+    if (!labels[i]) return make_status(StatusCode::InvalidArgument);
+  const size_t floats = size / 4;
+  for (size_t k = 0; k < floats; ++k)
+    if (!is_finite_float(read_le_f32(raw + 4 * k))) return make_status(StatusCode::BadParameter, -1, -1, (int32_t)k);
+
+  CTextOut o(sink);
+  // The reference firmware's exact text, line ends included (two of its lines end in LF only).
+  o.str("#ifndef MY_MODEL_H\n#define MY_MODEL_H\r\n");
+  o.str("// ======================================================\r\n");
+  o.str("// IMPORTANT: After copying this file to your sketch folder,\r\n");
+  o.str("// update BOTH of the following lines in your main sketch\r\n");
+  o.str("// to match the number of classes and labels used during training:\r\n");
+  o.str("//\r\n");
+  o.str("//   #define NUM_CLASSES ");
+  o.num(classes);
+  o.str("\n//   String myClassLabels[NUM_CLASSES] = {");
+  for (int i = 0; i < num_labels; ++i) {
+    o.str(i ? ", \"" : "\"");
+    o.c_string_text(labels[i], strlen(labels[i]));
+    o.ch('"');
+  }
+  o.str("};\r\n");
+  o.str("//\r\n");
+  o.str("// Then uncomment:  #define USE_BAKED_WEIGHTS\r\n");
+  o.str("// ======================================================\r\n");
+  struct Block {
+    const char* name;
+    size_t count;
+  };
+  const Block blocks[6] = {{"conv1_w", kConv1Weights},
+                           {"conv1_b", kConv1Biases},
+                           {"conv2_w", kConv2Weights},
+                           {"conv2_b", kConv2Biases},
+                           {"output_w", (size_t)kFeatures * (size_t)classes},
+                           {"output_b", (size_t)classes}};
+  size_t pos = 0;
+  for (const Block& b : blocks) {
+    o.str("const float myModel_");
+    o.str(b.name);
+    o.str("[] = { ");
+    for (size_t i = 0; i < b.count; ++i) {
+      char t[kFloatTextMax];
+      o.put(t, format_float_fixed6(read_le_f32(raw + 4 * (pos + i)), t));
+      o.ch('f');
+      if (i + 1 < b.count) o.str(", ");
+      if ((i + 1) % 8 == 0) o.str("\r\n");
+    }
+    o.str(" };\r\n");
+    pos += b.count;
+  }
+  o.str("#endif\r\n");
   return ok_status();
 }
 

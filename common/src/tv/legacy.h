@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tv/c_text.h"
 #include "tv/model.h"
 #include "tv/status.h"
 
@@ -21,5 +22,13 @@ bool legacy_compatible(const ModelPlan& plan);
 Status legacy_import(const uint8_t* data, size_t size, const ModelPlan& plan, float* params);
 // Writes our parameters in the raw layout; out must hold legacy_size(classes) bytes.
 Status legacy_export(const ModelPlan& plan, const float* params, uint8_t* out, size_t cap);
+
+// Writes the reference firmware's myWeights.h from the bytes of a raw myWeights.bin (legacy layout,
+// see tv/legacy.h) and the class labels (NUL-terminated; one per class). Refusals:
+//   InvalidArgument (null pointers), LegacySizeMismatch (size fits no class count),
+//   ClassCountMismatch (label count differs, a = labels, b = classes), BadParameter (a value is
+//   infinite or NaN: a = -1, b = its float index in the file).
+Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* const* labels, int num_labels,
+                               const TextSink& sink);
 
 }  // namespace tv
