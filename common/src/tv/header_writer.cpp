@@ -104,15 +104,6 @@ void layer_summary(CTextOut& o, const ModelPlan& plan, int i) {
   o.ch('\n');
 }
 
-const char* order_name(ChannelOrder order) {
-  switch (order) {
-    case ChannelOrder::RGB: return "RGB";
-    case ChannelOrder::BGR: return "BGR";
-    case ChannelOrder::GRAY: return "GRAY";
-  }
-  return "?";
-}
-
 // "#define <PREFIX>_<name> "
 void define(CTextOut& o, const char* prefix, const char* name) {
   o.str("#define ");
@@ -260,7 +251,8 @@ void write_tensor(CTextOut& o, const char* prefix, const BlobView& v, int i) {
 Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
                      const ModelPlan* plan) {
   const InputDesc& in = blob.model.input;
-  if (!is_finite_float(in.scale) || !is_finite_float(in.offset)) return make_status(StatusCode::BadParameter, -1, -1, 0);
+  if (!is_finite_float(in.scale) || !is_finite_float(in.offset))
+    return make_status(StatusCode::BadParameter, -1, -1, 0);
   Status st = check_tensor_values(blob);
   if (!st.ok()) return st;
   const char* P = opt.prefix;
@@ -304,7 +296,7 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.ch('x');
   o.num(in.channels);
   o.ch(' ');
-  o.str(order_name(in.order));
+  o.str(channel_order_name(in.order));
   o.str(", value = pixel * ");
   o.g9(in.scale);
   o.str(" + ");
@@ -394,7 +386,7 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   define(o, P, "CHANNEL_ORDER");
   o.num((int)in.order);
   o.str(" /* tv::ChannelOrder: 0 RGB, 1 BGR, 2 GRAY; this model: ");
-  o.str(order_name(in.order));
+  o.str(channel_order_name(in.order));
   o.str(" */\n");
   define(o, P, "INPUT_SCALE");
   float_literal_or_paren(o, in.scale);
