@@ -16,6 +16,15 @@
 #include "host/suggest.h"
 #include "sim_hal.h"
 
+// The baked tier, exactly as in the sketch: a model.h (tvexport's) found on the include path is compiled
+// in. tvsim has none; tvsim-baked is built with the folder of a generated model.h on its include path.
+#if defined(__has_include)
+#if __has_include("model.h")
+#include "model.h"
+#define TVSIM_BAKED 1
+#endif
+#endif
+
 namespace {
 
 const char* kUsage =
@@ -29,8 +38,9 @@ const char* kUsage =
     "options:\n"
     "  --sd DIR             the SD card (a folder); without it the board has no card\n"
     "  --camera DIR         camera frames: the .jpg files of DIR, one per grab, in name order\n"
-    "  --labels A,B,...     the classes the firmware is built for (default: the folders in DIR/images)\n"
-    "  --preset NAME        model preset (webmcu, tinyvision; default webmcu)\n"
+    "  --labels A,B,...     the classes of a new (He-init) model (default: the folders in DIR/images);\n"
+    "                       a model on the card or baked in brings its own\n"
+    "  --preset NAME        the network of a new (He-init) model (webmcu, tinyvision; default tinyvision)\n"
     "  --epochs N           override the recipe's epochs\n"
     "  --val-last N         validation images per class (default: the recipe's, 3)\n"
     "  --seed N             seed for He-init and shuffling (default 1)\n"
@@ -79,23 +89,12 @@ bool is_dir(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-std::vector<std::string> image_folders(const std::string& sd) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir((sd + "/images").c_str())) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.' && is_dir(sd + "/images/" + e->d_name)) out.push_back(e->d_name);
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   tvsim::SimOptions opt;
   tvfw::AppConfig cfg;
-  std::string preset = "webmcu";
+  std::string preset = "tinyvision";
   std::vector<std::string> labels;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -120,9 +119,10 @@ int main(int argc, char** argv) {
       opt.sd_dir = v;
     else if (a == "--camera")
       opt.camera_dir = v;
-    else if (a == "--labels")
+    else if (a == "--labels") {
       labels = split_commas(v);
-    else if (a == "--preset")
+      if (labels.size() < 2) usage_error("--labels needs at least two classes (A,B,...)");
+    } else if (a == "--preset")
       preset = v;
     else if (a == "--epochs")
       cfg.epochs = (int)number(a, v);
@@ -144,13 +144,15 @@ int main(int argc, char** argv) {
   if (!opt.sd_dir.empty() && !is_dir(opt.sd_dir)) usage_error("--sd " + opt.sd_dir + " is not a folder");
   if (!opt.camera_dir.empty() && !is_dir(opt.camera_dir))
     usage_error("--camera " + opt.camera_dir + " is not a folder");
-  if (labels.empty() && !opt.sd_dir.empty()) labels = image_folders(opt.sd_dir);
-  if (labels.size() < 2)
-    usage_error("the firmware needs at least two classes: give --labels A,B or put class folders in SD/images");
   if (labels.size() > (size_t)tvfw::kMaxClasses) usage_error("at most 16 classes");
   cfg.preset = preset.c_str();
   cfg.num_labels = (int)labels.size();
   for (size_t i = 0; i < labels.size(); ++i) cfg.labels[i] = labels[i].c_str();
+#ifdef TVSIM_BAKED
+  cfg.baked_blob = TV_MODEL_blob;
+  cfg.baked_size = sizeof TV_MODEL_blob;
+  cfg.baked_source = "model.h";
+#endif
 
   tvsim::SimHal hal(opt);
   static tvfw::App* app = nullptr;  // the board's one application, as in the sketch

@@ -25,13 +25,19 @@ void remove_temp_dirs() {
     fs::remove_all(d, ec);
   }
 }
-std::string read_all(const std::string& path) {
+}  // namespace
+
+std::string read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
 }
-}  // namespace
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+}
 
 std::string source_path(const std::string& rel) {
   return std::string(TV_SOURCE_DIR) + "/" + rel;
@@ -81,8 +87,8 @@ int run_command(const std::string& cmd, std::string* out, std::string* err) {
   std::string o = dir + "/out", e = dir + "/err";
   std::string full = "(" + cmd + ") >" + o + " 2>" + e + " </dev/null";
   int rc = std::system(full.c_str());
-  if (out) *out = read_all(o);
-  if (err) *err = read_all(e);
+  if (out) *out = read_text(o);
+  if (err) *err = read_text(e);
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (rc == -1) return -1;

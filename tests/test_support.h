@@ -17,6 +17,9 @@ bool binary_exists(const std::string& name);
 std::string temp_dir(const std::string& tag);
 // True when CI=true is set: data that must be present makes a missing ../shared a failure.
 bool in_ci();
+// A whole file as bytes ("" when it cannot be read); writes bytes as a file.
+std::string read_text(const std::string& path);
+void write_text(const std::string& path, const std::string& text);
 // Runs a shell command; returns its exit status and captures stdout (and stderr when asked).
 int run_command(const std::string& cmd, std::string* out = nullptr, std::string* err = nullptr);
 // A finished command: exit status, stdout and stderr.

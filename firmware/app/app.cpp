@@ -57,42 +57,17 @@ void App::fatal(const char* fmt, ...) {
 void App::setup() {
   say("%s", "");
   say("=== TinyVision " TV_FIRMWARE_VERSION " ===");
-  num_classes_ = cfg_.num_labels;
-  if (num_classes_ < 2 || num_classes_ > kMaxClasses)
-    fatal("the firmware is configured with %d classes; it needs 2 to %d", num_classes_, kMaxClasses);
-  for (int i = 0; i < num_classes_; ++i) {
+  if (cfg_.num_labels == 1 || cfg_.num_labels > kMaxClasses)
+    fatal("the firmware is configured with %d class labels; a model needs 2 to %d", cfg_.num_labels, kMaxClasses);
+  for (int i = 0; i < cfg_.num_labels; ++i) {
     const char* l = cfg_.labels[i];
     if (!l || !l[0] || strlen(l) > (size_t)kMaxLabelLength || strchr(l, '/') || strcmp(l, ".") == 0 ||
         strcmp(l, "..") == 0)
       fatal("class label %d ('%s') must be a folder name of 1 to %d characters", i, l ? l : "", kMaxLabelLength);
-    strcpy(labels_[i], l);
   }
-  if (!tv::preset_model(cfg_.preset, num_classes_, &desc_) || !tv::preset_recipe(cfg_.preset, &recipe_))
-    fatal("unknown model preset '%s'", cfg_.preset);
-  if (cfg_.epochs > 0) recipe_.epochs = cfg_.epochs;
-  if (cfg_.val_last_n >= 0) recipe_.val_last_n = cfg_.val_last_n;
-  const tv::Status st = tv::plan_model(desc_, &plan_);
-  if (!st.ok()) fatal("the %s model does not plan: %s (layer %d)", cfg_.preset, tv::status_text(st.code), st.layer);
-
-  say("Model: %s, %dx%dx%d input, %d classes, %u parameters, %.1f MFLOP per image", cfg_.preset, plan_.input.h,
-      plan_.input.w, plan_.input.c, num_classes_, (unsigned)plan_.param_count, (double)plan_.flops_forward / 1e6);
-  for (int i = 0; i < num_classes_; ++i) say("  class %d: %s", i, labels_[i]);
-
-  const tv::InferenceMemory im = tv::inference_memory(plan_);
-  params_ = (float*)hal_.psram_alloc(im.params_bytes);
-  infer_arena_ = hal_.psram_alloc(im.work_bytes);
-  input_ = (uint8_t*)hal_.psram_alloc(plan_.input.size());
-  lut_ = (uint16_t*)hal_.psram_alloc(((size_t)plan_.input.w + plan_.input.h) * sizeof(uint16_t));
-  if (!params_ || !infer_arena_ || !input_ || !lut_)
-    fatal("cannot allocate %u bytes of PSRAM for the model (free: %u)",
-          (unsigned)(im.params_bytes + im.work_bytes + plan_.input.size()), (unsigned)hal_.psram_free_bytes());
-  say("Memory: weights %u B + inference arena %u B in PSRAM (%u B still free)", (unsigned)im.params_bytes,
-      (unsigned)im.work_bytes, (unsigned)hal_.psram_free_bytes());
-  const tv::Status is = tv::inference_init(&inf_, &plan_, params_, infer_arena_, im.work_bytes);
-  if (!is.ok()) fatal("inference_init: %s", tv::status_text(is.code));
-
   say("SD card: %s", hal_.sd_ready() ? "mounted" : "not found (capture, training and saving need one)");
   load_weights();
+  print_model();
 
   hal_.start_tick(kTouchPollMs, &App::on_tick, this);
   say("Ready. Touch: 1-2 taps = next, 3+ taps = select. Serial: t = next, l = select, ? = help.");
@@ -328,7 +303,9 @@ void App::capture_one() {
 // ---------------------------------------------------------------- infer
 
 bool App::ensure_rgb(int width, int height) {
-  const size_t need = (size_t)width * (size_t)height * 3;
+  const uint64_t need64 = (uint64_t)width * (uint64_t)height * 3u;
+  if (width <= 0 || height <= 0 || need64 > (uint64_t)kMaxDecodePixels * 3u) return false;
+  const size_t need = (size_t)need64;
   if (need <= rgb_cap_) return true;
   if (rgb_) hal_.psram_free(rgb_);
   rgb_ = (uint8_t*)hal_.psram_alloc(need);
@@ -342,8 +319,9 @@ bool App::jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Why* why
     why->set("not a JPEG (no frame header)");
     return false;
   }
-  if ((long)w * (long)h > kMaxDecodePixels) {
-    why->set("%dx%d is larger than the %ld pixels this firmware decodes", w, h, kMaxDecodePixels);
+  // 64-bit: w * h of two 16-bit sides overflows a 32-bit long (the board's)
+  if ((uint64_t)w * (uint64_t)h > kMaxDecodePixels) {
+    why->set("%dx%d is larger than the %u pixels this firmware decodes", w, h, (unsigned)kMaxDecodePixels);
     return false;
   }
   if (!ensure_rgb(w, h)) {
@@ -418,13 +396,13 @@ void App::infer_frame() {
   char all[kMaxClasses * 6 + 1];
   size_t used = 0;
   for (int k = 0; k < num_classes_; ++k) {
-    const int n = snprintf(all + used, sizeof all - used, "%s%.0f%%", k ? " " : "", 100.0 * probs_[k]);
+    const int n = snprintf(all + used, sizeof all - used, "%s%.0f%%", k ? " " : "", (double)(100.f * probs_[k]));
     if (n > 0) used += (size_t)n;
   }
   say("Frame %u: %.1f ms (%.1f FPS) Pred: %s (%.1f%%) | All: %s", (unsigned)frame_number_, ms,
-      ms > 0 ? 1000.0 / ms : 0.0, labels_[best], 100.0 * probs_[best], all);
+      ms > 0 ? 1000.0 / ms : 0.0, labels_[best], (double)(100.f * probs_[best]), all);
   char l2[24], l3[24];
-  snprintf(l2, sizeof l2, "%.1f%%", 100.0 * probs_[best]);
+  snprintf(l2, sizeof l2, "%.1f%%", (double)(100.f * probs_[best]));
   snprintf(l3, sizeof l3, "%.0f ms", ms);
   show("INFER", labels_[best], l2, l3);
 }

@@ -10,9 +10,11 @@
 //   model.tvb.bak), the C header /header/model.h, and for the webmcu preset /header/myWeights.bin.
 // Infer: camera -> JPEG decode -> resize (the core's LUT crop-resize) -> forward, one line per frame;
 //   any tap or t / l goes back to the menu.
-// Boot: weights from the SD card (model.tvb, its interrupted-save and backup copies, then the
-//   reference's myWeights.bin for the webmcu preset) > the baked header > He-init; every refused tier
-//   is named with its reason.
+// Boot: the model from the SD card (model.tvb, its interrupted-save and backup copies, then the
+//   reference's myWeights.bin) > the baked header > He-init of the configured preset. A model brings
+//   its network, input and labels; the firmware sizes its memory from it with the core's figures and
+//   refuses only what does not fit the board's memory (with the numbers) or what its engines cannot
+//   run, naming the reason and trying the next tier.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -44,10 +46,10 @@ constexpr const char* kModelBakPath = "/header/model.tvb.bak";
 constexpr const char* kHeaderPath = "/header/model.h";
 constexpr const char* kLegacyPath = "/header/myWeights.bin";
 
-constexpr size_t kMaxBlobBytes = 4u << 20;       // largest model file read from the card
-constexpr size_t kMaxImageFileBytes = 2u << 20;  // largest JPEG read from the card
-constexpr long kMaxDecodePixels = 1024L * 1024;  // largest JPEG decoded (its RGB lives in PSRAM)
-constexpr uint32_t kIdleDelayMs = 10;            // main-loop pause while waiting for input
+constexpr size_t kMaxBlobBytes = 4u << 20;            // largest model file read from the card
+constexpr size_t kMaxImageFileBytes = 2u << 20;       // largest JPEG read from the card
+constexpr uint32_t kMaxDecodePixels = 1024u * 1024u;  // largest JPEG decoded (its RGB lives in PSRAM)
+constexpr uint32_t kIdleDelayMs = 10;                 // main-loop pause while waiting for input
 
 // What the last training run did (also printed).
 struct TrainReport {
@@ -110,13 +112,26 @@ class App {
   // Decodes a JPEG and resizes it to the model input in `dst`; counts the decode.
   bool jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Why* why);
 
-  // ---- weights (weights.cpp) ----
+  // ---- the model and its weights (weights.cpp) ----
   void load_weights();
-  // Checks a blob against the compiled model and loads it (float: into params_; int8: bound in place,
-  // so the bytes must outlive the model). *keep becomes true when the caller must not free them.
+  // Takes a blob's network, labels and weights when the board can run it (float: copied into params_;
+  // int8: bound in place, so the bytes must outlive the model). *keep becomes true when the caller
+  // must not free them. False with the reason otherwise (the previous model is then released).
   bool try_blob(const uint8_t* data, size_t size, bool* keep, Why* why);
   bool try_blob_file(const char* path, Why* why);
   bool try_legacy_file(const char* path, Why* why);
+  // Plans `desc` into plan_ and allocates what inference needs (float: weights and work buffer;
+  // int8: its work buffer) after checking the free PSRAM. False with the numbers otherwise.
+  bool adopt_network(const tv::ModelDesc& desc, bool int8, Why* why);
+  // The float engine's buffers (weights, work buffer) for the current plan; false with the numbers.
+  bool ensure_float_buffers(Why* why);
+  void release_model();
+  // He-init classes: the configured labels, else the class folders in /images on the card.
+  int he_init_labels();
+  // The recipe named by a model's provenance ("preset=NAME"), else webmcu's for the reference network,
+  // else the configured preset's.
+  void choose_recipe(const char* provenance, size_t len);
+  void print_model();
   bool save_model(Why* why);
 
   // ---- training (train.cpp) ----
@@ -128,6 +143,7 @@ class App {
   char labels_[kMaxClasses][kMaxLabelLength + 1] = {};
 
   // the model
+  char recipe_name_[24] = {0};
   tv::ModelDesc desc_;
   tv::ModelPlan plan_;
   tv::TrainRecipe recipe_;
@@ -139,6 +155,7 @@ class App {
   float probs_[kMaxClasses] = {};
   tv::BlobView view_;  // scratch for decoding blobs
   bool int8_ = false;  // the loaded model is int8 (runs with the core's q8 engine)
+  bool model_ready_ = false;
   tv::Q8Model q8_;
   int8_t* q8_work_ = nullptr;
   uint8_t* blob_keep_ = nullptr;  // an int8 blob read from the card (its tensors are used in place)

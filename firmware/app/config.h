@@ -1,6 +1,9 @@
-// What a firmware build is for: its preset, its classes and a few overrides. The ESP32 sketch fills
-// it from #defines; the simulator from its command line.
+// What a firmware build starts from when no model is found. The network, its input and its labels
+// come from the model the firmware loads (SD card, then the baked header); this configuration only
+// matters for He-init (no model anywhere) and for models that do not name their training recipe.
+// The ESP32 sketch fills it from #defines; the simulator from its command line.
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 
 // The version printed at boot and written into headers; the build defines TV_VERSION.
@@ -15,12 +18,17 @@ constexpr int kMaxClasses = 16;
 constexpr int kMaxLabelLength = 31;
 
 struct AppConfig {
-  const char* preset = "webmcu";         // tv::preset_model / tv::preset_recipe name
-  const char* labels[kMaxClasses] = {};  // one per class; also the /images/<label> folder names
-  int num_labels = 0;
-  int epochs = 0;       // 0: the recipe's
-  int val_last_n = -1;  // -1: the recipe's (the reference holds out the last 3 images per class)
-  uint64_t seed = 1;    // He-init and shuffling
+  const char* preset = "tinyvision";     // He-init network, and the recipe of models that name none
+  const char* labels[kMaxClasses] = {};  // He-init classes (also the /images/<label> folder names);
+  int num_labels = 0;                    // 0: the class folders found in /images on the card
+  int epochs = 0;                        // 0: the recipe's
+  int val_last_n = -1;                   // -1: the recipe's (the reference holds out the last 3 images per class)
+  uint64_t seed = 1;                     // He-init and shuffling
+  // The baked tier: a .tvb compiled into the firmware (TV_MODEL_blob of a model.h that tvexport wrote,
+  // included by the sketch when it sits next to it), or null.
+  const uint8_t* baked_blob = nullptr;
+  size_t baked_size = 0;
+  const char* baked_source = "";  // for the boot log
 };
 
 }  // namespace tvfw

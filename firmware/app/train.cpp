@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "tv/int8/q8_dequantize.h"
 #include "tv/rng.h"
 #include "tv/train_loop.h"
 
@@ -104,11 +105,23 @@ void App::train() {
     return;
   }
   if (int8_) {
-    say("The loaded model is int8 (quantized) and training needs float weights: keep the float model.tvb on");
-    say("the card (tvquant writes the int8 one for deployment), or remove it to train from scratch.");
-    return;
+    // Training needs float weights: the int8 model's, dequantized (exact for every weight).
+    Why fwhy;
+    if (!ensure_float_buffers(&fwhy)) {
+      say("Cannot train the int8 model: %s", fwhy.text);
+      return;
+    }
+    tv::q8_dequantize_params(q8_, params_);
+    int8_ = false;  // from here on the float engine runs the model
+    if (q8_work_) hal_.psram_free(q8_work_);
+    if (blob_keep_) hal_.psram_free(blob_keep_);
+    q8_work_ = nullptr;
+    blob_keep_ = nullptr;
+    say("The loaded model is int8: continuing from its weights dequantized to float (the trained model is saved");
+    say("as a float model; run tvquant on it again for an int8 one)");
   }
   say(trained_weights_ ? "Continuing from saved weights" : "Starting fresh training");
+  say("Recipe: %s (%d epochs, batch %d)", recipe_name_, recipe_.epochs, recipe_.batch_size);
   Why why;
 
   // ---- the image list: /images/<label>/*.jpg, sorted per class
@@ -163,9 +176,10 @@ void App::train() {
   // ---- decode every image once into the cache
   const int n = list.count;
   cache.image_bytes = plan_.input.size();
-  cache.pixels = (uint8_t*)hal_.psram_alloc(cache.image_bytes * (size_t)n);
+  const uint64_t cache_bytes = (uint64_t)cache.image_bytes * (uint64_t)n;  // 64-bit: size_t is 32 on the board
+  if (cache_bytes <= hal_.psram_free_bytes()) cache.pixels = (uint8_t*)hal_.psram_alloc((size_t)cache_bytes);
   if (!cache.pixels) {
-    say("Not enough PSRAM for the image cache: %u bytes for %d images (free: %u)", (unsigned)(cache.image_bytes * n), n,
+    say("Not enough PSRAM for the image cache: %llu bytes for %d images (free: %u)", (unsigned long long)cache_bytes, n,
         (unsigned)hal_.psram_free_bytes());
     release();
     return;
@@ -252,7 +266,7 @@ void App::train() {
     return;
   }
   say("Decoded %d images once into a %u-byte PSRAM cache in %.0f ms (%d skipped)", n_train + n_val,
-      (unsigned)(cache.image_bytes * n), decode_ms, report_.skipped);
+      (unsigned)cache_bytes, decode_ms, report_.skipped);
   cache.labels = list.label;
 
   // ---- the training arena, sized by the core
@@ -260,10 +274,16 @@ void App::train() {
   opt.keep_best = recipe_.restore_best && n_val > 0;
   opt.augment = tv::recipe_augments(recipe_);  // the arena then holds each lane's augmented image
   const tv::TrainMemory tm = tv::training_memory(plan_, opt);
-  arena = hal_.psram_alloc(tm.total_bytes);
-  if (!arena)
-    fatal("cannot allocate the %u-byte training arena in PSRAM (free: %u)", (unsigned)tm.total_bytes,
-          (unsigned)hal_.psram_free_bytes());
+  const size_t free_bytes = hal_.psram_free_bytes();
+  arena = tm.total_bytes <= free_bytes ? hal_.psram_alloc(tm.total_bytes) : nullptr;
+  if (!arena) {
+    say("Cannot train: the %u-byte training arena (weights %u, gradients %u, optimizer %u, activations %u, scratch "
+        "%u) does not fit in the %u bytes of PSRAM still free",
+        (unsigned)tm.total_bytes, (unsigned)tm.params_bytes, (unsigned)tm.grad_bytes, (unsigned)tm.optimizer_bytes,
+        (unsigned)tm.activation_bytes, (unsigned)tm.scratch_bytes, (unsigned)free_bytes);
+    release();
+    return;
+  }
   say("Training arena: %u bytes in PSRAM (weights %u, gradients %u for %d lanes, optimizer %u, activations %u, "
       "scratch %u); %u bytes still free",
       (unsigned)tm.total_bytes, (unsigned)tm.params_bytes, (unsigned)tm.grad_bytes, opt.lanes,

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "app.h"
-#include "baked.h"
 #include "tv/crc32.h"
 #include "tv/header_writer.h"
 #include "tv/legacy.h"
@@ -12,77 +11,211 @@ namespace tvfw {
 
 namespace {
 
-// The blob's class count and labels, for messages.
-void describe_labels(const tv::BlobView& v, char* out, size_t cap) {
+// Labels as one comma-separated text, for messages.
+void join_labels(const char (*labels)[kMaxLabelLength + 1], int n, char* out, size_t cap) {
   size_t used = 0;
   out[0] = 0;
-  for (int i = 0; i < v.num_labels && used + 4 < cap; ++i) {
-    const char* t;
-    size_t len;
-    if (!tv::blob_label(v, i, &t, &len)) break;
-    const int n = snprintf(out + used, cap - used, "%s%.*s", i ? "," : "", (int)len, t);
-    if (n < 0) break;
-    used += (size_t)n;
-    if (used >= cap) {
-      used = cap - 1;
-      break;
-    }
+  for (int i = 0; i < n && used + 1 < cap; ++i) {
+    const int k = snprintf(out + used, cap - used, "%s%s", i ? "," : "", labels[i]);
+    if (k < 0) break;
+    used += (size_t)k;
   }
+}
+
+// True when a label can name a folder on the card.
+bool folder_safe(const char* t, size_t len) {
+  if (len == 0 || len > (size_t)kMaxLabelLength) return false;
+  if ((len == 1 && t[0] == '.') || (len == 2 && t[0] == '.' && t[1] == '.')) return false;
+  for (size_t i = 0; i < len; ++i)
+    if (t[i] == '/' || t[i] == '\\' || (unsigned char)t[i] < 32) return false;
+  return true;
+}
+
+struct FolderScan {
+  char names[kMaxClasses][kMaxLabelLength + 1];
+  int count = 0;
+  bool too_many = false;
+};
+
+void scan_class_folder(void* ctx, const char* name, bool is_dir) {
+  FolderScan& s = *(FolderScan*)ctx;
+  if (!is_dir || !name[0] || name[0] == '.' || !folder_safe(name, strlen(name))) return;
+  if (s.count == kMaxClasses) {
+    s.too_many = true;
+    return;
+  }
+  strcpy(s.names[s.count++], name);
 }
 
 }  // namespace
 
-// Checks a blob against the compiled model and, when it fits, loads its weights into params_.
+void App::release_model() {
+  void** bufs[] = {(void**)&params_, &infer_arena_,     (void**)&input_,
+                   (void**)&lut_,    (void**)&q8_work_, (void**)&blob_keep_};
+  for (void** b : bufs) {
+    if (*b) hal_.psram_free(*b);
+    *b = nullptr;
+  }
+  int8_ = false;
+  model_ready_ = false;
+}
+
+bool App::ensure_float_buffers(Why* why) {
+  if (params_ && infer_arena_) return true;
+  const tv::InferenceMemory im = tv::inference_memory(plan_);
+  const size_t free_bytes = hal_.psram_free_bytes();
+  if (im.params_bytes + im.work_bytes > free_bytes) {
+    why->set("the float engine needs %u bytes of PSRAM (weights %u + work buffer %u), only %u are free",
+             (unsigned)(im.params_bytes + im.work_bytes), (unsigned)im.params_bytes, (unsigned)im.work_bytes,
+             (unsigned)free_bytes);
+    return false;
+  }
+  params_ = (float*)hal_.psram_alloc(im.params_bytes);
+  infer_arena_ = hal_.psram_alloc(im.work_bytes);
+  if (!params_ || !infer_arena_) {
+    why->set("cannot allocate %u bytes of PSRAM for the float engine (free: %u)",
+             (unsigned)(im.params_bytes + im.work_bytes), (unsigned)hal_.psram_free_bytes());
+    return false;
+  }
+  const tv::Status is = tv::inference_init(&inf_, &plan_, params_, infer_arena_, im.work_bytes);
+  if (!is.ok()) {
+    why->set("the float engine refused the network: %s", tv::status_text(is.code));
+    return false;
+  }
+  return true;
+}
+
+bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Why* why) {
+  if (desc.num_classes < 2 || desc.num_classes > kMaxClasses) {
+    why->set("it has %d classes; this firmware handles 2 to %d", desc.num_classes, kMaxClasses);
+    return false;
+  }
+  const tv::Status st = tv::plan_model(desc, &plan_);
+  if (!st.ok()) {
+    why->set("its network does not plan: %s (layer %d)", tv::status_text(st.code), st.layer);
+    return false;
+  }
+  desc_ = desc;
+  num_classes_ = desc.num_classes;
+  // Everything inference needs, sized by the core, checked against the free PSRAM before allocating.
+  const size_t input_bytes = plan_.input.size();
+  const size_t lut_bytes = ((size_t)plan_.input.w + (size_t)plan_.input.h) * sizeof(uint16_t);
+  size_t engine_bytes = 0;
+  const char* engine_what;
+  if (int8) {
+    engine_bytes = tv::q8_memory(plan_).work_bytes;
+    engine_what = "int8 work buffer";
+  } else {
+    const tv::InferenceMemory im = tv::inference_memory(plan_);
+    engine_bytes = im.params_bytes + im.work_bytes;
+    engine_what = "float weights + work buffer";
+  }
+  const size_t need = engine_bytes + input_bytes + lut_bytes;
+  const size_t free_bytes = hal_.psram_free_bytes();
+  if (need > free_bytes) {
+    why->set("it needs %u bytes of PSRAM to run (%s %u, input image %u, resize table %u), only %u are free",
+             (unsigned)need, engine_what, (unsigned)engine_bytes, (unsigned)input_bytes, (unsigned)lut_bytes,
+             (unsigned)free_bytes);
+    return false;
+  }
+  input_ = (uint8_t*)hal_.psram_alloc(input_bytes);
+  lut_ = (uint16_t*)hal_.psram_alloc(lut_bytes);
+  if (!input_ || !lut_) {
+    why->set("cannot allocate %u bytes of PSRAM for its input (free: %u)", (unsigned)(input_bytes + lut_bytes),
+             (unsigned)hal_.psram_free_bytes());
+    return false;
+  }
+  if (int8) {
+    q8_work_ = (int8_t*)hal_.psram_alloc(engine_bytes);
+    if (!q8_work_) {
+      why->set("cannot allocate the %u-byte int8 work buffer (free: %u)", (unsigned)engine_bytes,
+               (unsigned)hal_.psram_free_bytes());
+      return false;
+    }
+    return true;
+  }
+  return ensure_float_buffers(why);
+}
+
+void App::choose_recipe(const char* prov, size_t len) {
+  const char* name = cfg_.preset;
+  char named[sizeof recipe_name_] = {0};
+  for (size_t i = 0; prov && i < len;) {  // "key=value" lines
+    size_t end = i;
+    while (end < len && prov[end] != '\n') ++end;
+    if (end - i > 7 && memcmp(prov + i, "preset=", 7) == 0 && end - i - 7 < sizeof named) {
+      memcpy(named, prov + i + 7, end - i - 7);
+      named[end - i - 7] = 0;
+    }
+    i = end + 1;
+  }
+  tv::TrainRecipe r;
+  if (named[0] && tv::preset_recipe(named, &r))
+    name = named;
+  else if (tv::legacy_compatible(plan_))
+    name = "webmcu";  // the reference network (e.g. imported from a myWeights.bin) trains with its recipe
+  if (!tv::preset_recipe(name, &recipe_)) recipe_ = tv::TrainRecipe();
+  snprintf(recipe_name_, sizeof recipe_name_, "%s", name);
+  if (cfg_.epochs > 0) recipe_.epochs = cfg_.epochs;
+  if (cfg_.val_last_n >= 0) recipe_.val_last_n = cfg_.val_last_n;
+}
+
+// Takes a blob's network, labels and weights when the board can run it.
 bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Why* why) {
   *keep = false;
+  release_model();
   const tv::Status st = tv::blob_decode(data, size, &view_);
   if (!st.ok()) {
     why->set("%s", tv::status_text(st.code));
     return false;
   }
-  if (view_.model.num_classes != desc_.num_classes) {
-    why->set("it holds %d classes, this firmware is built for %d", view_.model.num_classes, desc_.num_classes);
+  const bool int8 = view_.is_int8();
+  if (!adopt_network(view_.model, int8, why)) {
+    release_model();
     return false;
   }
-  if (!tv::same_model(view_.model, desc_)) {
-    why->set("its model (input %dx%dx%d, %d layers) is not the compiled %s model", view_.model.input.height,
-             view_.model.input.width, view_.model.input.channels, view_.model.num_layers, cfg_.preset);
-    return false;
-  }
-  if (view_.is_int8()) {
+  if (int8) {
     const tv::Status qs = tv::q8_bind(view_, plan_, &q8_);
     if (!qs.ok()) {
-      why->set("its int8 tensors do not fit the model: %s (layer %d)", tv::status_text(qs.code), qs.layer);
+      why->set("the int8 engine cannot run it: %s (layer %d)", tv::status_text(qs.code), qs.layer);
+      release_model();
       return false;
     }
-    const tv::Q8Memory qm = tv::q8_memory(plan_);
-    if (!q8_work_) q8_work_ = (int8_t*)hal_.psram_alloc(qm.work_bytes);
-    if (!q8_work_) {
-      why->set("no memory for the int8 work buffer (%u bytes)", (unsigned)qm.work_bytes);
-      return false;
-    }
-    int8_ = true;
     *keep = true;
   } else {
     const tv::Status ls = tv::blob_load_float_params(view_, plan_, params_);
     if (!ls.ok()) {
       why->set("%s", tv::status_text(ls.code));
+      release_model();
       return false;
     }
-    int8_ = false;
   }
-  // Labels: the firmware's own names decide the /images folders; a difference is worth a warning.
-  bool same = view_.num_labels == num_classes_;
-  for (int i = 0; same && i < num_classes_; ++i) {
-    const char* t;
-    size_t len;
-    same = tv::blob_label(view_, i, &t, &len) && len == strlen(labels_[i]) && memcmp(t, labels_[i], len) == 0;
+  int8_ = int8;
+  // The model's labels name the classes (and their /images folders); unusable names get class<i>.
+  bool renamed = false;
+  for (int i = 0; i < num_classes_; ++i) {
+    const char* t = nullptr;
+    size_t len = 0;
+    if (tv::blob_label(view_, i, &t, &len) && folder_safe(t, len)) {
+      memcpy(labels_[i], t, len);
+      labels_[i][len] = 0;
+    } else {
+      snprintf(labels_[i], sizeof labels_[i], "class%d", i);
+      renamed = true;
+    }
   }
-  if (!same) {
-    char got[160];
-    describe_labels(view_, got, sizeof got);
-    say("  note: the model's labels (%s) differ from the firmware's; using the firmware's", got);
+  if (renamed) say("  note: the model has no usable folder name for some classes; they are called class<i>");
+  if (cfg_.num_labels > 0) {
+    bool same = cfg_.num_labels == num_classes_;
+    for (int i = 0; same && i < num_classes_; ++i) same = strcmp(cfg_.labels[i], labels_[i]) == 0;
+    if (!same) {
+      char got[kMaxClasses * (kMaxLabelLength + 1) + 1];
+      join_labels(labels_, num_classes_, got, sizeof got);
+      say("  note: the model's classes (%s) are used; the configured labels only name a new (He-init) model", got);
+    }
   }
+  choose_recipe(view_.provenance, view_.provenance_len);
+  model_ready_ = true;
   return true;
 }
 
@@ -99,46 +232,88 @@ bool App::try_blob_file(const char* path, Why* why) {
   } else {
     why->set("%s", inner.text);
   }
-  if (keep) {
-    if (blob_keep_) hal_.psram_free(blob_keep_);
-    blob_keep_ = data;
-  } else {
+  if (keep)
+    blob_keep_ = data;  // the int8 tensors are used in place
+  else
     hal_.psram_free(data);
-  }
   return ok;
 }
 
 bool App::try_legacy_file(const char* path, Why* why) {
-  if (!tv::legacy_compatible(plan_)) {
-    why->set("raw weight files only describe the webmcu network, this firmware runs %s", cfg_.preset);
+  const long n = hal_.file_size(path);
+  const int k = n > 0 ? tv::legacy_classes_for_size((size_t)n) : 0;
+  if (k < 2 || k > kMaxClasses) {
+    why->set("it is %ld bytes, which is the reference network for no class count from 2 to %d", n, kMaxClasses);
     return false;
   }
-  const long n = hal_.file_size(path);
-  if (n >= 0 && (size_t)n != tv::legacy_size(num_classes_)) {
-    const int k = tv::legacy_classes_for_size((size_t)n);
-    if (k > 0)
-      why->set("it is %ld bytes, i.e. %d classes; this firmware is built for %d (%u bytes)", n, k, num_classes_,
-               (unsigned)tv::legacy_size(num_classes_));
-    else
-      why->set("it is %ld bytes, which fits no class count (this firmware needs %u)", n,
-               (unsigned)tv::legacy_size(num_classes_));
+  release_model();
+  tv::ModelDesc desc;
+  tv::webmcu_model(k, &desc);
+  if (!adopt_network(desc, false, why)) {
+    release_model();
     return false;
   }
   uint8_t* data = nullptr;
   size_t size = 0;
-  if (!read_whole_file(hal_, path, kMaxBlobBytes, &data, &size, why)) return false;
+  if (!read_whole_file(hal_, path, kMaxBlobBytes, &data, &size, why)) {
+    release_model();
+    return false;
+  }
   const tv::Status st = tv::legacy_import(data, size, plan_, params_);
-  if (st.ok())
-    snprintf(weights_source_, sizeof weights_source_, "%s, the reference firmware's raw weights, %u bytes", path,
-             (unsigned)size);
-  else
-    why->set("%s", tv::status_text(st.code));
   hal_.psram_free(data);
-  return st.ok();
+  if (!st.ok()) {
+    why->set("%s", tv::status_text(st.code));
+    release_model();
+    return false;
+  }
+  // The raw file holds no labels: the configured ones, else the card's class folders, else class<i>.
+  const int found = he_init_labels();
+  if (found != k)
+    for (int i = 0; i < k; ++i) snprintf(labels_[i], sizeof labels_[i], "class%d", i);
+  num_classes_ = k;
+  choose_recipe("preset=webmcu", 13);
+  snprintf(weights_source_, sizeof weights_source_, "%s, the reference firmware's raw weights, %u bytes, %d classes",
+           path, (unsigned)size, k);
+  model_ready_ = true;
+  return true;
+}
+
+int App::he_init_labels() {
+  if (cfg_.num_labels > 0) {
+    for (int i = 0; i < cfg_.num_labels && i < kMaxClasses; ++i)
+      snprintf(labels_[i], sizeof labels_[i], "%s", cfg_.labels[i]);
+    return cfg_.num_labels;
+  }
+  static FolderScan scan;  // a few hundred bytes: kept off the loop task's stack
+  scan = FolderScan();
+  if (hal_.sd_ready()) hal_.list_dir(kImagesDir, scan_class_folder, &scan);
+  if (scan.too_many) return kMaxClasses + 1;
+  // sorted by name, as tvtrain orders class folders
+  for (int i = 1; i < scan.count; ++i)
+    for (int j = i; j > 0 && strcmp(scan.names[j - 1], scan.names[j]) > 0; --j) {
+      char t[kMaxLabelLength + 1];
+      strcpy(t, scan.names[j]);
+      strcpy(scan.names[j], scan.names[j - 1]);
+      strcpy(scan.names[j - 1], t);
+    }
+  for (int i = 0; i < scan.count; ++i) strcpy(labels_[i], scan.names[i]);
+  return scan.count;
+}
+
+void App::print_model() {
+  say("Model: %dx%dx%d input, %d classes, %u parameters, %.1f MFLOP per image, %s engine, recipe %s", plan_.input.h,
+      plan_.input.w, plan_.input.c, num_classes_, (unsigned)plan_.param_count, (double)plan_.flops_forward / 1e6,
+      int8_ ? "int8" : "float", recipe_name_);
+  for (int i = 0; i < num_classes_; ++i) say("  class %d: %s", i, labels_[i]);
+  const size_t used =
+      (params_ ? tv::inference_memory(plan_).params_bytes + tv::inference_memory(plan_).work_bytes : 0) +
+      (q8_work_ ? tv::q8_memory(plan_).work_bytes : 0) + plan_.input.size();
+  say("Memory: %u B of PSRAM for inference%s (%u B still free)", (unsigned)used,
+      blob_keep_ ? " plus the int8 model file itself" : "", (unsigned)hal_.psram_free_bytes());
 }
 
 void App::load_weights() {
-  say("Weights: looking for them (SD card > baked header > He-init)");
+  say("Weights: looking for a model (SD card > baked header > He-init)");
   Why why;
   // Tier 1: the SD card.
   if (hal_.sd_ready()) {
@@ -175,7 +350,7 @@ void App::load_weights() {
         say("  SD %s refused: %s", kModelBakPath, why.text);
       }
     }
-    if (!done && strcmp(cfg_.preset, "webmcu") == 0 && hal_.exists(kLegacyPath)) {
+    if (!done && hal_.exists(kLegacyPath)) {
       if (try_legacy_file(kLegacyPath, &why))
         done = true;
       else
@@ -192,26 +367,41 @@ void App::load_weights() {
     say("  SD: no card");
   }
   // Tier 2: the header compiled into the firmware.
-  const BakedModel baked = baked_model();
-  if (baked.blob) {
+  if (cfg_.baked_blob) {
     bool keep = false;  // the baked bytes live in flash for good
-    if (try_blob(baked.blob, baked.size, &keep, &why)) {
+    if (try_blob(cfg_.baked_blob, cfg_.baked_size, &keep, &why)) {
       tier_ = WeightTier::Baked;
       trained_weights_ = true;
-      snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", baked.source,
-               (unsigned)baked.size, (unsigned)tv::crc32(0, baked.blob, baked.size), int8_ ? ", int8" : "");
+      snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", cfg_.baked_source,
+               (unsigned)cfg_.baked_size, (unsigned)tv::crc32(0, cfg_.baked_blob, cfg_.baked_size),
+               int8_ ? ", int8" : "");
       say("Weights: baked (%s)", weights_source_);
       return;
     }
-    say("  baked %s refused: %s", baked.source, why.text);
+    say("  baked %s refused: %s", cfg_.baked_source, why.text);
   } else {
-    say("  baked: none compiled in (build with -DTV_BAKED_HEADER=\\\"model.h\\\" to add one)");
+    say("  baked: none compiled in (put the model.h tvexport wrote next to the sketch to bake one in)");
   }
-  // Tier 3: random weights.
+  // Tier 3: random weights for the configured preset and classes.
+  release_model();
+  const int n = he_init_labels();
+  if (n > kMaxClasses)
+    fatal("more than %d class folders in %s: a model handles 2 to %d classes", kMaxClasses, kImagesDir, kMaxClasses);
+  if (n < 2)
+    fatal(
+        "no model (SD card or baked) and %d class folder%s in %s/: create one folder per class there (2 to %d), "
+        "or configure the class labels, or bake a model in",
+        n, n == 1 ? "" : "s", kImagesDir, kMaxClasses);
+  tv::ModelDesc desc;
+  if (!tv::preset_model(cfg_.preset, n, &desc)) fatal("unknown model preset '%s'", cfg_.preset);
+  if (!adopt_network(desc, false, &why)) fatal("the %s model for %d classes cannot run: %s", cfg_.preset, n, why.text);
+  choose_recipe(nullptr, 0);
   tv::he_init(plan_, params_, cfg_.seed);
+  model_ready_ = true;
   tier_ = WeightTier::HeInit;
   trained_weights_ = false;
-  snprintf(weights_source_, sizeof weights_source_, "random, seed %llu", (unsigned long long)cfg_.seed);
+  snprintf(weights_source_, sizeof weights_source_, "random, preset %s, seed %llu", cfg_.preset,
+           (unsigned long long)cfg_.seed);
   say("Weights: He-init (%s)", weights_source_);
 }
 
@@ -267,7 +457,7 @@ bool App::save_model(Why* why) {
   char provenance[200];
   snprintf(provenance, sizeof provenance,
            "tool=tinyvision-firmware\nversion=%s\npreset=%s\nepochs=%d\nimages=%d\nweights_before=%s\n",
-           TV_FIRMWARE_VERSION, cfg_.preset, report_.epochs_run, report_.train_images, tier_name(tier_));
+           TV_FIRMWARE_VERSION, recipe_name_, report_.epochs_run, report_.train_images, tier_name(tier_));
   tv::BlobContents c;
   c.model = &desc_;
   c.labels = label_ptrs;
@@ -308,14 +498,13 @@ bool App::save_model(Why* why) {
   const tv::Status ds = tv::blob_decode(blob, size, &view_);
   if (!ds.ok()) hwhy.set("the saved blob does not decode: %s", tv::status_text(ds.code));
   if (ds.ok() && replace_file_atomic(hal_, kHeaderPath, write_header, &job, false, &hwhy))
-    say("Header written: %s (copy it next to the sketch and build with -DTV_BAKED_HEADER to bake the model in)",
-        kHeaderPath);
+    say("Header written: %s (copy it next to the sketch and rebuild to bake the model in)", kHeaderPath);
   else
     say("Header NOT written: %s (the model itself is saved)", hwhy.text);
   hal_.psram_free(blob);
 
   // The reference firmware's own file, so its sketches can load this model too.
-  if (tv::legacy_compatible(plan_) && strcmp(cfg_.preset, "webmcu") == 0) {
+  if (tv::legacy_compatible(plan_)) {
     const size_t n = tv::legacy_size(num_classes_);
     uint8_t* raw = (uint8_t*)hal_.psram_alloc(n);
     Why rwhy;

@@ -88,7 +88,7 @@ bool Esp32Hal::begin(const Esp32Config& config) {
 
   camera_ok_ = init_camera();
   print(camera_ok_ ? "Camera: OV2640 ready, 240x240 JPEG\n" : "Camera: init failed (capture and infer disabled)\n");
-  if (camera_ok_) detect_decoder_order();
+  detect_decoder_order();  // SD training decodes too, with or without a camera
 
   sd_ok_ = SD.begin((uint8_t)cfg_.sd_cs);
   if (!sd_ok_) print("SD card: mount failed (is a FAT32 card inserted?)\n");
@@ -108,7 +108,7 @@ bool Esp32Hal::begin(const Esp32Config& config) {
   lane_done_ = xSemaphoreCreateBinary();
   TaskHandle_t task = nullptr;
   if (lane_start_ && lane_done_ &&
-      xTaskCreatePinnedToCore(&Esp32Hal::lane_task, "tv_lanes", 8192, this, 1, &task, 0) == pdPASS)
+      xTaskCreatePinnedToCore(&Esp32Hal::lane_task, "tv_lanes", TV_LANE_STACK_BYTES, this, 1, &task, 0) == pdPASS)
     lane_task_ = task;
   else
     print("Lanes: no second-core worker (training runs on one core)\n");
@@ -201,7 +201,8 @@ void Esp32Hal::start_tick(uint32_t period_ms, TickFn fn, void* ctx) {
   if (!tick_task_) {
     // Above loop()'s priority on its core, so the pad is read on time even while training.
     TaskHandle_t task = nullptr;
-    if (xTaskCreatePinnedToCore(&Esp32Hal::tick_task, "tv_touch", 3072, this, 2, &task, 1) == pdPASS) tick_task_ = task;
+    if (xTaskCreatePinnedToCore(&Esp32Hal::tick_task, "tv_touch", TV_TICK_STACK_BYTES, this, 2, &task, 1) == pdPASS)
+      tick_task_ = task;
   }
 }
 
@@ -247,6 +248,9 @@ void Esp32Hal::camera_release() {
 }
 
 bool Esp32Hal::jpeg_decode_rgb(const uint8_t* jpeg, size_t size, int width, int height, uint8_t* rgb) {
+  // The caller sized rgb from the JPEG's header; refuse sides whose byte count would not fit size_t
+  // (32 bits here) rather than let the decoder write past the buffer.
+  if (width <= 0 || height <= 0 || (uint64_t)width * (uint64_t)height * 3u > (uint64_t)SIZE_MAX) return false;
   if (!fmt2rgb888(jpeg, size, PIXFORMAT_JPEG, rgb)) return false;
   if (decoder_bgr_) {
     const size_t n = (size_t)width * (size_t)height;

@@ -240,6 +240,34 @@ TEST(NeverDamage, TheCurveNeverReplacesAFileTheUserDidNotName) {
   EXPECT_EQ(run(train + " --no-curve --curve " + q(dir + "/c.svg")).status, 2);
 }
 
+TEST(NeverDamage, TheConfusionPictureFollowsTheSameRule) {
+  const std::string ds = small_dataset("nd-conf-ds", 4);
+  const std::string dir = tvtest::temp_dir("nd-conf");
+  const std::string mine = "<svg>mine</svg>\n";
+  std::ofstream(dir + "/x.confusion.svg") << mine;
+  const std::string train =
+      bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -q --no-curve -o " + q(dir + "/x.tvb");
+  Result r = run(train);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "x.confusion.svg: the file exists and was not written by TinyVision")) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/x.tvb")) << "refused before training";
+  r = run(train + " --no-confusion");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<uint8_t> kept = bytes_of(dir + "/x.confusion.svg");
+  EXPECT_EQ(std::string(kept.begin(), kept.end()), mine);
+  // Named, it may not be an input or the model; a .tvb name is refused for a picture.
+  r = run(train + " --confusion " + q(dir + "/x.tvb"));
+  EXPECT_EQ(r.status, 1);
+  r = run(train + " --confusion " + q(ds + "/0blank/img_000.jpg"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "the name says a JPEG image")) << r.err;
+  EXPECT_TRUE(fs::exists(ds + "/0blank/img_000.jpg"));
+  // Ours is replaced by the next run.
+  fs::remove(dir + "/x.confusion.svg");
+  ASSERT_EQ(run(train).status, 0);
+  EXPECT_EQ(run(train).status, 0);
+}
+
 // ---- the output location, checked before any long work
 
 TEST(NeverDamage, ABadOutputFolderIsFoundBeforeTraining) {

@@ -32,16 +32,8 @@ std::string tvexport() {
   return q(tvtest::bin_path("tvexport"));
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-}
+using tvtest::read_text;
+using tvtest::write_text;
 int lines_of(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

@@ -1,5 +1,6 @@
 // CRC-32 (IEEE 802.3, reflected, as zlib's crc32()).
 #pragma once
+#include "tv/build_config.h"
 #include <stddef.h>
 #include <stdint.h>
 

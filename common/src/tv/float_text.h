@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tv/build_config.h"
+
 namespace tv {
 
 // Room for any formatted float below, terminating NUL included ("%.6f" of -FLT_MAX is 47 chars).

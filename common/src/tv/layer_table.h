@@ -29,6 +29,8 @@
 #pragma once
 #include <stdint.h>
 
+#include "tv/build_config.h"
+
 namespace tv {
 
 // The byte stored per layer in a .tvb blob. Numbers are part of the file format.

@@ -1,5 +1,6 @@
 // Optimizer steps and gradient guards (plain loops over caller buffers).
 #pragma once
+#include "tv/build_config.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,5 +1,6 @@
 // A small seeded generator (splitmix64) with the same sequence on every platform.
 #pragma once
+#include "tv/build_config.h"
 #include <stdint.h>
 
 namespace tv {

@@ -1,5 +1,6 @@
 // Status values returned by the core instead of exceptions.
 #pragma once
+#include "tv/build_config.h"
 #include <stdint.h>
 
 namespace tv {

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Type-checks every ESP32 source of the firmware against the real Arduino-ESP32 2.0.14 / ESP-IDF 4.4.6 /
+# esp32-camera / U8g2 headers (../shared/esp32-sdk, see its README) with Debian's arm-none-eabi-g++
+# told it is Xtensa (-D__XTENSA__): the hardware layer, the sketch (with and without a baked model.h),
+# the examples, the application and the core. A renamed function or a wrong argument fails here.
+# Also checks that the core refuses, with its #error, to build below C++17 (the Arduino IDE's
+# default for core 2.x is gnu++11).
+#   scripts/check-esp32.sh [MODEL_H]     MODEL_H: a header tvexport wrote, baked into a copy of the sketch
+# Without ../shared/esp32-sdk it skips with a message, except under CI=true, where that is a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SDK=${TV_ESP32_SDK:-../shared/esp32-sdk}
+A=$SDK/arduino-esp32-2.0.14
+U=$SDK/u8g2
+if [ ! -f "$A/include-dirs.txt" ]; then
+  if [ "${CI:-}" = true ]; then
+    echo "check-esp32: $A is missing (CI=true): the ESP32 sources cannot be checked against the real headers" >&2
+    exit 1
+  fi
+  echo "check-esp32: skipped: $A is absent (a fresh clone without ../shared)"
+  exit 0
+fi
+CXX=${TV_ARM_CXX:-arm-none-eabi-g++}
+command -v "$CXX" >/dev/null || { echo "check-esp32: $CXX not found (scripts/install-deps.sh installs gcc-arm-none-eabi)" >&2; exit 1; }
+FLAGS=(-std=gnu++17 -fsyntax-only -fno-rtti -fno-exceptions -D__XTENSA__ -Wall -Wextra -Wno-attributes -Werror
+       -Wno-error=unused-parameter -ffp-contract=off)
+read -r -a DEFS <<<"$(cat "$A/defines.txt")"
+INC=()
+while read -r d; do [ -n "$d" ] && INC+=(-isystem "$A/$d"); done <"$A/include-dirs.txt"
+INC+=(-isystem "$A/variants/XIAO_ESP32S3" -isystem "$A/libraries/FS/src" -isystem "$A/libraries/SD/src" -isystem "$A/libraries/SPI/src"
+      -isystem "$A/libraries/Wire/src" -isystem "$U/cppsrc" -isystem "$U/csrc")
+OWN=(-Icommon/src -Ifirmware/app -Ifirmware/hal_esp32)
+SDKFLAGS=(-isystem "$A/cores/esp32")  # the SDK's own warnings are not ours
+fails=0
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+fail() {  # fail WHAT: counts a failure and shows the compiler's first lines
+  echo "  FAIL $1"
+  head -40 "$LOG"
+  fails=$((fails + 1))
+}
+check() {  # check LABEL FILE [extra flags...]
+  local label=$1 file=$2
+  shift 2
+  if "$CXX" "${FLAGS[@]}" "${DEFS[@]}" "${INC[@]}" "${OWN[@]}" "$@" "$file" 2>"$LOG"; then
+    echo "  ok   $label"
+  else
+    fail "$label"
+  fi
+}
+echo "check-esp32: $($CXX --version | head -1), headers of $A"
+check "hardware layer firmware/hal_esp32/esp32_hal.cpp" firmware/hal_esp32/esp32_hal.cpp
+SKETCH=firmware/esp32/TinyVision/TinyVision.ino
+check "sketch $SKETCH (no baked model)" "$SKETCH" -x c++ -include Arduino.h -Ifirmware/esp32/TinyVision
+if [ -n "${1:-}" ]; then
+  tmp=$(mktemp -d)
+  cp firmware/esp32/TinyVision/* "$tmp/"
+  cp "$1" "$tmp/model.h"
+  check "sketch $SKETCH with $1 baked in" "$tmp/TinyVision.ino" -x c++ -include Arduino.h
+  rm -rf "$tmp"
+fi
+for ino in firmware/examples/*/*.ino; do
+  [ -f "$ino" ] || continue
+  dir=$(dirname "$ino")
+  if grep -q '"model.h"' "$ino" && [ -n "${1:-}" ]; then
+    tmp=$(mktemp -d)
+    cp "$dir"/* "$tmp/"
+    cp "$1" "$tmp/model.h"
+    check "example $ino (with $1)" "$tmp/$(basename "$ino")" -x c++ -include Arduino.h
+    rm -rf "$tmp"
+  else
+    check "example $ino" "$ino" -x c++ -include Arduino.h -I"$dir"
+  fi
+done
+for f in firmware/app/*.cpp; do
+  check "$f" "$f" -Wdouble-promotion  # the S3's FPU is single precision: no silent doubles
+done
+for f in $(find common/src -name '*.cpp' | sort); do
+  check "$f" "$f"
+done
+# below C++17 the core must stop with its own message naming the fix
+if "$CXX" -std=gnu++11 -fsyntax-only -x c++ -Icommon/src common/src/TinyVisionCore.h 2>"$LOG"; then
+  fail "the core compiled as gnu++11 without its #error"
+elif grep -q "TinyVision needs C++17" "$LOG"; then
+  echo "  ok   the core refuses gnu++11 with its #error"
+else
+  fail "the core refused gnu++11 without its own message:"
+fi
+# an Arduino IDE build passes no -ffp-contract=off: every core source must get it from tv/build_config.h
+for f in $(find common/src -name '*.cpp' | sort); do
+  if ! "$CXX" -std=gnu++17 -E -DARDUINO=10812 -Icommon/src "$f" | grep -c 'pragma GCC optimize("fp-contract=off")' >/dev/null; then
+    : >"$LOG"
+    fail "$f: not covered by tv/build_config.h's fp-contract=off (include a core header that includes it)"
+  fi
+done
+echo "  ok   -ffp-contract=off reaches every core source of an Arduino build (tv/build_config.h)"
+if [ "$fails" -gt 0 ]; then
+  echo "check-esp32: $fails file(s) do not compile against the ESP32 headers" >&2
+  exit 1
+fi
+echo "check-esp32: every ESP32 source compiles against the real headers"
