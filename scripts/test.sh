@@ -17,6 +17,8 @@ cmake --build build/m32 -j"$JOBS"
 (cd build/m32 && ctest -j"$JOBS" --output-on-failure --timeout 900)
 echo "== ESP32 sources against the real Arduino-ESP32 / ESP-IDF / esp32-camera / U8g2 headers =="
 bash scripts/check-esp32.sh build/firmware/baked/model.h
+echo "== the installable Arduino library (scripts/arduino-library.sh) =="
+bash scripts/arduino-library.sh build/TinyVision.zip
 echo "== fuzz (libFuzzer, bounded) =="
 FUZZ_SECONDS=${TV_FUZZ_SECONDS:-20}
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTV_BUILD_FUZZ=ON -DTV_BUILD_TESTS=OFF >/dev/null
