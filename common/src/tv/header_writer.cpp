@@ -104,15 +104,6 @@ void layer_summary(CTextOut& o, const ModelPlan& plan, int i) {
   o.ch('\n');
 }
 
-const char* order_name(ChannelOrder order) {
-  switch (order) {
-    case ChannelOrder::RGB: return "RGB";
-    case ChannelOrder::BGR: return "BGR";
-    case ChannelOrder::GRAY: return "GRAY";
-  }
-  return "?";
-}
-
 // "#define <PREFIX>_<name> "
 void define(CTextOut& o, const char* prefix, const char* name) {
   o.str("#define ");
@@ -319,7 +310,7 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.ch('x');
   o.num(in.channels);
   o.ch(' ');
-  o.str(order_name(in.order));
+  o.str(channel_order_name(in.order));
   o.str(", value = pixel * ");
   o.g9(in.scale);
   o.str(" + ");
@@ -409,7 +400,7 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   define(o, P, "CHANNEL_ORDER");
   o.num((int)in.order);
   o.str(" /* tv::ChannelOrder: 0 RGB, 1 BGR, 2 GRAY; this model: ");
-  o.str(order_name(in.order));
+  o.str(channel_order_name(in.order));
   o.str(" */\n");
   define(o, P, "INPUT_SCALE");
   float_literal_or_paren(o, in.scale);
