@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/error.h"
+#include "host/text.h"
 #include "tv/crc32.h"
 #include "tv/header_writer.h"
 #include "tv/int8/q8_model.h"
@@ -29,37 +30,6 @@ std::string writer_message(const tv::Status& st, const tv::BlobView* view, const
   if (st.code == tv::StatusCode::BadParameter)
     return source + ": weight " + std::to_string(st.b) + " is infinite or NaN, which a C header cannot hold.";
   return source + ": cannot write the header: " + status_message(st, view ? &view->model : nullptr) + ".";
-}
-
-const char* order_name(tv::ChannelOrder o) {
-  switch (o) {
-    case tv::ChannelOrder::RGB: return "RGB";
-    case tv::ChannelOrder::BGR: return "BGR";
-    case tv::ChannelOrder::GRAY: return "GRAY";
-  }
-  return "?";
-}
-
-std::string g9(float v) {
-  char b[tv::kFloatTextMax];
-  if (!tv::format_float_g9(v, b)) return v != v ? "nan" : (v < 0 ? "-inf" : "inf");
-  return b;
-}
-
-std::string hex32(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08X", v);
-  return b;
-}
-
-// "1,234,567"
-std::string grouped(uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
 }
 
 std::string layer_detail(const tv::LayerDesc& d, const tv::LayerPlan& lp) {
@@ -200,7 +170,7 @@ std::string info_text(const LoadedModel& m, const InfoRequest& req) {
   s += "format: " + std::string(m.format == "tvb" ? ".tvb blob" : "raw myWeights.bin (webmcu preset)") + ", " +
        (m.int8 ? "int8" : "float32") + ", " + grouped(f.size) + " bytes, CRC-32 " + hex32(f.crc) + "\n";
   s += "input: " + std::to_string(in.height) + "x" + std::to_string(in.width) + "x" + std::to_string(in.channels) +
-       " " + order_name(in.order) + ", value = pixel * " + g9(in.scale) + " + " + g9(in.offset) + "\n";
+       " " + tv::channel_order_name(in.order) + ", value = pixel * " + g9(in.scale) + " + " + g9(in.offset) + "\n";
   s += "classes: " + std::to_string(plan.desc.num_classes) + ":";
   for (size_t i = 0; i < m.labels.size(); ++i) s += (i ? ", " : " ") + m.labels[i];
   s += "\nlayers:\n";
@@ -265,8 +235,9 @@ std::string info_json(const LoadedModel& m, const InfoRequest& req) {
   j["dtype"] = m.int8 ? "int8" : "float32";
   j["size_bytes"] = f.size;
   j["crc32"] = hex32(f.crc);
-  j["input"] = {{"height", in.height},           {"width", in.width}, {"channels", in.channels},
-                {"order", order_name(in.order)}, {"scale", in.scale}, {"offset", in.offset}};
+  j["input"] = {{"height", in.height},     {"width", in.width},
+                {"channels", in.channels}, {"order", tv::channel_order_name(in.order)},
+                {"scale", in.scale},       {"offset", in.offset}};
   j["num_classes"] = plan.desc.num_classes;
   j["labels"] = m.labels;
   json layers = json::array();

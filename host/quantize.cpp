@@ -10,6 +10,7 @@
 #include "host/model_io.h"
 #include "host/q8_reference.h"
 #include "host/s3_limits.h"
+#include "host/text.h"
 #include "tv/blob.h"
 #include "tv/int8/int8_ops.h"
 #include "tv/int8/q8_model.h"
@@ -36,21 +37,6 @@ int calibrated_tensor(const tv::ModelPlan& plan, int layer) {
 
 std::string layer_label(const tv::ModelPlan& plan, int i) {
   return "layer " + std::to_string(i) + " (" + tv::layer_type_name(plan.desc.layers[i].type) + ")";
-}
-
-std::string grouped(int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v), out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i && (s.size() - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return (v < 0 ? "-" : "") + out;
-}
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 int64_t abs64(int64_t v) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "host/text.h"
 #include "host/text_width.h"
 
 namespace tvh {
@@ -17,11 +18,6 @@ namespace tvh {
 namespace {
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 }  // namespace
 

@@ -11,8 +11,14 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$JOBS"
 echo "== device-safety build of common/ (-fno-exceptions -fno-rtti -Werror) =="
 cmake --build build --target tvcore_device -j"$JOBS"
+echo "== 32-bit (-m32, as the board's long and size_t): the core and the firmware app with their tests =="
+cmake -S . -B build/m32 -DTV_M32=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/m32 -j"$JOBS" --target test_m32
+(cd build/m32 && ctest -j"$JOBS" --output-on-failure --timeout 900)
 echo "== ESP32 sources against the real Arduino-ESP32 / ESP-IDF / esp32-camera / U8g2 headers =="
 bash scripts/check-esp32.sh build/firmware/baked/model.h
+echo "== the installable Arduino library (scripts/arduino-library.sh) =="
+bash scripts/arduino-library.sh build/TinyVision.zip
 echo "== fuzz (libFuzzer, bounded) =="
 FUZZ_SECONDS=${TV_FUZZ_SECONDS:-20}
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTV_BUILD_FUZZ=ON -DTV_BUILD_TESTS=OFF >/dev/null

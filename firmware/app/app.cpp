@@ -201,12 +201,19 @@ void App::select_item() {
 namespace {
 
 struct CaptureScan {
+  static constexpr int kStaleMax = 4;
   int count = 0;
   int max_n = -1;
+  char stale[kStaleMax][kPathMax];
+  int stale_count = 0;
 };
 
 void scan_capture_entry(void* ctx, const char* name, bool is_dir) {
   CaptureScan& s = *(CaptureScan*)ctx;
+  const size_t len = strlen(name);
+  if (!is_dir && strncmp(name, "img_", 4) == 0 && len > 4 && strcmp(name + len - 4, ".tmp") == 0 &&
+      s.stale_count < CaptureScan::kStaleMax)
+    snprintf(s.stale[s.stale_count++], kPathMax, "%s", name);  // a capture cut short by a power cut
   if (is_dir || !is_jpeg_name(name)) return;
   s.count++;
   // img_<n>.jpg: remember the largest n so new names never collide
@@ -239,8 +246,14 @@ void App::enter_capture(int cls) {
     print_menu();
     return;
   }
-  CaptureScan scan;
+  static CaptureScan scan;  // off the loop task's stack
+  scan = CaptureScan();
   hal_.list_dir(dir, scan_capture_entry, &scan);
+  for (int i = 0; i < scan.stale_count; ++i) {
+    char stale[kPathMax];
+    if (join_path(stale, dir, "/", scan.stale[i]) && hal_.remove(stale))
+      say("Removed %s, a capture cut short by a power cut", stale);
+  }
   capture_class_ = cls;
   capture_count_ = scan.count;
   capture_next_ = scan.max_n + 1;

@@ -25,7 +25,10 @@ bool read_whole_file(Hal& hal, const char* path, size_t max_bytes, uint8_t** dat
   *size = 0;
   const long n = hal.file_size(path);
   if (n < 0) {
-    why->set("%s does not exist", path);
+    if (hal.exists(path))
+      why->set("%s is a folder or a device, not a file", path);
+    else
+      why->set("%s does not exist", path);
     return false;
   }
   if ((size_t)n > max_bytes) {
@@ -78,6 +81,7 @@ void CardWriter::write(const void* data, size_t n) {
 bool CardWriter::flush() {
   if (used_ > 0 && !failed_) {
     const long w = hal_.file_write(handle_, buf_, used_);
+    if (w > 0) written_ += (size_t)w;
     if (w != (long)used_) failed_ = true;
   }
   used_ = 0;
@@ -143,7 +147,9 @@ bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ct
   const bool flushed = w.flush();
   const bool closed = hal.file_close(f);
   if (!produced || !flushed || !closed) {
-    if (produced) why->set("writing %s failed after %u bytes (card full or removed?)", tmp, (unsigned)w.bytes());
+    if (produced)
+      why->set("writing %s failed after %u of %u bytes (card full or removed?)", tmp, (unsigned)w.written(),
+               (unsigned)w.bytes());
     hal.remove(tmp);
     return false;
   }

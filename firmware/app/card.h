@@ -41,6 +41,8 @@ class CardWriter {
   bool flush();
   bool failed() const { return failed_; }
   size_t bytes() const { return bytes_; }
+  // Bytes the card accepted (fewer than bytes() after a failure).
+  size_t written() const { return written_; }
   uint32_t crc() const { return crc_; }
 
  private:
@@ -49,6 +51,7 @@ class CardWriter {
   uint8_t buf_[512];
   size_t used_ = 0;
   size_t bytes_ = 0;
+  size_t written_ = 0;
   uint32_t crc_ = 0;
   bool failed_ = false;
 };

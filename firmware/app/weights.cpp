@@ -356,6 +356,12 @@ void App::load_weights() {
       else
         say("  SD %s refused: %s", kLegacyPath, why.text);
     }
+    // What a power cut left behind: temporaries of saves that never reached their rename. A model.tvb.tmp
+    // beside a loadable model.tvb is stale (the .tmp is only ever finished when model.tvb is missing).
+    const char* const leftovers[] = {kModelTmpPath, "/header/model.h.tmp", "/header/myWeights.bin.tmp"};
+    for (const char* t : leftovers)
+      if ((t != kModelTmpPath || hal_.exists(kModelPath)) && hal_.file_size(t) >= 0 && hal_.remove(t))
+        say("  SD: removed %s, left by an interrupted save", t);
     if (done) {
       tier_ = WeightTier::SD;
       trained_weights_ = true;

@@ -90,10 +90,6 @@ bool is_power_of_two(int64_t v) {
   return v > 0 && (v & (v - 1)) == 0;
 }
 
-const char* order_name(tv::ChannelOrder o) {
-  return o == tv::ChannelOrder::RGB ? "RGB" : (o == tv::ChannelOrder::BGR ? "BGR" : "GRAY");
-}
-
 // Builds the graph layer by layer; `cur` is the tensor the next node reads.
 class Exporter {
  public:
@@ -536,16 +532,16 @@ class Exporter {
         std::to_string(in.height) + "x" + std::to_string(in.width) + "x" + std::to_string(in.channels);
     g.doc_string = "TinyVision int8 classifier (" + std::to_string(plan_.desc.num_classes) +
                    " classes). Input 'input': int8 " + espdl_dims_text(g.inputs[0].dims) + " NHWC " +
-                   order_name(in.order) + ", q = round(pixel * " + fmt_float(in.scale) + " + " + fmt_float(in.offset) +
-                   ") at exponent " + std::to_string(q8_->act_exps[0]) + ". Output '" + cur_.name + "': int8 logits " +
-                   espdl_dims_text(cur_.dims) + " at exponent " + std::to_string(cur_.exp) +
-                   " (argmax = class; no Softmax).";
+                   tv::channel_order_name(in.order) + ", q = round(pixel * " + fmt_float(in.scale) + " + " +
+                   fmt_float(in.offset) + ") at exponent " + std::to_string(q8_->act_exps[0]) + ". Output '" +
+                   cur_.name + "': int8 logits " + espdl_dims_text(cur_.dims) + " at exponent " +
+                   std::to_string(cur_.exp) + " (argmax = class; no Softmax).";
     out.notes = notes_;
     out.acc_bound = acc_bound_;
     g.metadata = {{"target", "esp32s3"},
                   {"labels", labels},
                   {"input_shape_hwc", shape},
-                  {"input_channel_order", order_name(in.order)},
+                  {"input_channel_order", tv::channel_order_name(in.order)},
                   {"input_scale", fmt_float(in.scale)},
                   {"input_offset", fmt_float(in.offset)},
                   {"input_exponent", std::to_string(q8_->act_exps[0])},

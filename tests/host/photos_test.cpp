@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "firmware/app/app.h"
 #include "host/dataset.h"
 #include "host/error.h"
 #include "host/files.h"
@@ -152,6 +153,10 @@ TEST(PhotoDecode, CmykAndYcckJpegs) {
   for (size_t i = 0; i < rgb.size(); ++i) err += std::abs((int)img.pixels[i] - (int)rgb[i]);
   EXPECT_LT(err / rgb.size(), 6.0);
 }
+
+// The host's "the board decodes this" limit is the firmware's own.
+static_assert(tvh::kBoardMaxDecodePixels == (long long)tvfw::kMaxDecodePixels,
+              "host/image.h kBoardMaxDecodePixels must equal firmware/app/app.h kMaxDecodePixels");
 
 TEST(PhotoDecode, LargeJpegsTakeTheScaledPathSmallOnesTheBoardPath) {
   // At the board's limit (1024x1024 = kBoardMaxDecodePixels): full decode, bit-identical to the board's path.

@@ -196,6 +196,10 @@ int run_export(ExportArgs args) {
   if (args.output != "-")
     std::fprintf(stderr, "tvexport: wrote %s (%s-style header, %zu bytes)\n", args.output.c_str(), args.style.c_str(),
                  text.size());
+  if (args.style == "tinyvision")
+    std::fprintf(stderr,
+                 "tvexport: to bake it into the firmware, copy it as model.h next to the sketch "
+                 "(firmware/esp32/TinyVision/ or firmware/examples/ClassifyCamera/) and rebuild\n");
   return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "host/prune.h"
 #include "host/quantize.h"
 #include "host/report.h"
+#include "host/text.h"
 #include "host/training.h"
 #include "tools/common/cli.h"
 #include "tv/int8/q8_model.h"
@@ -22,32 +23,12 @@
 
 using nlohmann::json;
 
+using tvh::fmt;
+using tvh::grouped;
+using tvh::join;
+using tvh::pct;
+
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-std::string grouped(size_t v) {
-  std::string s = std::to_string(v), out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i && (s.size() - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return out;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return "[" + s + "]";
-}
-
-std::string pct(double a) {
-  return fmt("%.2f", 100 * a) + " %";
-}
 
 // A float model to work on; an int8 model is refused with a sentence naming the file.
 tvh::LoadedModel load_float_model(const std::string& path) {

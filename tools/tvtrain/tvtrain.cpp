@@ -15,12 +15,16 @@
 #include "host/files.h"
 #include "host/model_io.h"
 #include "host/report.h"
+#include "host/text.h"
 #include "host/training.h"
 #include "tools/common/cli.h"
 #include "tv/legacy.h"
 #include "tv/train_loop.h"
 
 using nlohmann::json;
+
+using tvh::fmt;
+using tvh::join;
 
 namespace {
 
@@ -42,22 +46,10 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return "[" + s + "]";
-}
-
 json confusion_json(const std::vector<int>& cm, int k) {
   json rows = json::array();
   for (int i = 0; i < k; ++i) rows.push_back(std::vector<int>(cm.begin() + i * k, cm.begin() + (i + 1) * k));
   return rows;
-}
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 // --augment: "none", or a comma list of flip, shift[=PIXELS], brightness[=FRACTION]; what is not listed

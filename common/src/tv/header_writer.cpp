@@ -104,15 +104,6 @@ void layer_summary(CTextOut& o, const ModelPlan& plan, int i) {
   o.ch('\n');
 }
 
-const char* order_name(ChannelOrder order) {
-  switch (order) {
-    case ChannelOrder::RGB: return "RGB";
-    case ChannelOrder::BGR: return "BGR";
-    case ChannelOrder::GRAY: return "GRAY";
-  }
-  return "?";
-}
-
 // "#define <PREFIX>_<name> "
 void define(CTextOut& o, const char* prefix, const char* name) {
   o.str("#define ");
@@ -260,7 +251,8 @@ void write_tensor(CTextOut& o, const char* prefix, const BlobView& v, int i) {
 Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
                      const ModelPlan* plan) {
   const InputDesc& in = blob.model.input;
-  if (!is_finite_float(in.scale) || !is_finite_float(in.offset)) return make_status(StatusCode::BadParameter, -1, -1, 0);
+  if (!is_finite_float(in.scale) || !is_finite_float(in.offset))
+    return make_status(StatusCode::BadParameter, -1, -1, 0);
   Status st = check_tensor_values(blob);
   if (!st.ok()) return st;
   const char* P = opt.prefix;
@@ -297,6 +289,20 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.str("// code and checks as for a blob on the SD card. The named per-layer arrays after the #defines\n");
   o.str("// hold the same numbers for people to read; nothing needs them at run time.\n");
   o.str("// In C, include this header in one translation unit only (its arrays have external linkage).\n");
+  o.str("//\n// Baking it in: copy it as model.h next to the TinyVision sketch (found by __has_include), or\n");
+  o.str("// classify with the core's API as firmware/examples/ClassifyCamera does:\n");
+  o.str("//   tv::BlobView view;  tv::ModelPlan plan;\n");
+  o.str("//   tv::blob_decode(");
+  o.str(P);
+  o.str("_blob, sizeof ");
+  o.str(P);
+  o.str("_blob, &view);  tv::plan_model(view.model, &plan);\n");
+  o.str("//   int8:  tv::q8_bind(view, plan, &q8);  then per image  tv::q8_infer_u8(q8, image, work, probs);\n");
+  o.str("//          (work: tv::q8_memory(plan).work_bytes)\n");
+  o.str("//   float: tv::blob_load_float_params(view, plan, params);  tv::inference_init(&inf, &plan, params,\n");
+  o.str("//          work, bytes);  then per image  tv::infer_u8(inf, image, probs);  (tv::inference_memory(plan))\n");
+  o.str(
+      "//   image: the camera's RGB through tv::resize_nearest_crop to the input below; tv::argmax(probs, classes).\n");
   o.str("//\n// Input: ");
   o.num(in.height);
   o.ch('x');
@@ -304,7 +310,7 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.ch('x');
   o.num(in.channels);
   o.ch(' ');
-  o.str(order_name(in.order));
+  o.str(channel_order_name(in.order));
   o.str(", value = pixel * ");
   o.g9(in.scale);
   o.str(" + ");
@@ -394,7 +400,7 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   define(o, P, "CHANNEL_ORDER");
   o.num((int)in.order);
   o.str(" /* tv::ChannelOrder: 0 RGB, 1 BGR, 2 GRAY; this model: ");
-  o.str(order_name(in.order));
+  o.str(channel_order_name(in.order));
   o.str(" */\n");
   define(o, P, "INPUT_SCALE");
   float_literal_or_paren(o, in.scale);

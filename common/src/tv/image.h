@@ -12,6 +12,15 @@ namespace tv {
 enum class ChannelOrder : uint8_t { RGB = 0, BGR = 1, GRAY = 2 };
 
 // Number of channels an image in `order` has (1 for GRAY, 3 otherwise).
+// "RGB", "BGR" or "GRAY".
+inline const char* channel_order_name(ChannelOrder order) {
+  switch (order) {
+    case ChannelOrder::RGB: return "RGB";
+    case ChannelOrder::BGR: return "BGR";
+    case ChannelOrder::GRAY: return "GRAY";
+  }
+  return "?";
+}
 inline int channel_count(ChannelOrder order) {
   return order == ChannelOrder::GRAY ? 1 : 3;
 }

@@ -1,0 +1,58 @@
+// What the board finds on a card it did not write itself: a folder where the model should be, the
+// temporaries a power cut leaves, a card that stops accepting bytes part-way through a save.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "sim_support.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using namespace simtest;
+
+TEST(TvsimCard, AFolderWhereTheModelShouldBeIsNamedAsSuch) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = tvtest::temp_dir("card");
+  fs::create_directories(card + "/header/model.tvb");
+  const SimRun r = sim("--sd " + card + " --labels a,b", "");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: /header/model.tvb is a folder or a device, not a file"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+}
+
+TEST(TvsimCard, TemporariesLeftByAPowerCutAreRemovedAtTheNextBoot) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  ASSERT_EQ(sim("--sd " + card + " --epochs 1", to_train(2)).status, 0);
+  ASSERT_TRUE(fs::exists(card + "/header/model.tvb"));
+  write_text(card + "/header/model.tvb.tmp", "half a model");
+  write_text(card + "/header/model.h.tmp", "half a header");
+  write_text(card + "/images/0blank/img_99.tmp", "half a JPEG");
+  // boot, then into the first class's capture mode and back
+  const SimRun r = sim("--sd " + card, "l\nl\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "SD: removed /header/model.tvb.tmp, left by an interrupted save")) << r.out;
+  EXPECT_TRUE(has(r.out, "SD: removed /header/model.h.tmp, left by an interrupted save"));
+  EXPECT_TRUE(has(r.out, "Removed /images/0blank/img_99.tmp, a capture cut short by a power cut"));
+  EXPECT_TRUE(has(r.out, "Weights: SD (/header/model.tvb"));
+  EXPECT_FALSE(fs::exists(card + "/header/model.tvb.tmp"));
+  EXPECT_FALSE(fs::exists(card + "/header/model.h.tmp"));
+  EXPECT_FALSE(fs::exists(card + "/images/0blank/img_99.tmp"));
+}
+
+TEST(TvsimCard, AFailedSaveReportsTheBytesTheCardAccepted) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  const SimRun r = sim("--sd " + card + " --epochs 1 --sd-fail-write-at 1000", to_train(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.out, m, std::regex("writing /header/model.tvb.tmp failed after (\\d+) of (\\d+) bytes")))
+      << r.out;
+  EXPECT_EQ(m[1].str(), "1000");
+  EXPECT_GT(std::stoul(m[2].str()), 1000ul);
+  EXPECT_FALSE(fs::exists(card + "/header/model.tvb"));
+}
