@@ -2,9 +2,10 @@
 // (centre crop to a square, then nearest neighbour through a lookup table), channel conversion and
 // u8 -> float normalisation. Device-safe: no allocation, no I/O, no exceptions; callers own every buffer.
 #pragma once
-#include "tv/build_config.h"
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tv/build_config.h"
 
 namespace tv {
 

@@ -13,9 +13,10 @@
 //   scales the incoming gradient in place.
 // - No allocation, no I/O, no exceptions: plain loops over caller-owned buffers.
 #pragma once
-#include "tv/build_config.h"
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tv/build_config.h"
 
 namespace tv {
 

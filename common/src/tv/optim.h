@@ -1,8 +1,9 @@
 // Optimizer steps and gradient guards (plain loops over caller buffers).
 #pragma once
-#include "tv/build_config.h"
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tv/build_config.h"
 
 namespace tv {
 

@@ -1,7 +1,8 @@
 // A small seeded generator (splitmix64) with the same sequence on every platform.
 #pragma once
-#include "tv/build_config.h"
 #include <stdint.h>
+
+#include "tv/build_config.h"
 
 namespace tv {
 
