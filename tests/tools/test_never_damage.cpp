@@ -21,9 +21,9 @@
 #include "test_support.h"
 #include "tv/blob.h"
 #include "tv/int8/q8_model.h"
-#include "tv/legacy.h"
 #include "tv/net.h"
 #include "tv/presets.h"
+#include "tv/raw_weights.h"
 
 namespace fs = std::filesystem;
 
@@ -196,7 +196,7 @@ TEST(NeverDamage, TheFormatFollowsTheExtensionOrAnExplicitFormat) {
   EXPECT_TRUE(has(r.err, "the name says a C header but this writes a raw myWeights.bin")) << r.err;
   r = run(bin("tvexport") + " " + q(model) + " -o " + q(dir + "/X.BIN"));  // case-insensitive
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(fs::file_size(dir + "/X.BIN"), tv::legacy_size(3));
+  EXPECT_EQ(fs::file_size(dir + "/X.BIN"), tv::raw_weights_size(3));
   const std::string ds = small_dataset("nd-format-ds", 4);
   r = run(bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -o " + q(dir + "/model.h"));
   EXPECT_EQ(r.status, 1);
@@ -358,7 +358,7 @@ TEST(NeverDamage, ANonFiniteWeightIsRefusedByEveryToolNamingTheTensor) {
   }
   for (const char* f : {"r.tvb", "q.tvb", "h.h"}) EXPECT_FALSE(fs::exists(dir + "/" + f)) << f;
   // The reference's raw myWeights.bin: the same refusal, naming the layer.
-  std::vector<uint8_t> raw(tv::legacy_size(3), 0);
+  std::vector<uint8_t> raw(tv::raw_weights_size(3), 0);
   const float bad = NAN;
   std::memcpy(raw.data() + 4 * 100, &bad, 4);  // inside conv1's weights
   std::ofstream(dir + "/myWeights.bin", std::ios::binary).write((const char*)raw.data(), (std::streamsize)raw.size());
@@ -368,7 +368,7 @@ TEST(NeverDamage, ANonFiniteWeightIsRefusedByEveryToolNamingTheTensor) {
 }
 
 TEST(NeverDamage, TheSharedDecoderRefusesNonFiniteValuesForTheBoardToo) {
-  // blob_decode and legacy_import are what the firmware calls: the refusal lives there.
+  // blob_decode and raw_weights_import are what the firmware calls: the refusal lives there.
   tv::ModelDesc d;
   tv::webmcu_model(2, &d);
   auto plan = tvh::plan_or_throw(d, "webmcu");
@@ -388,11 +388,11 @@ TEST(NeverDamage, TheSharedDecoderRefusesNonFiniteValuesForTheBoardToo) {
   auto nan_scale = tvh::plan_or_throw(d, "webmcu");
   blob = tvh::encode_float_blob(*nan_scale, p.data(), {"a", "b"}, "");
   EXPECT_EQ(tv::blob_decode(blob.data(), blob.size(), &view).code, tv::StatusCode::NonFiniteWeight);
-  std::vector<uint8_t> raw(tv::legacy_size(2), 0);
+  std::vector<uint8_t> raw(tv::raw_weights_size(2), 0);
   const uint32_t nan_bits = 0x7FC00001u;
   std::memcpy(raw.data() + raw.size() - 4, &nan_bits, 4);  // the last dense bias
   std::vector<float> params(plan->param_count, 5.f);
-  const tv::Status ls = tv::legacy_import(raw.data(), raw.size(), *plan, params.data());
+  const tv::Status ls = tv::raw_weights_import(raw.data(), raw.size(), *plan, params.data());
   EXPECT_EQ(ls.code, tv::StatusCode::NonFiniteWeight);
   EXPECT_EQ(ls.layer, 8);
   EXPECT_EQ(params[0], 5.f) << "nothing written on a refusal";
