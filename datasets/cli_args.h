@@ -17,4 +17,12 @@ inline int parse_int(const std::string& flag, const char* text, long long lo, lo
   return (int)v;
 }
 
+// A word that matched no option: the output folder the first time; an unknown option or a second
+// folder throws tvh::Error saying so.
+inline void take_out_dir(const std::string& arg, std::string* out_dir) {
+  if (!arg.empty() && arg[0] == '-') throw tvh::Error("unknown option '" + arg + "' (see --help).");
+  if (!out_dir->empty()) throw tvh::Error("only one output folder may be given, not also '" + arg + "'.");
+  *out_dir = arg;
+}
+
 }  // namespace tvdata

@@ -166,12 +166,8 @@ int main(int argc, char** argv) {
         train_limit = tvdata::parse_int(arg, value(), 1, 10000000);
       } else if (arg == "--test-limit") {
         test_limit = tvdata::parse_int(arg, value(), 1, 10000000);
-      } else if (!arg.empty() && arg[0] == '-') {
-        throw tvh::Error("unknown option '" + arg + "' (see --help).");
-      } else if (out_dir.empty()) {
-        out_dir = arg;
       } else {
-        throw tvh::Error("only one output folder may be given, not also '" + arg + "'.");
+        tvdata::take_out_dir(arg, &out_dir);
       }
     }
     if (out_dir.empty()) {

@@ -207,12 +207,8 @@ int main(int argc, char** argv) {
         size = tvdata::parse_int(arg, value(), 16, 4096);
       } else if (arg == "--quality") {
         quality = tvdata::parse_int(arg, value(), 1, 100);
-      } else if (!arg.empty() && arg[0] == '-') {
-        throw tvh::Error("unknown option '" + arg + "' (see --help).");
-      } else if (out_dir.empty()) {
-        out_dir = arg;
       } else {
-        throw tvh::Error("only one output folder may be given, not also '" + arg + "'.");
+        tvdata::take_out_dir(arg, &out_dir);
       }
     }
     if (out_dir.empty()) {

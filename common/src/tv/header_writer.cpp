@@ -77,6 +77,18 @@ bool valid_prefix(const char* p) {
 
 // ---------------------------------------------------------------- pieces of the TinyVision header
 
+// The labels as C string literals separated by ", ".
+void label_list(CTextOut& o, const BlobView& blob) {
+  for (int i = 0; i < blob.num_labels; ++i) {
+    const char* t;
+    size_t len;
+    blob_label(blob, i, &t, &len);
+    o.str(i ? ", \"" : "\"");
+    o.c_string_text(t, len);
+    o.ch('"');
+  }
+}
+
 void layer_summary(CTextOut& o, const ModelPlan& plan, int i) {
   const LayerDesc& d = plan.desc.layers[i];
   const LayerPlan& lp = plan.layers[i];
@@ -321,15 +333,8 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.num(blob.model.num_classes);
   o.str(".\n// Layers:\n");
   for (int i = 0; i < plan->num_layers; ++i) layer_summary(o, *plan, i);
-  o.str("// Labels:");
-  for (int i = 0; i < blob.num_labels; ++i) {
-    const char* t;
-    size_t len;
-    blob_label(blob, i, &t, &len);
-    o.str(i ? ", \"" : " \"");
-    o.c_string_text(t, len);
-    o.ch('"');
-  }
+  o.str("// Labels: ");
+  label_list(o, blob);
   o.ch('\n');
   if (blob.provenance_len) {
     o.str("// Provenance:\n");
@@ -444,14 +449,7 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.str("_labels[");
   o.num(blob.num_labels);
   o.str("] = {");
-  for (int i = 0; i < blob.num_labels; ++i) {
-    const char* t;
-    size_t len;
-    blob_label(blob, i, &t, &len);
-    o.str(i ? ", \"" : "\"");
-    o.c_string_text(t, len);
-    o.ch('"');
-  }
+  label_list(o, blob);
   o.str("};\n");
   // ---- the tensors, for people
   for (int i = 0; i < blob.num_tensors; ++i) write_tensor(o, P, blob, i);
