@@ -51,3 +51,29 @@ TEST(DeviceSafety, CoreUsesNoHostOnlyFacility) {
   }
   EXPECT_GT(files, 20);
 }
+
+TEST(DeviceSafety, CoreHoldsNoDoubleAndOwnsItsTranscendentals) {
+  // The S3's FPU is single precision: a double is a software call. And the C library's exp, log, pow,
+  // cos... differ between glibc and newlib, so the core calls tv::math (float_math.h) instead; only
+  // sqrtf, ldexpf and lroundf (exact or correctly rounded by IEEE 754) stay the C library's.
+  const std::regex double_type(R"(\bdouble\b)");
+  const std::regex libm_call(
+      R"(\b(std::)?(exp|exp2|expm1|log|log2|log10|log1p|pow|cos|sin|tan|cosh|sinh|tanh|acos|asin|atan|atan2|erf|sqrt|ldexp|floor|ceil|round|lround|fmod|cbrt|hypot)(f|l)?\s*\()");
+  const std::regex allowed(R"(\b(sqrtf|ldexpf|lroundf)\s*\(|\bmath::(exp|log|cospi|powi)\s*\()");
+  int files = 0;
+  for (auto& e : fs::recursive_directory_iterator(tvtest::source_path("common/src"))) {
+    std::string ext = e.path().extension().string();
+    if (ext != ".h" && ext != ".cpp") continue;
+    ++files;
+    std::ifstream f(e.path());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string code = std::regex_replace(strip(ss.str()), allowed, "allowed(");
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(code, m, double_type)) << e.path() << " uses double";
+    // float_math.h/.cpp declare and define tv::math::exp and friends under those names.
+    if (e.path().stem() != "float_math")
+      EXPECT_FALSE(std::regex_search(code, m, libm_call)) << e.path() << " calls the C library's \"" << m.str() << "\"";
+  }
+  EXPECT_GT(files, 20);
+}

@@ -16,7 +16,7 @@ void adam_step(float* params, const float* grad, float* m, float* v, size_t n, f
 void sgd_step(float* params, const float* grad, float* vel, size_t n, float lr, float momentum, float weight_decay,
               float weight_clip);
 // L2 norm of a gradient in double; returns a NaN or Inf when any element is not finite.
-double grad_norm(const float* grad, size_t n);
+float grad_norm(const float* grad, size_t n);
 // Scales grad by s.
 void scale_buffer(float* x, size_t n, float s);
 
