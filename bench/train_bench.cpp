@@ -27,6 +27,7 @@
 #include "host/dataset.h"
 #include "host/error.h"
 #include "host/model_io.h"
+#include "host/split.h"
 #include "host/training.h"
 #include "tv/ops/kernel_variants.h"
 

@@ -12,8 +12,8 @@
 
 #include "host/error.h"
 #include "host/model_io.h"
-#include "tv/legacy.h"
 #include "tv/net.h"
+#include "tv/raw_weights.h"
 
 namespace {
 
@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   exercise(std::vector<uint8_t>(data, data + size));
   if (size == 0) return 0;
   const int classes = 2 + data[0] % 16;
-  std::vector<uint8_t> sized(tv::legacy_size(classes), 0);
+  std::vector<uint8_t> sized(tv::raw_weights_size(classes), 0);
   for (size_t i = 0; i < sized.size() && i + 1 < size; ++i) sized[i] = data[i + 1];
   exercise(std::move(sized));
   return 0;

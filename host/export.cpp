@@ -10,8 +10,8 @@
 #include "tv/crc32.h"
 #include "tv/header_writer.h"
 #include "tv/int8/q8_model.h"
-#include "tv/legacy.h"
 #include "tv/net.h"
+#include "tv/raw_weights.h"
 
 namespace tvh {
 namespace {
@@ -39,7 +39,7 @@ std::string layer_detail(const tv::LayerDesc& d, const tv::LayerPlan& lp) {
 }
 
 // Everything the info report shows, computed once for both renderings.
-struct Facts {
+struct InfoReport {
   struct Layer {
     int index;
     std::string type, detail;
@@ -55,19 +55,19 @@ struct Facts {
   bool int8 = false;
 };
 
-Facts gather(const LoadedModel& m) {
-  Facts f;
+InfoReport gather(const LoadedModel& m) {
+  InfoReport f;
   const tv::ModelPlan& plan = *m.plan;
   for (int i = 0; i < plan.num_layers; ++i) {
     const tv::LayerPlan& lp = plan.layers[i];
     const tv::LayerDesc& d = plan.desc.layers[i];
-    Facts::Layer l{i,
-                   tv::layer_type_name(d.type),
-                   layer_detail(d, lp),
-                   lp.out,
-                   lp.weight_count + lp.bias_count,
-                   (lp.weight_count + lp.bias_count) * sizeof(float),
-                   tv::q8_layer_weight_bytes(lp)};
+    InfoReport::Layer l{i,
+                        tv::layer_type_name(d.type),
+                        layer_detail(d, lp),
+                        lp.out,
+                        lp.weight_count + lp.bias_count,
+                        (lp.weight_count + lp.bias_count) * sizeof(float),
+                        tv::q8_layer_weight_bytes(lp)};
     f.params += l.params;
     f.bytes_float += l.bytes_float;
     f.bytes_int8 += l.bytes_int8;
@@ -119,12 +119,12 @@ std::string tinyvision_header(const LoadedModel& m, const std::string& source, c
 
 std::string webmcu_header(const LoadedModel& m, const std::string& source) {
   if (m.int8) throw Error(source + ": the webmcu header style holds float weights only, and this is an int8 model.");
-  if (!tv::legacy_compatible(*m.plan))
+  if (!tv::raw_weights_compatible(*m.plan))
     throw Error(source +
                 ": the webmcu header style only holds the webmcu network (64x64x3, conv 4, conv 8, dense), "
                 "and this model is a different network.");
-  std::vector<uint8_t> raw(tv::legacy_size(m.plan->desc.num_classes));
-  tv::Status st = tv::legacy_export(*m.plan, m.params.data(), raw.data(), raw.size());
+  std::vector<uint8_t> raw(tv::raw_weights_size(m.plan->desc.num_classes));
+  tv::Status st = tv::raw_weights_export(*m.plan, m.params.data(), raw.data(), raw.size());
   if (!st.ok()) throw Error(source + ": " + status_message(st, &m.plan->desc) + ".");
   std::vector<const char*> labels;
   for (const auto& l : m.labels) labels.push_back(l.c_str());
@@ -161,7 +161,7 @@ size_t parse_budget(const std::string& text) {
 }
 
 std::string info_text(const LoadedModel& m, const InfoRequest& req) {
-  const Facts f = gather(m);
+  const InfoReport f = gather(m);
   const tv::ModelPlan& plan = *m.plan;
   const tv::InputDesc& in = plan.desc.input;
   std::string s;
@@ -226,7 +226,7 @@ bool info_fits(const LoadedModel& m, const InfoRequest& req) {
 
 std::string info_json(const LoadedModel& m, const InfoRequest& req) {
   using json = nlohmann::ordered_json;
-  const Facts f = gather(m);
+  const InfoReport f = gather(m);
   const tv::ModelPlan& plan = *m.plan;
   const tv::InputDesc& in = plan.desc.input;
   json j;

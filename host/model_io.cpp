@@ -6,8 +6,8 @@
 #include "host/error.h"
 #include "host/files.h"
 #include "tv/crc32.h"
-#include "tv/legacy.h"
 #include "tv/presets.h"
+#include "tv/raw_weights.h"
 
 namespace tvh {
 
@@ -118,7 +118,7 @@ LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& pat
   // A raw reference file: no header, so the size must match the preset's model for some class count.
   if (raw.preset != "webmcu")
     throw Error(path + ": not a .tvb blob, and raw weight files are only defined for the webmcu preset.");
-  int k = raw.labels.empty() ? tv::legacy_classes_for_size(bytes.size()) : (int)raw.labels.size();
+  int k = raw.labels.empty() ? tv::raw_weights_classes_for_size(bytes.size()) : (int)raw.labels.size();
   if (k < 2)
     throw Error(path + ": neither a .tvb blob nor a raw webmcu myWeights.bin (" + std::to_string(bytes.size()) +
                 " bytes fits no class count).");
@@ -127,14 +127,14 @@ LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& pat
   LoadedModel m;
   m.plan = plan_or_throw(desc, path);
   m.params.assign(m.plan->param_count, 0.f);
-  tv::Status st = tv::legacy_import(bytes.data(), bytes.size(), *m.plan, m.params.data());
+  tv::Status st = tv::raw_weights_import(bytes.data(), bytes.size(), *m.plan, m.params.data());
   if (st.code == tv::StatusCode::NonFiniteWeight)
     throw Error(path + ": layer " + std::to_string(st.layer) + " (" + tv::layer_type_name(desc.layers[st.layer].type) +
                 ") holds an infinite or NaN value (float " + std::to_string(st.b) +
                 " of the file), so the model is broken; retrain it or use an earlier copy.");
   if (!st.ok())
     throw Error(path + ": raw webmcu weights for " + std::to_string(k) + " classes must be " +
-                std::to_string(tv::legacy_size(k)) + " bytes, the file has " + std::to_string(bytes.size()) + ".");
+                std::to_string(tv::raw_weights_size(k)) + " bytes, the file has " + std::to_string(bytes.size()) + ".");
   m.labels = raw.labels;
   for (int i = (int)m.labels.size(); i < k; ++i) m.labels.push_back("class" + std::to_string(i));
   m.format = "webmcu-bin";
@@ -177,10 +177,10 @@ void save_float_model(const std::string& path, const tv::ModelPlan& plan, const 
 }
 
 void save_raw_weights(const std::string& path, const tv::ModelPlan& plan, const float* params) {
-  if (!tv::legacy_compatible(plan))
+  if (!tv::raw_weights_compatible(plan))
     throw Error(path + ": the raw myWeights.bin format only holds the webmcu network at 64x64x3.");
-  std::vector<uint8_t> out(tv::legacy_size(plan.desc.num_classes));
-  tv::Status st = tv::legacy_export(plan, params, out.data(), out.size());
+  std::vector<uint8_t> out(tv::raw_weights_size(plan.desc.num_classes));
+  tv::Status st = tv::raw_weights_export(plan, params, out.data(), out.size());
   if (!st.ok()) throw Error(path + ": " + status_message(st, &plan.desc) + ".");
   write_file_atomic(path, out);
 }

@@ -223,7 +223,7 @@ CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const
 namespace {
 
 // Everything chosen for every layer, before the blob is assembled.
-struct Chosen {
+struct QuantChoices {
   std::vector<LayerQuant> layers;
   std::vector<int> act;
   std::vector<std::vector<int8_t>> qweights, wexps, bexps;
@@ -245,11 +245,11 @@ int producer_of(const tv::ModelPlan& plan, int i) {
   return j >= 0 && bounded_producer(plan.desc.layers[j].type) ? j : -1;
 }
 
-Chosen choose(const tv::ModelPlan& plan, const float* params, const CalibrationStats& stats,
-              const QuantOptions& options, const std::vector<int>& extra_w, const std::vector<int>& extra_act) {
+QuantChoices choose(const tv::ModelPlan& plan, const float* params, const CalibrationStats& stats,
+                    const QuantOptions& options, const std::vector<int>& extra_w, const std::vector<int>& extra_act) {
   const int L = plan.num_layers;
   const bool worst_rule = options.acc_check == AccCheck::WorstCase;
-  Chosen c;
+  QuantChoices c;
   c.act.assign((size_t)L + 1, 0);
   c.qweights.resize((size_t)L);
   c.qbiases.resize((size_t)L);
@@ -424,7 +424,7 @@ Chosen choose(const tv::ModelPlan& plan, const float* params, const CalibrationS
   return c;
 }
 
-std::vector<uint8_t> assemble(const tv::ModelPlan& plan, const float* params, const Chosen& c,
+std::vector<uint8_t> assemble(const tv::ModelPlan& plan, const float* params, const QuantChoices& c,
                               const std::vector<std::string>& labels, const std::string& provenance,
                               std::vector<int8_t>* act_exps) {
   const int L = plan.num_layers;
@@ -520,7 +520,7 @@ class Fidelity {
     for (size_t n = 0; n < idx.size(); ++n)
       tv::infer_u8(inf, ds.image((size_t)idx[n]), probs.data(), logits_.data() + n * (size_t)k);
   }
-  Score score(const tv::ModelPlan& plan, const float* params, const Chosen& c,
+  Score score(const tv::ModelPlan& plan, const float* params, const QuantChoices& c,
               const std::vector<std::string>& labels) const {
     std::vector<int8_t> act;
     // The candidate as every tool sees a model: decoded, bound, classified by the loaded model.
@@ -566,7 +566,7 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
     throw Error("the calibrated accumulator check needs the calibration images.");
   QuantResult r;
   std::vector<int> extra_w((size_t)L, 0), extra_act((size_t)L, 0);
-  Chosen c = choose(plan, params, stats, options, extra_w, extra_act);
+  QuantChoices c = choose(plan, params, stats, options, extra_w, extra_act);
   // Worst-case rule: a layer that needs coarser weights and reads a table or an average (whose
   // reachable int8 values shrink when its exponent grows) can instead take some of those bits on that
   // input. Every split a = 0 .. need (a bits on the input, the rest on the weights) is guaranteed; the
@@ -579,14 +579,14 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
       const int p = c.producer[(size_t)i], need = c.acc_raise[(size_t)i];
       if (p < 0 || need < 1 || extra_act[(size_t)p] > 0) continue;
       int best_a = have_images ? 0 : need / 2;
-      Chosen best = c;
+      QuantChoices best = c;
       if (have_images) {
         if (!fid) fid = std::make_unique<Fidelity>(plan, params, *images, *idx);
         Score best_score = fid->score(plan, params, c, labels);
         for (int a = 1; a <= need; ++a) {
           std::vector<int> trial = extra_act;
           trial[(size_t)p] = a;
-          Chosen t = choose(plan, params, stats, options, extra_w, trial);
+          QuantChoices t = choose(plan, params, stats, options, extra_w, trial);
           Score sc = fid->score(plan, params, t, labels);
           if (sc.better_than(best_score)) {
             best_score = sc;

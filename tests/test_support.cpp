@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -98,6 +99,36 @@ CommandResult run_capture(const std::string& cmd) {
   CommandResult r;
   r.status = run_command(cmd, &r.out, &r.err);
   return r;
+}
+
+nlohmann::json run_json(const std::string& cmd, int* rc, std::string* err) {
+  std::string out, e;
+  const int code = run_command(cmd, &out, &e);
+  if (rc) *rc = code;
+  if (err) *err = e;
+  if (code != 0) {
+    if (!rc) ADD_FAILURE() << cmd << " exited " << code << ": " << e;
+    return nlohmann::json();
+  }
+  nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  if (j.is_discarded()) {
+    ADD_FAILURE() << cmd << " printed no JSON: " << out.substr(0, 400);
+    return nlohmann::json();
+  }
+  return j;
+}
+
+std::string shapes_subset(const std::string& tag, int per_class) {
+  const std::string dir = temp_dir(tag);
+  for (const char* c : {"0blank", "1circle", "2cross"}) {
+    fs::create_directories(dir + "/" + c);
+    std::vector<std::string> files;
+    for (auto& e : fs::directory_iterator(source_path("datasets/shapes/") + c)) files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    for (int i = 0; i < per_class && i < (int)files.size(); ++i)
+      fs::copy_file(files[i], dir + "/" + c + "/" + fs::path(files[i]).filename().string());
+  }
+  return dir;
 }
 
 }  // namespace tvtest

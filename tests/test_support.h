@@ -2,6 +2,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace tvtest {
@@ -28,6 +29,12 @@ struct CommandResult {
   std::string out, err;
 };
 CommandResult run_capture(const std::string& cmd);
+// Runs a shell command and parses its stdout as JSON. A non-zero exit gives null JSON and, when rc
+// is not asked for, a test failure naming the command and its stderr; output that is not JSON is
+// always a failure.
+nlohmann::json run_json(const std::string& cmd, int* rc = nullptr, std::string* err = nullptr);
+// A fresh copy of datasets/shapes holding the first `per_class` images (by name) of each class.
+std::string shapes_subset(const std::string& tag, int per_class);
 }  // namespace tvtest
 
 // Skips the current test (or fails under CI=true) when a binary the test runs is not built

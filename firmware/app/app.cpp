@@ -284,7 +284,7 @@ void App::capture_one() {
   }
   // written under a name training ignores, then renamed: a power cut never leaves half a JPEG
   join_path(tmp, dir, "/img_", num, ".tmp");
-  Why why;
+  Reason why;
   bool ok = false;
   const int f = hal_.file_open(tmp, true);
   if (f < 0) {
@@ -326,7 +326,7 @@ bool App::ensure_rgb(int width, int height) {
   return rgb_ != nullptr;
 }
 
-bool App::jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Why* why) {
+bool App::jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Reason* why) {
   int w = 0, h = 0;
   if (!jpeg_dimensions(jpeg, size, &w, &h)) {
     why->set("not a JPEG (no frame header)");
@@ -386,7 +386,7 @@ void App::infer_frame() {
     return;
   }
   camera_missing_ = false;
-  Why why;
+  Reason why;
   const bool ok = jpeg_to_input(jpeg, size, input_, &why);
   hal_.camera_release();
   frame_number_++;

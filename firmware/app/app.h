@@ -44,7 +44,7 @@ constexpr const char* kModelPath = "/header/model.tvb";
 constexpr const char* kModelTmpPath = "/header/model.tvb.tmp";
 constexpr const char* kModelBakPath = "/header/model.tvb.bak";
 constexpr const char* kHeaderPath = "/header/model.h";
-constexpr const char* kLegacyPath = "/header/myWeights.bin";
+constexpr const char* kRawWeightsPath = "/header/myWeights.bin";
 
 constexpr size_t kMaxBlobBytes = 4u << 20;            // largest model file read from the card
 constexpr size_t kMaxImageFileBytes = 2u << 20;       // largest JPEG read from the card
@@ -110,21 +110,21 @@ class App {
   void leave_infer();
   bool ensure_rgb(int width, int height);
   // Decodes a JPEG and resizes it to the model input in `dst`; counts the decode.
-  bool jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Why* why);
+  bool jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Reason* why);
 
   // ---- the model and its weights (weights.cpp) ----
   void load_weights();
   // Takes a blob's network, labels and weights when the board can run it (float: copied into params_;
   // int8: bound in place, so the bytes must outlive the model). *keep becomes true when the caller
   // must not free them. False with the reason otherwise (the previous model is then released).
-  bool try_blob(const uint8_t* data, size_t size, bool* keep, Why* why);
-  bool try_blob_file(const char* path, Why* why);
-  bool try_legacy_file(const char* path, Why* why);
+  bool try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why);
+  bool try_blob_file(const char* path, Reason* why);
+  bool try_raw_weights_file(const char* path, Reason* why);
   // Plans `desc` into plan_ and allocates what inference needs (float: weights and work buffer;
   // int8: its work buffer) after checking the free PSRAM. False with the numbers otherwise.
-  bool adopt_network(const tv::ModelDesc& desc, bool int8, Why* why);
+  bool adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why);
   // The float engine's buffers (weights, work buffer) for the current plan; false with the numbers.
-  bool ensure_float_buffers(Why* why);
+  bool ensure_float_buffers(Reason* why);
   void release_model();
   // He-init classes: the configured labels, else the class folders in /images on the card.
   int he_init_labels();
@@ -132,7 +132,7 @@ class App {
   // else the configured preset's.
   void choose_recipe(const char* provenance, size_t len);
   void print_model();
-  bool save_model(Why* why);
+  bool save_model(Reason* why);
 
   // ---- training (train.cpp) ----
   void train();

@@ -8,7 +8,7 @@
 
 namespace tvfw {
 
-void Why::set(const char* fmt, ...) {
+void Reason::set(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
@@ -20,7 +20,7 @@ bool join_path(char* out, const char* a, const char* b, const char* c, const cha
   return n >= 0 && (size_t)n < kPathMax;
 }
 
-bool read_whole_file(Hal& hal, const char* path, size_t max_bytes, uint8_t** data, size_t* size, Why* why) {
+bool read_whole_file(Hal& hal, const char* path, size_t max_bytes, uint8_t** data, size_t* size, Reason* why) {
   *data = nullptr;
   *size = 0;
   const long n = hal.file_size(path);
@@ -118,7 +118,7 @@ struct MemoryContent {
   size_t size;
 };
 
-bool write_memory(void* ctx, CardWriter* out, Why*) {
+bool write_memory(void* ctx, CardWriter* out, Reason*) {
   const MemoryContent& m = *(const MemoryContent*)ctx;
   out->write(m.data, m.size);
   return true;
@@ -126,7 +126,7 @@ bool write_memory(void* ctx, CardWriter* out, Why*) {
 
 }  // namespace
 
-bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ctx, bool keep_backup, Why* why) {
+bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ctx, bool keep_backup, Reason* why) {
   char tmp[kPathMax], bak[kPathMax];
   if (!join_path(tmp, path, ".tmp") || !join_path(bak, path, ".bak")) {
     why->set("the path %s is too long", path);
@@ -183,7 +183,7 @@ bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ct
   return true;
 }
 
-bool replace_file_atomic(Hal& hal, const char* path, const uint8_t* data, size_t size, bool keep_backup, Why* why) {
+bool replace_file_atomic(Hal& hal, const char* path, const uint8_t* data, size_t size, bool keep_backup, Reason* why) {
   MemoryContent m{data, size};
   return replace_file_atomic(hal, path, write_memory, &m, keep_backup, why);
 }

@@ -17,11 +17,11 @@
 namespace tvfw {
 
 constexpr size_t kPathMax = 160;
-constexpr size_t kWhyMax = 200;
+constexpr size_t kReasonMax = 200;
 
 // A one-sentence reason, filled when something fails.
-struct Why {
-  char text[kWhyMax] = {0};
+struct Reason {
+  char text[kReasonMax] = {0};
   void set(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 };
 
@@ -30,7 +30,7 @@ bool join_path(char* out, const char* a, const char* b, const char* c = "", cons
 
 // Reads the whole file into a new psram buffer (*data, freed by the caller with hal.psram_free).
 // Refuses files larger than max_bytes. False with a reason otherwise.
-bool read_whole_file(Hal& hal, const char* path, size_t max_bytes, uint8_t** data, size_t* size, Why* why);
+bool read_whole_file(Hal& hal, const char* path, size_t max_bytes, uint8_t** data, size_t* size, Reason* why);
 
 // Buffered writing to an open card file; remembers the first failure, counts bytes and their CRC-32.
 class CardWriter {
@@ -57,13 +57,13 @@ class CardWriter {
 };
 
 // Produces a file's content into a writer; false to abandon the save (with a reason).
-typedef bool (*ContentFn)(void* ctx, CardWriter* out, Why* why);
+typedef bool (*ContentFn)(void* ctx, CardWriter* out, Reason* why);
 
 // Replaces `path` atomically as described above. False with a reason naming the step and file;
 // the previous file is then still in place.
-bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ctx, bool keep_backup, Why* why);
+bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ctx, bool keep_backup, Reason* why);
 // The same for bytes in memory.
-bool replace_file_atomic(Hal& hal, const char* path, const uint8_t* data, size_t size, bool keep_backup, Why* why);
+bool replace_file_atomic(Hal& hal, const char* path, const uint8_t* data, size_t size, bool keep_backup, Reason* why);
 
 // True for "*.jpg" / "*.jpeg" in any letter case that are not hidden (".name").
 bool is_jpeg_name(const char* name);

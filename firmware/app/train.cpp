@@ -106,7 +106,7 @@ void App::train() {
   }
   if (int8_) {
     // Training needs float weights: the int8 model's, dequantized (exact for every weight).
-    Why fwhy;
+    Reason fwhy;
     if (!ensure_float_buffers(&fwhy)) {
       say("Cannot train the int8 model: %s", fwhy.text);
       return;
@@ -122,7 +122,7 @@ void App::train() {
   }
   say(trained_weights_ ? "Continuing from saved weights" : "Starting fresh training");
   say("Recipe: %s (%d epochs, batch %d)", recipe_name_, recipe_.epochs, recipe_.batch_size);
-  Why why;
+  Reason why;
 
   // ---- the image list: /images/<label>/*.jpg, sorted per class
   ImageList list;
@@ -386,7 +386,7 @@ void App::train() {
       (unsigned)report_.decodes, (unsigned)report_.reference_decodes);
   release();
 
-  Why swhy;
+  Reason swhy;
   show("TRAINING", "saving...");
   if (save_model(&swhy)) {
     report_.saved = true;

@@ -5,7 +5,7 @@
 #include "app.h"
 #include "tv/crc32.h"
 #include "tv/header_writer.h"
-#include "tv/legacy.h"
+#include "tv/raw_weights.h"
 
 namespace tvfw {
 
@@ -60,7 +60,7 @@ void App::release_model() {
   model_ready_ = false;
 }
 
-bool App::ensure_float_buffers(Why* why) {
+bool App::ensure_float_buffers(Reason* why) {
   if (params_ && infer_arena_) return true;
   const tv::InferenceMemory im = tv::inference_memory(plan_);
   const size_t free_bytes = hal_.psram_free_bytes();
@@ -85,7 +85,7 @@ bool App::ensure_float_buffers(Why* why) {
   return true;
 }
 
-bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Why* why) {
+bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why) {
   if (desc.num_classes < 2 || desc.num_classes > kMaxClasses) {
     why->set("it has %d classes; this firmware handles 2 to %d", desc.num_classes, kMaxClasses);
     return false;
@@ -152,7 +152,7 @@ void App::choose_recipe(const char* prov, size_t len) {
   tv::TrainRecipe r;
   if (named[0] && tv::preset_recipe(named, &r))
     name = named;
-  else if (tv::legacy_compatible(plan_))
+  else if (tv::raw_weights_compatible(plan_))
     name = "webmcu";  // the reference network (e.g. imported from a myWeights.bin) trains with its recipe
   if (!tv::preset_recipe(name, &recipe_)) recipe_ = tv::TrainRecipe();
   snprintf(recipe_name_, sizeof recipe_name_, "%s", name);
@@ -161,7 +161,7 @@ void App::choose_recipe(const char* prov, size_t len) {
 }
 
 // Takes a blob's network, labels and weights when the board can run it.
-bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Why* why) {
+bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why) {
   *keep = false;
   release_model();
   const tv::Status st = tv::blob_decode(data, size, &view_);
@@ -219,11 +219,11 @@ bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Why* why) {
   return true;
 }
 
-bool App::try_blob_file(const char* path, Why* why) {
+bool App::try_blob_file(const char* path, Reason* why) {
   uint8_t* data = nullptr;
   size_t size = 0;
   if (!read_whole_file(hal_, path, kMaxBlobBytes, &data, &size, why)) return false;
-  Why inner;
+  Reason inner;
   bool keep = false;
   const bool ok = try_blob(data, size, &keep, &inner);
   if (ok) {
@@ -239,9 +239,9 @@ bool App::try_blob_file(const char* path, Why* why) {
   return ok;
 }
 
-bool App::try_legacy_file(const char* path, Why* why) {
+bool App::try_raw_weights_file(const char* path, Reason* why) {
   const long n = hal_.file_size(path);
-  const int k = n > 0 ? tv::legacy_classes_for_size((size_t)n) : 0;
+  const int k = n > 0 ? tv::raw_weights_classes_for_size((size_t)n) : 0;
   if (k < 2 || k > kMaxClasses) {
     why->set("it is %ld bytes, which is the reference network for no class count from 2 to %d", n, kMaxClasses);
     return false;
@@ -259,7 +259,7 @@ bool App::try_legacy_file(const char* path, Why* why) {
     release_model();
     return false;
   }
-  const tv::Status st = tv::legacy_import(data, size, plan_, params_);
+  const tv::Status st = tv::raw_weights_import(data, size, plan_, params_);
   hal_.psram_free(data);
   if (!st.ok()) {
     why->set("%s", tv::status_text(st.code));
@@ -314,7 +314,7 @@ void App::print_model() {
 
 void App::load_weights() {
   say("Weights: looking for a model (SD card > baked header > He-init)");
-  Why why;
+  Reason why;
   // Tier 1: the SD card.
   if (hal_.sd_ready()) {
     bool done = false;
@@ -350,11 +350,11 @@ void App::load_weights() {
         say("  SD %s refused: %s", kModelBakPath, why.text);
       }
     }
-    if (!done && hal_.exists(kLegacyPath)) {
-      if (try_legacy_file(kLegacyPath, &why))
+    if (!done && hal_.exists(kRawWeightsPath)) {
+      if (try_raw_weights_file(kRawWeightsPath, &why))
         done = true;
       else
-        say("  SD %s refused: %s", kLegacyPath, why.text);
+        say("  SD %s refused: %s", kRawWeightsPath, why.text);
     }
     // What a power cut left behind: temporaries of saves that never reached their rename. A model.tvb.tmp
     // beside a loadable model.tvb is stale (the .tmp is only ever finished when model.tvb is missing).
@@ -424,7 +424,7 @@ void sink_write(void* ctx, const char* s, size_t n) {
   ((HeaderJob*)ctx)->out->write(s, n);
 }
 
-bool write_header(void* ctx, CardWriter* out, Why* why) {
+bool write_header(void* ctx, CardWriter* out, Reason* why) {
   HeaderJob& job = *(HeaderJob*)ctx;
   job.out = out;
   tv::HeaderOptions opt;  // tvexport's defaults, so both write the same bytes
@@ -443,7 +443,7 @@ bool write_header(void* ctx, CardWriter* out, Why* why) {
 
 // Saves the current weights: the blob (atomically, previous model kept as .bak), then the C header
 // of the same blob, then (webmcu preset) the reference's raw myWeights.bin.
-bool App::save_model(Why* why) {
+bool App::save_model(Reason* why) {
   if (!hal_.sd_ready()) {
     why->set("no SD card");
     return false;
@@ -499,7 +499,7 @@ bool App::save_model(Why* why) {
   tier_ = WeightTier::SD;
 
   // The C header of the same blob, as tvexport writes it.
-  Why hwhy;
+  Reason hwhy;
   HeaderJob job{&view_, crc, &plan_, nullptr};
   const tv::Status ds = tv::blob_decode(blob, size, &view_);
   if (!ds.ok()) hwhy.set("the saved blob does not decode: %s", tv::status_text(ds.code));
@@ -510,16 +510,16 @@ bool App::save_model(Why* why) {
   hal_.psram_free(blob);
 
   // The reference firmware's own file, so its sketches can load this model too.
-  if (tv::legacy_compatible(plan_)) {
-    const size_t n = tv::legacy_size(num_classes_);
+  if (tv::raw_weights_compatible(plan_)) {
+    const size_t n = tv::raw_weights_size(num_classes_);
     uint8_t* raw = (uint8_t*)hal_.psram_alloc(n);
-    Why rwhy;
+    Reason rwhy;
     if (!raw)
       rwhy.set("no memory");
-    else if (!tv::legacy_export(plan_, params_, raw, n).ok())
+    else if (!tv::raw_weights_export(plan_, params_, raw, n).ok())
       rwhy.set("the model does not export");
-    else if (replace_file_atomic(hal_, kLegacyPath, raw, n, false, &rwhy))
-      say("Reference weights written: %s (%u bytes)", kLegacyPath, (unsigned)n);
+    else if (replace_file_atomic(hal_, kRawWeightsPath, raw, n, false, &rwhy))
+      say("Reference weights written: %s (%u bytes)", kRawWeightsPath, (unsigned)n);
     if (rwhy.text[0]) say("Reference weights NOT written: %s", rwhy.text);
     if (raw) hal_.psram_free(raw);
   }

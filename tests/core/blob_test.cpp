@@ -1,4 +1,6 @@
 // The .tvb blob and the raw myWeights.bin: round trips and every kind of corruption refused.
+#include "tv/blob.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,11 +10,10 @@
 #include "host/files.h"
 #include "host/model_io.h"
 #include "test_support.h"
-#include "tv/blob.h"
 #include "tv/crc32.h"
-#include "tv/legacy.h"
 #include "tv/net.h"
 #include "tv/presets.h"
+#include "tv/raw_weights.h"
 
 using namespace tv;
 
@@ -161,31 +162,32 @@ TEST(Blob, HostLoaderNamesTheFileAndTheProblem) {
   }
 }
 
-TEST(Legacy, RawFileRoundTripsThroughOurLayout) {
+TEST(RawWeights, RawFileRoundTripsThroughOurLayout) {
   Fixture f("webmcu", 3);
-  std::vector<uint8_t> raw(legacy_size(3));
-  ASSERT_TRUE(legacy_export(f.plan, f.params.data(), raw.data(), raw.size()).ok());
+  std::vector<uint8_t> raw(raw_weights_size(3));
+  ASSERT_TRUE(raw_weights_export(f.plan, f.params.data(), raw.data(), raw.size()).ok());
   EXPECT_EQ(raw.size(), 82380u);
   std::vector<float> back(f.plan.param_count);
-  ASSERT_TRUE(legacy_import(raw.data(), raw.size(), f.plan, back.data()).ok());
+  ASSERT_TRUE(raw_weights_import(raw.data(), raw.size(), f.plan, back.data()).ok());
   EXPECT_EQ(0, std::memcmp(back.data(), f.params.data(), back.size() * 4));
-  EXPECT_EQ(legacy_classes_for_size(55464), 2);
-  EXPECT_EQ(legacy_classes_for_size(82380), 3);
-  EXPECT_EQ(legacy_classes_for_size(82381), 0);
-  EXPECT_EQ(legacy_import(raw.data(), raw.size() - 4, f.plan, back.data()).code, StatusCode::LegacySizeMismatch);
+  EXPECT_EQ(raw_weights_classes_for_size(55464), 2);
+  EXPECT_EQ(raw_weights_classes_for_size(82380), 3);
+  EXPECT_EQ(raw_weights_classes_for_size(82381), 0);
+  EXPECT_EQ(raw_weights_import(raw.data(), raw.size() - 4, f.plan, back.data()).code,
+            StatusCode::RawWeightsSizeMismatch);
 }
 
-TEST(Legacy, PermutationMatchesTheReferenceIndexRules) {
+TEST(RawWeights, PermutationMatchesTheReferenceIndexRules) {
   // Write a raw file whose every float is its own index, import it, and check a few of the
   // reference's index rules land where our HWC layout expects them.
   Fixture f("webmcu", 2);
-  std::vector<uint8_t> raw(legacy_size(2));
+  std::vector<uint8_t> raw(raw_weights_size(2));
   for (size_t i = 0; i < raw.size() / 4; ++i) {
     float x = (float)i;
     std::memcpy(raw.data() + 4 * i, &x, 4);
   }
   std::vector<float> p(f.plan.param_count);
-  ASSERT_TRUE(legacy_import(raw.data(), raw.size(), f.plan, p.data()).ok());
+  ASSERT_TRUE(raw_weights_import(raw.data(), raw.size(), f.plan, p.data()).ok());
   const LayerPlan& c2 = f.plan.layers[4];
   // raw conv2_w[f*36 + c*9 + ky*3 + kx] at file offset 112: ours [f][ky][kx][c].
   int fo = 5, c = 2, ky = 1, kx = 2;

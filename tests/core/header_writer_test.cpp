@@ -1,5 +1,7 @@
 // The device-safe C-header writer: exact float formatting (checked against glibc's printf, which
 // is correctly rounded), round trips through strtof, and the writer's refusals and determinism.
+#include "tv/header_writer.h"
+
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -14,10 +16,9 @@
 #include "host/model_io.h"
 #include "tv/blob.h"
 #include "tv/crc32.h"
-#include "tv/header_writer.h"
-#include "tv/legacy.h"
 #include "tv/net.h"
 #include "tv/presets.h"
+#include "tv/raw_weights.h"
 
 namespace {
 
@@ -343,8 +344,8 @@ TEST(HeaderWriter, Int8BlobWithExponentsAndDuplicateNames) {
 
 TEST(HeaderWriter, WebmcuLayoutAndRefusals) {
   Model m = webmcu(2, 3);
-  std::vector<uint8_t> raw(tv::legacy_size(2));
-  ASSERT_TRUE(tv::legacy_export(*m.plan, m.params.data(), raw.data(), raw.size()).ok());
+  std::vector<uint8_t> raw(tv::raw_weights_size(2));
+  ASSERT_TRUE(tv::raw_weights_export(*m.plan, m.params.data(), raw.data(), raw.size()).ok());
   const char* labels[2] = {"0Blank", "1Circle"};
   std::string h;
   tv::TextSink sink{&h, append};
@@ -369,7 +370,7 @@ TEST(HeaderWriter, WebmcuLayoutAndRefusals) {
   std::string x;
   tv::TextSink xs{&x, append};
   EXPECT_EQ(tv::write_webmcu_header_raw(raw.data(), raw.size() - 4, labels, 2, xs).code,
-            tv::StatusCode::LegacySizeMismatch);
+            tv::StatusCode::RawWeightsSizeMismatch);
   EXPECT_EQ(tv::write_webmcu_header_raw(raw.data(), raw.size(), labels, 1, xs).code,
             tv::StatusCode::ClassCountMismatch);
   float inf = INFINITY;

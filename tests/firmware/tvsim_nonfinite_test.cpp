@@ -14,10 +14,7 @@ namespace fs = std::filesystem;
 
 TEST(TvsimBoard, AModelWithANanWeightIsRefusedByTheBoard) {
   const std::string bin = tvtest::bin_path("tvsim");
-  if (!fs::exists(bin)) {
-    if (tvtest::in_ci()) FAIL() << bin << " is missing";
-    GTEST_SKIP() << bin << " is not built";
-  }
+  TV_REQUIRE_BINARY("tvsim");
   tv::ModelDesc d;
   tv::webmcu_model(2, &d);
   auto plan = tvh::plan_or_throw(d, "webmcu");

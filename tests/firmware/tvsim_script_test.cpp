@@ -12,10 +12,7 @@ namespace fs = std::filesystem;
 
 TEST(TvsimScript, ADirectiveBeyondItsLimitIsRefusedAndIgnored) {
   const std::string bin = tvtest::bin_path("tvsim");
-  if (!fs::exists(bin)) {
-    if (tvtest::in_ci()) FAIL() << bin << " is missing";
-    GTEST_SKIP() << bin << " is not built";
-  }
+  TV_REQUIRE_BINARY("tvsim");
   const std::string dir = tvtest::temp_dir("tvsim-script");
   std::ofstream(dir + "/in.txt") << "~tap 2000000000\n~wait 99999999999999999999\n~touch 5\n~jump 3\n~tap 2\n?\n";
   const tvtest::CommandResult r =

@@ -16,6 +16,7 @@
 #include "host/error.h"
 #include "host/files.h"
 #include "host/jpeg.h"
+#include "host/split.h"
 #include "test_support.h"
 #include "tv/image.h"
 

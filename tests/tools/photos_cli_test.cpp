@@ -32,11 +32,6 @@ void put(const std::string& root, const std::string& rel, const std::vector<uint
   tvh::write_file_atomic(p.string(), bytes);
 }
 
-std::string read_text(const std::string& p) {
-  const auto b = tvh::read_file(p);
-  return std::string(b.begin(), b.end());
-}
-
 // A JPEG showing the quadrant picture (class tl or br) once its EXIF orientation is applied.
 std::vector<uint8_t> oriented_jpeg(int w, int h, bool top_left, int o, uint32_t seed) {
   auto shown = tvtest::quadrant_picture(w, h, top_left);
@@ -74,13 +69,6 @@ std::vector<std::string> make_messy(const std::string& root, bool fifo) {
   return pictures;
 }
 
-json run_json(const std::string& cmd, int* rc, std::string* err) {
-  std::string out;
-  *rc = tvtest::run_command(cmd, &out, err);
-  if (*rc != 0 || out.empty()) return json();
-  return json::parse(out);
-}
-
 }  // namespace
 
 TEST(PhotosCli, MessyFolderAndZipEveryPictureUsedEverySkipNamed) {
@@ -90,9 +78,9 @@ TEST(PhotosCli, MessyFolderAndZipEveryPictureUsedEverySkipNamed) {
   int rc = 0;
   std::string err;
   // `timeout`: a reader that opens the FIFO would hang here.
-  const json j = run_json("timeout 300 " + tool("tvtrain") + " '" + root + "/photos' --preset webmcu --epochs 2 -o " +
-                              out + "/m.tvb --json",
-                          &rc, &err);
+  const json j = tvtest::run_json("timeout 300 " + tool("tvtrain") + " '" + root +
+                                      "/photos' --preset webmcu --epochs 2 -o " + out + "/m.tvb --json",
+                                  &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["images"], pictures.size());
   EXPECT_EQ(j["exif_rotated"], 14);  // orientations 2..8 in both classes
@@ -110,9 +98,9 @@ TEST(PhotosCli, MessyFolderAndZipEveryPictureUsedEverySkipNamed) {
   EXPECT_TRUE(j["per_class"][0].contains("f1"));
   EXPECT_TRUE(j.contains("misclassified"));
   EXPECT_NE(err.find("precision"), std::string::npos) << err;
-  const std::string confusion = read_text(out + "/m.confusion.svg");
+  const std::string confusion = tvtest::read_text(out + "/m.confusion.svg");
   EXPECT_NE(confusion.find("predicted class"), std::string::npos);
-  const std::string curve = read_text(out + "/m.curve.svg");
+  const std::string curve = tvtest::read_text(out + "/m.curve.svg");
   EXPECT_NE(curve.find("validation loss"), std::string::npos);
   EXPECT_NE(curve.find("kept: epoch"), std::string::npos);
   EXPECT_NE(curve.find("loss (mean cross-entropy)"), std::string::npos);
@@ -130,9 +118,10 @@ TEST(PhotosCli, MessyFolderAndZipEveryPictureUsedEverySkipNamed) {
     ASSERT_GE(zip_file_add(z, rel.c_str(), src, ZIP_FL_ENC_UTF_8), 0) << rel;
   }
   ASSERT_EQ(zip_close(z), 0);
-  const json k = run_json(tool("tvtrain") + " '" + zip_path +
-                              "' --preset webmcu --epochs 1 --no-curve --no-confusion -o " + out + "/z.tvb --json",
-                          &rc, &err);
+  const json k =
+      tvtest::run_json(tool("tvtrain") + " '" + zip_path +
+                           "' --preset webmcu --epochs 1 --no-curve --no-confusion -o " + out + "/z.tvb --json",
+                       &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(k["images"], pictures.size());
   EXPECT_EQ(k["exif_rotated"], 14);
@@ -157,8 +146,8 @@ TEST(PhotosCli, ClassifyFloatAndInt8AndRawWeights) {
       << err;
   const std::string a = root + "/photos/tl/IMG 1.JPG", b = root + "/photos/br/pngs/p0.png";
   for (const std::string model : {"m.tvb", "m.q8.tvb"}) {
-    const json j =
-        run_json(tool("tvtrain") + " classify " + out + "/" + model + " '" + a + "' '" + b + "' --json", &rc, &err);
+    const json j = tvtest::run_json(
+        tool("tvtrain") + " classify " + out + "/" + model + " '" + a + "' '" + b + "' --json", &rc, &err);
     ASSERT_EQ(rc, 0) << model << ": " << err;
     ASSERT_EQ(j.size(), 2u);
     double sum = 0;
@@ -197,18 +186,20 @@ TEST(PhotosCli, WarningsBeforeTrainingAndAugment) {
   const std::string out = tvtest::temp_dir("warn-out");
   int rc = 0;
   std::string err;
-  const json j = run_json(tool("tvtrain") + " " + root + " --preset webmcu --epochs 1 --val-last 2 --augment none -o " +
-                              out + "/m.tvb --json",
-                          &rc, &err);
+  const json j =
+      tvtest::run_json(tool("tvtrain") + " " + root + " --preset webmcu --epochs 1 --val-last 2 --augment none -o " +
+                           out + "/m.tvb --json",
+                       &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_NE(err.find("out of balance"), std::string::npos) << err;
   EXPECT_NE(err.find("class 'few' has only 3 training image(s)"), std::string::npos) << err;
   EXPECT_NE(err.find("--kfold"), std::string::npos) << err;
   EXPECT_NE(err.find("are the same file in two classes"), std::string::npos) << err;
   EXPECT_EQ(j["augment"], json({{"flip", false}, {"shift", 0}, {"brightness", 0.0}}));
-  const json k = run_json(tool("tvtrain") + " " + root +
-                              " --preset webmcu --epochs 1 --augment shift=3,brightness -q -o " + out + "/n.tvb --json",
-                          &rc, &err);
+  const json k =
+      tvtest::run_json(tool("tvtrain") + " " + root +
+                           " --preset webmcu --epochs 1 --augment shift=3,brightness -q -o " + out + "/n.tvb --json",
+                       &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(k["augment"]["shift"], 3);
   EXPECT_EQ(k["augment"]["flip"], false);

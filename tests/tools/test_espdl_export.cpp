@@ -55,13 +55,6 @@ const char* const kGoldenFiles[] = {
     "streaming-conv-esp32s3.espdl",
 };
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // ---------------------------------------------------------------- int8 models to export
 
 tv::ModelDesc input_model(int h, int w, int c, int classes) {
@@ -246,7 +239,7 @@ std::string flatc_json(const std::vector<uint8_t>& file, const std::string& dir,
                                          q(tvtest::source_path("host/espdl/espdl.fbs")) + " -- " + q(stem + ".bin"),
                                      &out, &err);
   if (rc != 0) return "";
-  return read_text(dir + "/" + stem + ".json");
+  return tvtest::read_text(dir + "/" + stem + ".json");
 }
 
 // Field-by-field equality of two model views (not their sources).

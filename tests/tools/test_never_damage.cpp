@@ -21,9 +21,9 @@
 #include "test_support.h"
 #include "tv/blob.h"
 #include "tv/int8/q8_model.h"
-#include "tv/legacy.h"
 #include "tv/net.h"
 #include "tv/presets.h"
+#include "tv/raw_weights.h"
 
 namespace fs = std::filesystem;
 
@@ -36,20 +36,6 @@ std::string bin(const std::string& tool) {
   return q(tvtest::bin_path(tool));
 }
 const std::vector<std::string> kClasses = {"0blank", "1circle", "2cross"};
-
-// A small copy of datasets/shapes: `per_class` images of each class.
-std::string small_dataset(const std::string& tag, int per_class) {
-  const std::string dir = tvtest::temp_dir(tag);
-  for (const std::string& c : kClasses) {
-    fs::create_directories(dir + "/" + c);
-    std::vector<std::string> files;
-    for (auto& e : fs::directory_iterator(tvtest::source_path("datasets/shapes/" + c))) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (int i = 0; i < per_class; ++i)
-      fs::copy_file(files[(size_t)i], dir + "/" + c + "/" + fs::path(files[(size_t)i]).filename().string());
-  }
-  return dir;
-}
 
 // A he-initialized webmcu model for the shapes classes; `poison` >= 0 puts `value` at that parameter.
 std::string make_model(const std::string& path, long poison = -1, float value = NAN) {
@@ -95,7 +81,7 @@ TEST(NeverDamage, ADeviceNodeAsOutputIsRefusedAndStaysADevice) {
   const std::string dir = tvtest::temp_dir("nd-device");
   const std::string dev = dir + "/full", model = make_model(dir + "/m.tvb");
   ASSERT_EQ(mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 7)), 0) << "mknod /dev/full's twin";  // like /dev/full
-  const std::string ds = small_dataset("nd-device-ds", 4);
+  const std::string ds = tvtest::shapes_subset("nd-device-ds", 4);
   for (const std::string& cmd :
        {bin("tvexport") + " " + q(model) + " --format header -o " + q(dev),
         bin("tvexport") + " " + q(model) + " --format webmcu-bin -o " + q(dev),
@@ -150,7 +136,7 @@ TEST(NeverDamage, AnOutputThatIsAnInputIsRefusedAndTheInputKept) {
   const std::string dir = tvtest::temp_dir("nd-same");
   const std::string model = make_model(dir + "/m.tvb");
   const std::vector<uint8_t> before = bytes_of(model);
-  const std::string ds = small_dataset("nd-same-ds", 4);
+  const std::string ds = tvtest::shapes_subset("nd-same-ds", 4);
   fs::create_hard_link(model, dir + "/alias.h");
   fs::create_symlink(model, dir + "/link.bin");
   struct Case {
@@ -196,8 +182,8 @@ TEST(NeverDamage, TheFormatFollowsTheExtensionOrAnExplicitFormat) {
   EXPECT_TRUE(has(r.err, "the name says a C header but this writes a raw myWeights.bin")) << r.err;
   r = run(bin("tvexport") + " " + q(model) + " -o " + q(dir + "/X.BIN"));  // case-insensitive
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(fs::file_size(dir + "/X.BIN"), tv::legacy_size(3));
-  const std::string ds = small_dataset("nd-format-ds", 4);
+  EXPECT_EQ(fs::file_size(dir + "/X.BIN"), tv::raw_weights_size(3));
+  const std::string ds = tvtest::shapes_subset("nd-format-ds", 4);
   r = run(bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -o " + q(dir + "/model.h"));
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(has(r.err, "the name says a C header but this writes a TinyVision model")) << r.err;
@@ -208,7 +194,7 @@ TEST(NeverDamage, TheFormatFollowsTheExtensionOrAnExplicitFormat) {
 // ---- side outputs: named in --help, skippable, never replacing a file nobody named
 
 TEST(NeverDamage, TheCurveNeverReplacesAFileTheUserDidNotName) {
-  const std::string ds = small_dataset("nd-curve-ds", 4);
+  const std::string ds = tvtest::shapes_subset("nd-curve-ds", 4);
   const std::string dir = tvtest::temp_dir("nd-curve");
   const std::string mine = "my own drawing, not a curve\n";
   std::ofstream(dir + "/x.curve.svg") << mine;
@@ -241,7 +227,7 @@ TEST(NeverDamage, TheCurveNeverReplacesAFileTheUserDidNotName) {
 }
 
 TEST(NeverDamage, TheConfusionPictureFollowsTheSameRule) {
-  const std::string ds = small_dataset("nd-conf-ds", 4);
+  const std::string ds = tvtest::shapes_subset("nd-conf-ds", 4);
   const std::string dir = tvtest::temp_dir("nd-conf");
   const std::string mine = "<svg>mine</svg>\n";
   std::ofstream(dir + "/x.confusion.svg") << mine;
@@ -271,7 +257,7 @@ TEST(NeverDamage, TheConfusionPictureFollowsTheSameRule) {
 // ---- the output location, checked before any long work
 
 TEST(NeverDamage, ABadOutputFolderIsFoundBeforeTraining) {
-  const std::string ds = small_dataset("nd-folder-ds", 4);
+  const std::string ds = tvtest::shapes_subset("nd-folder-ds", 4);
   const std::string dir = tvtest::temp_dir("nd-folder");
   std::ofstream(dir + "/plainfile") << "x";
   for (const std::string& out : {dir + "/missing/m.tvb", dir + "/plainfile/m.tvb"}) {
@@ -329,7 +315,7 @@ TEST(NeverDamage, TemporariesOfAKilledWriteAreRemovedALiveOnesAreKept) {
 
 TEST(NeverDamage, ANonFiniteWeightIsRefusedByEveryToolNamingTheTensor) {
   const std::string dir = tvtest::temp_dir("nd-nan");
-  const std::string ds = small_dataset("nd-nan-ds", 4);
+  const std::string ds = tvtest::shapes_subset("nd-nan-ds", 4);
   tv::ModelDesc d;
   tv::webmcu_model(3, &d);
   auto plan = tvh::plan_or_throw(d, "webmcu");
@@ -358,7 +344,7 @@ TEST(NeverDamage, ANonFiniteWeightIsRefusedByEveryToolNamingTheTensor) {
   }
   for (const char* f : {"r.tvb", "q.tvb", "h.h"}) EXPECT_FALSE(fs::exists(dir + "/" + f)) << f;
   // The reference's raw myWeights.bin: the same refusal, naming the layer.
-  std::vector<uint8_t> raw(tv::legacy_size(3), 0);
+  std::vector<uint8_t> raw(tv::raw_weights_size(3), 0);
   const float bad = NAN;
   std::memcpy(raw.data() + 4 * 100, &bad, 4);  // inside conv1's weights
   std::ofstream(dir + "/myWeights.bin", std::ios::binary).write((const char*)raw.data(), (std::streamsize)raw.size());
@@ -368,7 +354,7 @@ TEST(NeverDamage, ANonFiniteWeightIsRefusedByEveryToolNamingTheTensor) {
 }
 
 TEST(NeverDamage, TheSharedDecoderRefusesNonFiniteValuesForTheBoardToo) {
-  // blob_decode and legacy_import are what the firmware calls: the refusal lives there.
+  // blob_decode and raw_weights_import are what the firmware calls: the refusal lives there.
   tv::ModelDesc d;
   tv::webmcu_model(2, &d);
   auto plan = tvh::plan_or_throw(d, "webmcu");
@@ -388,11 +374,11 @@ TEST(NeverDamage, TheSharedDecoderRefusesNonFiniteValuesForTheBoardToo) {
   auto nan_scale = tvh::plan_or_throw(d, "webmcu");
   blob = tvh::encode_float_blob(*nan_scale, p.data(), {"a", "b"}, "");
   EXPECT_EQ(tv::blob_decode(blob.data(), blob.size(), &view).code, tv::StatusCode::NonFiniteWeight);
-  std::vector<uint8_t> raw(tv::legacy_size(2), 0);
+  std::vector<uint8_t> raw(tv::raw_weights_size(2), 0);
   const uint32_t nan_bits = 0x7FC00001u;
   std::memcpy(raw.data() + raw.size() - 4, &nan_bits, 4);  // the last dense bias
   std::vector<float> params(plan->param_count, 5.f);
-  const tv::Status ls = tv::legacy_import(raw.data(), raw.size(), *plan, params.data());
+  const tv::Status ls = tv::raw_weights_import(raw.data(), raw.size(), *plan, params.data());
   EXPECT_EQ(ls.code, tv::StatusCode::NonFiniteWeight);
   EXPECT_EQ(ls.layer, 8);
   EXPECT_EQ(params[0], 5.f) << "nothing written on a refusal";
@@ -436,7 +422,7 @@ TEST(NeverDamage, ExitStatusesAreTheSameAcrossTheTools) {
 
 TEST(NeverDamage, InfoBudgetAndHeaderUseTheInt8EnginesFiguresForAnInt8Model) {
   const std::string dir = tvtest::temp_dir("nd-int8");
-  const std::string ds = small_dataset("nd-int8-ds", 4);
+  const std::string ds = tvtest::shapes_subset("nd-int8-ds", 4);
   const std::string model = make_model(dir + "/m.tvb");
   Result r = run(bin("tvquant") + " " + q(model) + " --calib " + q(ds) + " --val-last 1 -q -o " + q(dir + "/m.q8.tvb"));
   ASSERT_EQ(r.status, 0) << r.err;

@@ -22,35 +22,6 @@ std::string tvquant() {
 std::string tvtrain() {
   return tvtest::bin_path("tvtrain");
 }
-std::string shapes() {
-  return tvtest::source_path("datasets/shapes");
-}
-
-// A small copy of datasets/shapes: `per_class` images of each class.
-std::string small_dataset(const std::string& tag, int per_class) {
-  std::string dir = tvtest::temp_dir(tag);
-  for (const char* c : {"0blank", "1circle", "2cross"}) {
-    fs::create_directories(dir + "/" + c);
-    std::vector<std::string> files;
-    for (auto& e : fs::directory_iterator(shapes() + "/" + c)) files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    for (int i = 0; i < per_class; ++i)
-      fs::copy_file(files[i], dir + "/" + c + "/" + fs::path(files[i]).filename().string());
-  }
-  return dir;
-}
-
-json run_json(const std::string& cmd, int* rc = nullptr, std::string* err = nullptr) {
-  std::string out, e;
-  int code = tvtest::run_command(cmd, &out, &e);
-  if (rc) *rc = code;
-  if (err) *err = e;
-  if (code != 0) {
-    if (!rc) ADD_FAILURE() << cmd << " exited " << code << ": " << e;
-    return json();
-  }
-  return json::parse(out);
-}
 
 // Trains a model with tvtrain (quietly); returns its path.
 std::string train(const std::string& ds, const std::string& dir, const std::string& args, const std::string& name) {
@@ -75,12 +46,12 @@ TEST(Tvquant, HelpMentionsTheQuickstartInterface) {
 }
 
 TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
-  std::string ds = small_dataset("q-ds", 8);
+  std::string ds = tvtest::shapes_subset("q-ds", 8);
   std::string dir = tvtest::temp_dir("q-out");
   std::string model = train(ds, dir, "--preset webmcu --epochs 3", "m.tvb");
   std::string err;
   int rc;
-  json j = run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/m.q8.tvb --json", &rc, &err);
+  json j = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/m.q8.tvb --json", &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   for (const char* k :
        {"float_accuracy", "int8_accuracy", "float_weight_bytes", "int8_weight_bytes", "infer_bytes_float",
@@ -121,13 +92,13 @@ TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
   EXPECT_NE(q.provenance.find("preset=webmcu"), std::string::npos);
 
   // tvtrain --eval runs it and agrees with tvquant --eval-on over every image.
-  json e = run_json(tvtrain() + " " + ds + " --eval --init " + dir + "/m.q8.tvb --json -q");
+  json e = tvtest::run_json(tvtrain() + " " + ds + " --eval --init " + dir + "/m.q8.tvb --json -q");
   EXPECT_TRUE(e["int8"].get<bool>());
-  json all =
-      run_json(tvquant() + " " + model + " --calib " + ds + " --eval-on " + ds + " -o " + dir + "/all.tvb --json -q");
+  json all = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " --eval-on " + ds + " -o " + dir +
+                              "/all.tvb --json -q");
   EXPECT_EQ(all["eval_images"], 24);
   EXPECT_EQ(e["correct"], all["int8_correct"]);
-  json ef = run_json(tvtrain() + " " + ds + " --eval --init " + model + " --json -q");
+  json ef = tvtest::run_json(tvtrain() + " " + ds + " --eval --init " + model + " --json -q");
   EXPECT_EQ(ef["correct"], all["float_correct"]);
 
   // tvexport writes a header from it.
@@ -138,21 +109,23 @@ TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
   EXPECT_TRUE(fs::exists(dir + "/m.h"));
 
   // Options: per-channel (marked as not for the S3), percentile, calibrated accumulator check.
-  json pc = run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/pc.tvb --per-channel --json -q");
+  json pc =
+      tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/pc.tvb --per-channel --json -q");
   EXPECT_FALSE(pc["s3_compatible"].get<bool>());
   EXPECT_TRUE(pc["layers"][0].contains("e_w_channels"));
   EXPECT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --eval --init " + dir + "/pc.tvb -q"), 0);
-  json pt = run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/pt.tvb --percentile 99.9 --json -q");
+  json pt = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir +
+                             "/pt.tvb --percentile 99.9 --json -q");
   EXPECT_EQ(pt["calibration"], "percentile");
-  json cc =
-      run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/cc.tvb --acc-check calibrated --json -q");
+  json cc = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir +
+                             "/cc.tvb --acc-check calibrated --json -q");
   EXPECT_EQ(cc["acc_check"], "calibrated");
 }
 
 TEST(Tvquant, ReportsTheLayerWhoseAccumulationWouldLeave20Bits) {
   // 16x16 gray -> flatten -> dense(3), output 0 summing every pixel with weight 1.0: at the min/max
   // exponents a white image would accumulate 256 * 64 * 64 = 1,048,576 > 2^19 - 1.
-  std::string ds = small_dataset("acc-ds", 4);
+  std::string ds = tvtest::shapes_subset("acc-ds", 4);
   std::string dir = tvtest::temp_dir("acc-out");
   tv::ModelDesc d;
   d.input.height = d.input.width = 16;
@@ -167,7 +140,8 @@ TEST(Tvquant, ReportsTheLayerWhoseAccumulationWouldLeave20Bits) {
   tvh::save_float_model(dir + "/acc.tvb", *plan, params.data(), {"0blank", "1circle", "2cross"}, "tool=test\n");
   std::string err;
   int rc;
-  json j = run_json(tvquant() + " " + dir + "/acc.tvb --calib " + ds + " -o " + dir + "/acc.q8.tvb --json", &rc, &err);
+  json j = tvtest::run_json(tvquant() + " " + dir + "/acc.tvb --calib " + ds + " -o " + dir + "/acc.q8.tvb --json", &rc,
+                            &err);
   ASSERT_EQ(rc, 0) << err;
   ASSERT_EQ(j["adjustments"].size(), 1u) << j["adjustments"].dump();
   const std::string a = j["adjustments"][0];
@@ -183,7 +157,7 @@ TEST(Tvquant, ReportsTheLayerWhoseAccumulationWouldLeave20Bits) {
 }
 
 TEST(Tvquant, RefusalsNameTheFileAndWriteNothing) {
-  std::string ds = small_dataset("r-ds", 4);
+  std::string ds = tvtest::shapes_subset("r-ds", 4);
   std::string dir = tvtest::temp_dir("r-out");
   std::string model = train(ds, dir, "--preset webmcu --epochs 1", "m.tvb");
   std::string err;
@@ -192,7 +166,7 @@ TEST(Tvquant, RefusalsNameTheFileAndWriteNothing) {
             0)
       << err;
   // An int8 model is not quantized again.
-  run_json(tvquant() + " " + dir + "/q.tvb --calib " + ds + " -o " + dir + "/qq.tvb", &rc, &err);
+  tvtest::run_json(tvquant() + " " + dir + "/q.tvb --calib " + ds + " -o " + dir + "/qq.tvb", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("already an int8 model"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(dir + "/qq.tvb"));
@@ -204,31 +178,31 @@ TEST(Tvquant, RefusalsNameTheFileAndWriteNothing) {
     for (auto& f : fs::directory_iterator(ds + "/0blank"))
       fs::copy_file(f.path(), other + "/" + c + "/" + f.path().filename().string());
   tvh::write_file_atomic(dir + "/keep.tvb", std::string("old contents"));
-  run_json(tvquant() + " " + model + " --calib " + other + " -o " + dir + "/keep.tvb", &rc, &err);
+  tvtest::run_json(tvquant() + " " + model + " --calib " + other + " -o " + dir + "/keep.tvb", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("0blank"), std::string::npos) << err;
   EXPECT_EQ(tvh::read_file(dir + "/keep.tvb"),
             std::vector<uint8_t>({'o', 'l', 'd', ' ', 'c', 'o', 'n', 't', 'e', 'n', 't', 's'}));
   // A missing model, a missing --calib.
-  run_json(tvquant() + " " + dir + "/nope.tvb --calib " + ds + " -o " + dir + "/x.tvb", &rc, &err);
+  tvtest::run_json(tvquant() + " " + dir + "/nope.tvb --calib " + ds + " -o " + dir + "/x.tvb", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("nope.tvb"), std::string::npos) << err;
-  run_json(tvquant() + " " + model + " -o " + dir + "/x.tvb", &rc, &err);
+  tvtest::run_json(tvquant() + " " + model + " -o " + dir + "/x.tvb", &rc, &err);
   EXPECT_NE(rc, 0);
   EXPECT_NE(err.find("--calib"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(dir + "/x.tvb"));
 }
 
 TEST(Tvquant, PruneRebuildsFineTunesAndReports) {
-  std::string ds = small_dataset("p-ds", 8);
+  std::string ds = tvtest::shapes_subset("p-ds", 8);
   std::string dir = tvtest::temp_dir("p-out");
   for (const char* preset : {"webmcu", "tinyvision"}) {
     SCOPED_TRACE(preset);
     std::string model = train(ds, dir, std::string("--preset ") + preset + " --epochs 2", std::string(preset) + ".tvb");
     std::string out = dir + "/" + preset + ".pruned.tvb", err;
     int rc;
-    json j = run_json(tvquant() + " prune " + model + " " + ds + " --ratio 0.2 --epochs 1 -o " + out + " --json -q",
-                      &rc, &err);
+    json j = tvtest::run_json(
+        tvquant() + " prune " + model + " " + ds + " --ratio 0.2 --epochs 1 -o " + out + " --json -q", &rc, &err);
     ASSERT_EQ(rc, 0) << err;
     ASSERT_EQ(j["rows"].size(), 3u);
     EXPECT_EQ(j["preset"], preset);  // from the model's provenance
@@ -248,13 +222,13 @@ TEST(Tvquant, PruneRebuildsFineTunesAndReports) {
   tvh::save_float_model(dir + "/anon.tvb", *m.plan, m.params.data(), m.labels, "tool=elsewhere\n");
   std::string err;
   int rc;
-  run_json(tvquant() + " prune " + dir + "/anon.tvb " + ds + " -o " + dir + "/anon.p.tvb", &rc, &err);
+  tvtest::run_json(tvquant() + " prune " + dir + "/anon.tvb " + ds + " -o " + dir + "/anon.p.tvb", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("--preset"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(dir + "/anon.p.tvb"));
-  run_json(tvquant() + " prune " + dir + "/anon.tvb " + ds + " --preset webmcu --epochs 0 -o " + dir +
-               "/anon.p.tvb --json -q",
-           &rc, &err);
+  tvtest::run_json(tvquant() + " prune " + dir + "/anon.tvb " + ds + " --preset webmcu --epochs 0 -o " + dir +
+                       "/anon.p.tvb --json -q",
+                   &rc, &err);
   EXPECT_EQ(rc, 0) << err;
 }
 
@@ -269,12 +243,13 @@ TEST(Tvquant, WebmcuBTargets) {
     SCOPED_TRACE(preset);
     std::string model =
         train(ds, dir, std::string("--preset ") + preset + " --threads 2", std::string(preset) + ".tvb");
-    json q = run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/" + preset + ".q8.tvb --json -q");
+    json q = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/" + preset +
+                              ".q8.tvb --json -q");
     EXPECT_LE(std::abs(q["int8_accuracy"].get<double>() - q["float_accuracy"].get<double>()), 0.01) << q.dump();
     EXPECT_TRUE(q["s3_guaranteed"].get<bool>());
     EXPECT_GE(q["float_weight_bytes"].get<double>() / q["int8_weight_bytes"].get<double>(), 3.5);
-    json p = run_json(tvquant() + " prune " + model + " " + ds + " --ratio 0.2 -o " + dir + "/" + preset +
-                      ".pruned.tvb --threads 2 --json -q");
+    json p = tvtest::run_json(tvquant() + " prune " + model + " " + ds + " --ratio 0.2 -o " + dir + "/" + preset +
+                              ".pruned.tvb --threads 2 --json -q");
     EXPECT_GE(p["removed_fraction"].get<double>(), 0.2);
     EXPECT_GE(p["accuracy_finetuned"].get<double>(), p["accuracy_before"].get<double>() - 0.03) << p.dump();
   }

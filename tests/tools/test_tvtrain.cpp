@@ -23,35 +23,9 @@ std::string shapes() {
   return tvtest::source_path("datasets/shapes");
 }
 
-// A small copy of datasets/shapes: `per_class` images of each class.
-std::string small_dataset(const std::string& tag, int per_class) {
-  std::string dir = tvtest::temp_dir(tag);
-  for (const char* c : {"0blank", "1circle", "2cross"}) {
-    fs::create_directories(dir + "/" + c);
-    std::vector<std::string> files;
-    for (auto& e : fs::directory_iterator(shapes() + "/" + c)) files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    for (int i = 0; i < per_class; ++i)
-      fs::copy_file(files[i], dir + "/" + c + "/" + fs::path(files[i]).filename().string());
-  }
-  return dir;
-}
-
-json run_json(const std::string& args, int* rc = nullptr, std::string* err = nullptr) {
-  std::string out, e;
-  int code = tvtest::run_command(tvtrain() + " " + args, &out, &e);
-  if (rc) *rc = code;
-  if (err) *err = e;
-  if (code != 0) {
-    if (!rc) ADD_FAILURE() << "tvtrain " << args << " exited " << code << ": " << e;
-    return json();
-  }
-  return json::parse(out);
-}
-
-std::string read_text(const std::string& p) {
-  auto b = tvh::read_file(p);
-  return std::string(b.begin(), b.end());
+// tvtrain with these arguments, its stdout as JSON (see tvtest::run_json).
+json tvtrain_json(const std::string& args, int* rc = nullptr, std::string* err = nullptr) {
+  return tvtest::run_json(tvtrain() + " " + args, rc, err);
 }
 
 }  // namespace
@@ -65,9 +39,10 @@ TEST(Tvtrain, HelpAndVersion) {
 }
 
 TEST(Tvtrain, TrainsAFolderAndReportsEverything) {
-  std::string ds = small_dataset("train", 8);
+  std::string ds = tvtest::shapes_subset("train", 8);
   std::string out = tvtest::temp_dir("train-out");
-  json j = run_json(ds + " --preset webmcu --epochs 3 -o " + out + "/m.tvb --raw-out " + out + "/myWeights.bin --json");
+  json j =
+      tvtrain_json(ds + " --preset webmcu --epochs 3 -o " + out + "/m.tvb --raw-out " + out + "/myWeights.bin --json");
   for (const char* k : {"classes", "train_images", "val_images", "epochs", "train_seconds", "decode_seconds",
                         "train_accuracy", "val_accuracy", "val_correct", "confusion_matrix", "params", "memory"})
     EXPECT_TRUE(j.contains(k)) << k;
@@ -79,7 +54,7 @@ TEST(Tvtrain, TrainsAFolderAndReportsEverything) {
   EXPECT_EQ(j["confusion_matrix"].size(), 3u);
   EXPECT_TRUE(fs::exists(out + "/m.tvb"));
   EXPECT_EQ(fs::file_size(out + "/myWeights.bin"), 82380u);
-  std::string svg = read_text(out + "/m.curve.svg");
+  std::string svg = tvtest::read_text(out + "/m.curve.svg");
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("polyline"), std::string::npos);
   // The blob loads back with the dataset's classes as labels.
@@ -88,27 +63,27 @@ TEST(Tvtrain, TrainsAFolderAndReportsEverything) {
 }
 
 TEST(Tvtrain, SameSeedSameBytesAndThreadsChangeNothing) {
-  std::string ds = small_dataset("repro", 6);
+  std::string ds = tvtest::shapes_subset("repro", 6);
   std::string out = tvtest::temp_dir("repro-out");
   for (const char* preset : {"webmcu", "tinyvision"}) {
     std::string common = ds + " --preset " + preset + " --epochs 2 --seed 7 --no-curve -q";
     int rc;
-    run_json(common + " -o " + out + "/a.tvb --threads 1 --json", &rc);
+    tvtrain_json(common + " -o " + out + "/a.tvb --threads 1 --json", &rc);
     ASSERT_EQ(rc, 0);
-    run_json(common + " -o " + out + "/b.tvb --threads 1 --json", &rc);
-    run_json(common + " -o " + out + "/c.tvb --threads 2 --json", &rc);
-    run_json(common + " -o " + out + "/d.tvb --threads 3 --json", &rc);
+    tvtrain_json(common + " -o " + out + "/b.tvb --threads 1 --json", &rc);
+    tvtrain_json(common + " -o " + out + "/c.tvb --threads 2 --json", &rc);
+    tvtrain_json(common + " -o " + out + "/d.tvb --threads 3 --json", &rc);
     auto a = tvh::read_file(out + "/a.tvb");
     EXPECT_EQ(a, tvh::read_file(out + "/b.tvb")) << preset << ": same seed must give the same bytes";
     EXPECT_EQ(a, tvh::read_file(out + "/c.tvb")) << preset << ": --threads 2 changed the model";
     EXPECT_EQ(a, tvh::read_file(out + "/d.tvb")) << preset << ": --threads 3 changed the model";
-    run_json(ds + " --preset " + preset + " --epochs 2 --seed 8 --no-curve -q -o " + out + "/e.tvb --json", &rc);
+    tvtrain_json(ds + " --preset " + preset + " --epochs 2 --seed 8 --no-curve -q -o " + out + "/e.tvb --json", &rc);
     EXPECT_NE(a, tvh::read_file(out + "/e.tvb")) << preset << ": another seed should give another model";
   }
 }
 
 TEST(Tvtrain, ZipDatasetGivesTheSameModelAsTheFolder) {
-  std::string ds = small_dataset("zip", 5);
+  std::string ds = tvtest::shapes_subset("zip", 5);
   std::string out = tvtest::temp_dir("zip-out");
   std::string zpath = out + "/photos.zip";
   int err = 0;
@@ -124,9 +99,9 @@ TEST(Tvtrain, ZipDatasetGivesTheSameModelAsTheFolder) {
     }
   ASSERT_EQ(zip_close(z), 0);
   int rc;
-  run_json(ds + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/f.tvb --json", &rc);
+  tvtrain_json(ds + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/f.tvb --json", &rc);
   ASSERT_EQ(rc, 0);
-  json j = run_json(zpath + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/z.tvb --json", &rc);
+  json j = tvtrain_json(zpath + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/z.tvb --json", &rc);
   ASSERT_EQ(rc, 0);
   EXPECT_EQ(j["train_images"], 6);
   // The provenance names the dataset path, so compare the weights, not the bytes.
@@ -134,7 +109,7 @@ TEST(Tvtrain, ZipDatasetGivesTheSameModelAsTheFolder) {
 }
 
 TEST(Tvtrain, MessyFoldersAreReportedAndSkipped) {
-  std::string ds = small_dataset("messy", 5);
+  std::string ds = tvtest::shapes_subset("messy", 5);
   fs::create_directories(ds + "/header");  // no images: skipped with a warning
   std::ofstream(ds + "/header/notes.txt") << "not a photo";
   std::ofstream(ds + "/1circle/broken.jpg") << "definitely not a jpeg";
@@ -147,7 +122,7 @@ TEST(Tvtrain, MessyFoldersAreReportedAndSkipped) {
   tvh::write_file_atomic(ds + "/0blank/zz_gray.jpg", tvh::encode_jpeg(gray.data(), 97, 53, 1, 90, true));
   std::string out = tvtest::temp_dir("messy-out"), err;
   int rc;
-  json j = run_json(ds + " --preset webmcu --epochs 1 --no-curve -o " + out + "/m.tvb --json", &rc, &err);
+  json j = tvtrain_json(ds + " --preset webmcu --epochs 1 --no-curve -o " + out + "/m.tvb --json", &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_NE(err.find("header"), std::string::npos) << err;
   EXPECT_NE(err.find("broken.jpg"), std::string::npos) << err;
@@ -157,24 +132,24 @@ TEST(Tvtrain, MessyFoldersAreReportedAndSkipped) {
 }
 
 TEST(Tvtrain, InputSizeFollowsAndTooSmallIsRefused) {
-  std::string ds = small_dataset("input", 4);
+  std::string ds = tvtest::shapes_subset("input", 4);
   std::string out = tvtest::temp_dir("input-out"), err;
   int rc;
-  json j =
-      run_json(ds + " --preset webmcu --input 28x28x1 --epochs 1 -q --no-curve -o " + out + "/g.tvb --json", &rc, &err);
+  json j = tvtrain_json(ds + " --preset webmcu --input 28x28x1 --epochs 1 -q --no-curve -o " + out + "/g.tvb --json",
+                        &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["params"], 36 + 4 + 288 + 8 + 968 * 3 + 3);
-  run_json(ds + " --preset webmcu --input 6x6x3 --epochs 1 -o " + out + "/x.tvb", &rc, &err);
+  tvtrain_json(ds + " --preset webmcu --input 6x6x3 --epochs 1 -o " + out + "/x.tvb", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("layer 4"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(out + "/x.tvb"));
-  run_json(ds + " --input 28x28 -o " + out + "/x.tvb", &rc, &err);
+  tvtrain_json(ds + " --input 28x28 -o " + out + "/x.tvb", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("HxWxC"), std::string::npos) << err;
 }
 
 TEST(Tvtrain, BadConfigsAreRefusedNamingFileAndKey) {
-  std::string ds = small_dataset("cfg", 4);
+  std::string ds = tvtest::shapes_subset("cfg", 4);
   std::string dir = tvtest::temp_dir("cfg-out"), err;
   struct Case {
     const char* json;
@@ -190,7 +165,7 @@ TEST(Tvtrain, BadConfigsAreRefusedNamingFileAndKey) {
   for (const auto& c : cases) {
     tvh::write_file_atomic(dir + "/c.json", std::string(c.json));
     int rc;
-    run_json(ds + " --config " + dir + "/c.json --epochs 1 -o " + dir + "/m.tvb", &rc, &err);
+    tvtrain_json(ds + " --config " + dir + "/c.json --epochs 1 -o " + dir + "/m.tvb", &rc, &err);
     EXPECT_EQ(rc, 1) << c.json;
     EXPECT_NE(err.find(c.expect), std::string::npos) << c.json << " -> " << err;
     // One sentence: exactly one error line.
@@ -205,36 +180,36 @@ TEST(Tvtrain, BadConfigsAreRefusedNamingFileAndKey) {
                  {"type": "maxpool2d", "kernel": 2}, {"type": "global_avgpool"}, {"type": "dense"}]},
       "training": {"epochs": 1, "batch_size": 4, "batch_reduction": "mean", "optimizer": "sgd", "lr": 0.01}})"));
   int rc;
-  json j = run_json(ds + " --config " + dir + "/ok.json -q --no-curve -o " + dir + "/ok.tvb --json", &rc, &err);
+  json j = tvtrain_json(ds + " --config " + dir + "/ok.json -q --no-curve -o " + dir + "/ok.tvb --json", &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["params"], 3 * 9 * 4 + 4 + 4 * 3 + 3);
 }
 
 TEST(Tvtrain, InitRefusesAClassMismatchNamingBothSides) {
-  std::string ds = small_dataset("init", 4);
+  std::string ds = tvtest::shapes_subset("init", 4);
   std::string out = tvtest::temp_dir("init-out"), err;
   int rc;
-  run_json(ds + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/m.tvb --json", &rc);
+  tvtrain_json(ds + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/m.tvb --json", &rc);
   ASSERT_EQ(rc, 0);
   // Same classes: resumes.
-  run_json(ds + " --init " + out + "/m.tvb --epochs 1 -q --no-curve -o " + out + "/m2.tvb --json", &rc, &err);
+  tvtrain_json(ds + " --init " + out + "/m.tvb --epochs 1 -q --no-curve -o " + out + "/m2.tvb --json", &rc, &err);
   EXPECT_EQ(rc, 0) << err;
   // Renamed class folder: refused, naming both lists.
   fs::rename(ds + "/2cross", ds + "/2star");
-  run_json(ds + " --init " + out + "/m.tvb --epochs 1 -o " + out + "/m3.tvb", &rc, &err);
+  tvtrain_json(ds + " --init " + out + "/m.tvb --epochs 1 -o " + out + "/m3.tvb", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("2star"), std::string::npos) << err;
   EXPECT_NE(err.find("2cross"), std::string::npos) << err;
   // Shape change on --init: refused as a usage error (exit status 2).
-  run_json(ds + " --init " + out + "/m.tvb --input 32x32x3 -o " + out + "/m4.tvb", &rc, &err);
+  tvtrain_json(ds + " --init " + out + "/m.tvb --input 32x32x3 -o " + out + "/m4.tvb", &rc, &err);
   EXPECT_EQ(rc, 2);
   EXPECT_NE(err.find("--input"), std::string::npos) << err;
   // A raw myWeights.bin for 3 classes on a 2-class dataset: refused.
-  run_json(ds + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/w.tvb --raw-out " + out + "/w.bin --json",
-           &rc);
+  tvtrain_json(ds + " --preset webmcu --epochs 1 -q --no-curve -o " + out + "/w.tvb --raw-out " + out + "/w.bin --json",
+               &rc);
   ASSERT_EQ(rc, 0);
   fs::remove_all(ds + "/2star");
-  run_json(ds + " --init " + out + "/w.bin --eval", &rc, &err);
+  tvtrain_json(ds + " --init " + out + "/w.bin --eval", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("w.bin"), std::string::npos) << err;
 }
@@ -243,9 +218,9 @@ TEST(Tvtrain, EvalOfTheDeviceWeightsMatchesTheDevice) {
   TV_REQUIRE_SHARED("datasets/webmcu-b");
   int rc;
   std::string err;
-  json j = run_json(tvtest::shared_path("datasets/webmcu-b") + " --eval --init " +
-                        tvtest::shared_path("datasets/webmcu-b/header/myWeights.bin") + " --json",
-                    &rc, &err);
+  json j = tvtrain_json(tvtest::shared_path("datasets/webmcu-b") + " --eval --init " +
+                            tvtest::shared_path("datasets/webmcu-b/header/myWeights.bin") + " --json",
+                        &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["correct"], 82);
   EXPECT_EQ(j["total"], 90);
@@ -254,10 +229,10 @@ TEST(Tvtrain, EvalOfTheDeviceWeightsMatchesTheDevice) {
 }
 
 TEST(Tvtrain, KfoldReportsMeanAndSd) {
-  std::string ds = small_dataset("kfold", 4);
+  std::string ds = tvtest::shapes_subset("kfold", 4);
   int rc;
   std::string err;
-  json j = run_json(ds + " --preset webmcu --kfold 3 --epochs 1 -q --json", &rc, &err);
+  json j = tvtrain_json(ds + " --preset webmcu --kfold 3 --epochs 1 -q --json", &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_TRUE(j.contains("cv_accuracy_mean"));
   EXPECT_TRUE(j.contains("cv_accuracy_sd"));
@@ -265,15 +240,15 @@ TEST(Tvtrain, KfoldReportsMeanAndSd) {
 }
 
 TEST(Tvtrain, FailedRunLeavesTheOldModel) {
-  std::string ds = small_dataset("atomic", 4);
+  std::string ds = tvtest::shapes_subset("atomic", 4);
   std::string out = tvtest::temp_dir("atomic-out"), err;
   tvh::write_file_atomic(out + "/m.tvb", std::string("previous model"));
   int rc;
-  run_json(ds + " --classes 0blank,9missing -o " + out + "/m.tvb", &rc, &err);
+  tvtrain_json(ds + " --classes 0blank,9missing -o " + out + "/m.tvb", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("9missing"), std::string::npos) << err;
-  EXPECT_EQ(read_text(out + "/m.tvb"), "previous model");
-  run_json(tvtest::temp_dir("nothing") + "/nope -o " + out + "/m.tvb", &rc, &err);
+  EXPECT_EQ(tvtest::read_text(out + "/m.tvb"), "previous model");
+  tvtrain_json(tvtest::temp_dir("nothing") + "/nope -o " + out + "/m.tvb", &rc, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("nope"), std::string::npos) << err;
 }
@@ -282,7 +257,7 @@ TEST(Tvtrain, ReadmeFirstCommandTrainsOnTheProjectDataset) {
   // The quickstart's training step on datasets/shapes: the default preset and recipe, as is.
   std::string out = tvtest::temp_dir("quick"), err;
   int rc;
-  json j = run_json(shapes() + " --threads 2 -q -o " + out + "/model.tvb --json", &rc, &err);
+  json j = tvtrain_json(shapes() + " --threads 2 -q -o " + out + "/model.tvb --json", &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["classes"].size(), 3u);
   EXPECT_EQ(j["train_images"], 99);
@@ -298,9 +273,9 @@ TEST(TvtrainAccuracy, WebmcuPresetFiveSeedsOnTheReferenceSplit) {
   double sum = 0;
   for (int seed = 1; seed <= 5; ++seed) {
     int rc;
-    json j = run_json(tvtest::shared_path("datasets/webmcu-b") + " --preset webmcu --seed " + std::to_string(seed) +
-                          " --threads 2 -q --no-curve -o " + out + "/m.tvb --json",
-                      &rc, &err);
+    json j = tvtrain_json(tvtest::shared_path("datasets/webmcu-b") + " --preset webmcu --seed " + std::to_string(seed) +
+                              " --threads 2 -q --no-curve -o " + out + "/m.tvb --json",
+                          &rc, &err);
     ASSERT_EQ(rc, 0) << err;
     EXPECT_EQ(j["val_images"], 9);
     sum += (double)j["val_accuracy"];
@@ -314,7 +289,8 @@ TEST(TvtrainAccuracy, RecommendedPresetFiveFoldCrossValidation) {
   TV_REQUIRE_SHARED("datasets/webmcu-b");
   int rc;
   std::string err;
-  json j = run_json(tvtest::shared_path("datasets/webmcu-b") + " --kfold 5 --seed 1 --threads 2 -q --json", &rc, &err);
+  json j =
+      tvtrain_json(tvtest::shared_path("datasets/webmcu-b") + " --kfold 5 --seed 1 --threads 2 -q --json", &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   std::printf("tinyvision preset, 5-fold CV on webmcu-b: %.2f %% +- %.2f %%\n", 100 * (double)j["cv_accuracy_mean"],
               100 * (double)j["cv_accuracy_sd"]);

@@ -22,14 +22,6 @@ std::string size_text(const InputCase& s) {
   return std::to_string(s.h) + "x" + std::to_string(s.w) + "x" + std::to_string(s.c);
 }
 
-json run_json(const std::string& cmd) {
-  std::string out, err;
-  const int rc = tvtest::run_command(cmd, &out, &err);
-  EXPECT_EQ(rc, 0) << cmd << ": " << err;
-  if (rc != 0) return json();
-  return json::parse(out);
-}
-
 }  // namespace
 
 TEST(TvtrainInputs, EveryInputSizeTrainsOneEpochWithTheRulesNetwork) {
@@ -40,11 +32,11 @@ TEST(TvtrainInputs, EveryInputSizeTrainsOneEpochWithTheRulesNetwork) {
   const std::string shapes = tvtest::source_path("datasets/shapes");
   for (const InputCase& s : cases) {
     const std::string size = size_text(s), model = dir + "/m" + size + ".tvb";
-    const json r = run_json(tvtest::bin_path("tvtrain") + " " + shapes + " --input " + size + " --epochs 1 -o " +
-                            model + " --json -q --no-curve");
+    const json r = tvtest::run_json(tvtest::bin_path("tvtrain") + " " + shapes + " --input " + size +
+                                    " --epochs 1 -o " + model + " --json -q --no-curve");
     if (r.is_null()) continue;
     EXPECT_GT(r["params"].get<int>(), 0) << size;
-    const json info = run_json(tvtest::bin_path("tvexport") + " info " + model + " --json");
+    const json info = tvtest::run_json(tvtest::bin_path("tvexport") + " info " + model + " --json");
     if (info.is_null()) continue;
     EXPECT_EQ(info["input"]["height"], s.h) << size;
     EXPECT_EQ(info["input"]["width"], s.w) << size;

@@ -15,6 +15,7 @@
 #include "host/prune.h"
 #include "host/quantize.h"
 #include "host/report.h"
+#include "host/split.h"
 #include "host/text.h"
 #include "host/training.h"
 #include "tools/common/cli.h"

@@ -15,10 +15,11 @@
 #include "host/files.h"
 #include "host/model_io.h"
 #include "host/report.h"
+#include "host/split.h"
 #include "host/text.h"
 #include "host/training.h"
 #include "tools/common/cli.h"
-#include "tv/legacy.h"
+#include "tv/raw_weights.h"
 #include "tv/train_loop.h"
 
 using nlohmann::json;
@@ -485,7 +486,7 @@ int tvtrain_main(int argc, char** argv) {
   }
 
   // ---- train ----
-  if (!a.raw_out.empty() && !tv::legacy_compatible(*plan))
+  if (!a.raw_out.empty() && !tv::raw_weights_compatible(*plan))
     throw tvh::Error("--raw-out " + a.raw_out +
                      ": the raw myWeights.bin format only holds the webmcu network at 64x64x3.");
   tvh::Split split = setup.split == "fraction" ? tvh::fraction_split(ds, setup.val_fraction, a.seed)

@@ -1,7 +1,7 @@
 // Writing C source text without printf or heap (device-safe): a buffered sink, exact numbers, and the
 // escaping that keeps a label or a tensor name harmless inside a C string literal or a // comment.
 // Shared by the TinyVision header (header_writer.cpp) and the reference firmware's myWeights.h
-// (legacy.cpp), which the firmware also writes on the device.
+// (raw_weights.cpp), which the firmware also writes on the device.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

@@ -5,9 +5,9 @@
 #include "tv/c_text.h"
 #include "tv/crc32.h"
 #include "tv/int8/q8_model.h"
-#include "tv/legacy.h"
 #include "tv/little_endian.h"
 #include "tv/net.h"
+#include "tv/raw_weights.h"
 
 namespace tv {
 

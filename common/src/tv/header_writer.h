@@ -12,7 +12,7 @@
 //    const array (for people to read); and the complete blob as PREFIX_blob, which is what the
 //    firmware decodes (blob_decode), so a baked model is validated exactly like an SD-card blob.
 //  - webmcu (write_webmcu_header_raw): the reference firmware's myWeights.h, byte for byte its shape
-//    (CRLF lines, "%.6f" + "f", 8 values per line), from raw myWeights.bin bytes (tv::legacy_export).
+//    (CRLF lines, "%.6f" + "f", 8 values per line), from raw myWeights.bin bytes (tv::raw_weights_export).
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -20,8 +20,8 @@
 #include "tv/blob.h"
 #include "tv/c_text.h"
 #include "tv/float_text.h"
-#include "tv/legacy.h"
 #include "tv/model.h"
+#include "tv/raw_weights.h"
 #include "tv/status.h"
 
 namespace tv {

@@ -118,7 +118,7 @@ const char* status_text(StatusCode code) {
     case StatusCode::BlobModelMismatch: return "the blob holds a different model than expected";
     case StatusCode::BlobMissingTensor: return "the blob lacks a tensor the model needs";
     case StatusCode::BlobTooSmall: return "the output buffer is too small";
-    case StatusCode::LegacySizeMismatch: return "the raw weight file's size fits no class count of this model";
+    case StatusCode::RawWeightsSizeMismatch: return "the raw weight file's size fits no class count of this model";
     case StatusCode::NotSupported: return "not supported for this model";
     case StatusCode::NonFiniteWeight: return "a weight is infinite or NaN: the model is broken";
   }

@@ -1,4 +1,4 @@
-#include "tv/legacy.h"
+#include "tv/raw_weights.h"
 
 #include <string.h>
 
@@ -36,11 +36,11 @@ size_t raw_index_in_block(int layer, size_t k, int num_classes) {
 
 }  // namespace
 
-size_t legacy_size(int num_classes) {
+size_t raw_weights_size(int num_classes) {
   return (kConvFloats + (size_t)(kFeatures + 1) * num_classes) * 4;
 }
 
-int legacy_classes_for_size(size_t bytes) {
+int raw_weights_classes_for_size(size_t bytes) {
   if (bytes % 4) return 0;
   size_t floats = bytes / 4;
   if (floats < kConvFloats + 2 * (kFeatures + 1)) return 0;
@@ -50,18 +50,18 @@ int legacy_classes_for_size(size_t bytes) {
   return k > 0xFFFF ? 0 : (int)k;
 }
 
-bool legacy_compatible(const ModelPlan& plan) {
+bool raw_weights_compatible(const ModelPlan& plan) {
   ModelDesc ref;
   webmcu_model(plan.desc.num_classes, &ref);
   return same_model(ref, plan.desc);
 }
 
-Status legacy_import(const uint8_t* data, size_t size, const ModelPlan& plan, float* params) {
+Status raw_weights_import(const uint8_t* data, size_t size, const ModelPlan& plan, float* params) {
   if (!data || !params) return make_status(StatusCode::InvalidArgument);
-  if (!legacy_compatible(plan)) return make_status(StatusCode::NotSupported);
+  if (!raw_weights_compatible(plan)) return make_status(StatusCode::NotSupported);
   const int k = plan.desc.num_classes;
-  if (size != legacy_size(k))
-    return make_status(StatusCode::LegacySizeMismatch, -1, (int32_t)size, (int32_t)legacy_size(k));
+  if (size != raw_weights_size(k))
+    return make_status(StatusCode::RawWeightsSizeMismatch, -1, (int32_t)size, (int32_t)raw_weights_size(k));
   const int layers[3] = {kConv1, kConv2, kDense};
   // Refuse an infinite or NaN value before anything is written (layer = whose tensor, b = the float's
   // index in the file).
@@ -87,11 +87,12 @@ Status legacy_import(const uint8_t* data, size_t size, const ModelPlan& plan, fl
   return ok_status();
 }
 
-Status legacy_export(const ModelPlan& plan, const float* params, uint8_t* out, size_t cap) {
+Status raw_weights_export(const ModelPlan& plan, const float* params, uint8_t* out, size_t cap) {
   if (!out || !params) return make_status(StatusCode::InvalidArgument);
-  if (!legacy_compatible(plan)) return make_status(StatusCode::NotSupported);
+  if (!raw_weights_compatible(plan)) return make_status(StatusCode::NotSupported);
   const int k = plan.desc.num_classes;
-  if (cap < legacy_size(k)) return make_status(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)legacy_size(k));
+  if (cap < raw_weights_size(k))
+    return make_status(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)raw_weights_size(k));
   size_t file_pos = 0;
   const int layers[3] = {kConv1, kConv2, kDense};
   for (int li : layers) {
@@ -110,8 +111,8 @@ Status legacy_export(const ModelPlan& plan, const float* params, uint8_t* out, s
 Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* const* labels, int num_labels,
                                const TextSink& sink) {
   if (!raw || !sink.write || (num_labels > 0 && !labels)) return make_status(StatusCode::InvalidArgument);
-  const int classes = legacy_classes_for_size(size);
-  if (classes == 0) return make_status(StatusCode::LegacySizeMismatch, -1, (int32_t)size, 0);
+  const int classes = raw_weights_classes_for_size(size);
+  if (classes == 0) return make_status(StatusCode::RawWeightsSizeMismatch, -1, (int32_t)size, 0);
   if (num_labels != classes) return make_status(StatusCode::ClassCountMismatch, -1, num_labels, classes);
   for (int i = 0; i < num_labels; ++i)
     if (!labels[i]) return make_status(StatusCode::InvalidArgument);
