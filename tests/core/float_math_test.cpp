@@ -6,28 +6,18 @@
 #include <gtest/gtest.h>
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include <limits>
 
 namespace {
 
-uint32_t bits(float x) {
-  uint32_t u;
-  memcpy(&u, &x, sizeof u);
-  return u;
-}
-
-float from_bits(uint32_t u) {
-  float x;
-  memcpy(&x, &u, sizeof x);
-  return x;
-}
+using tv::math::bits_of;
+using tv::math::float_of;
 
 // Distance in units in the last place between two finite floats (0 for +0 and -0).
 int64_t ulps(float a, float b) {
   auto ordered = [](float x) {
-    const int32_t i = (int32_t)bits(x);
+    const int32_t i = (int32_t)bits_of(x);
     return i < 0 ? (int64_t)INT32_MIN - i : (int64_t)i;
   };
   const int64_t d = ordered(a) - ordered(b);
@@ -37,7 +27,7 @@ int64_t ulps(float a, float b) {
 // Every `stride`-th float bit pattern from lo to hi (both non-negative patterns or both negative).
 template <typename F>
 void sweep(uint32_t lo, uint32_t hi, uint32_t stride, F f) {
-  for (uint64_t u = lo; u <= hi; u += stride) f(from_bits((uint32_t)u));
+  for (uint64_t u = lo; u <= hi; u += stride) f(float_of((uint32_t)u));
 }
 
 struct Worst {
@@ -62,8 +52,8 @@ const float kDenormMin = std::numeric_limits<float>::denorm_min();
 TEST(FloatMath, ExpWithinOneUlpOfTheCLibrary) {
   Worst w;
   auto check = [&](float x) { w.see(ulps(tv::math::exp(x), (float)exp((double)x)), x); };
-  sweep(0x00000000u, bits(88.7228394f), 97, check);  // +0 .. the overflow threshold
-  sweep(0x80000000u, bits(-104.0f), 97, check);      // -0 .. deep into the subnormal results
+  sweep(0x00000000u, bits_of(88.7228394f), 97, check);  // +0 .. the overflow threshold
+  sweep(0x80000000u, bits_of(-104.0f), 97, check);      // -0 .. deep into the subnormal results
   printf("exp: %llu inputs, max %lld ulp (at %.9g)\n", (unsigned long long)w.count, (long long)w.ulps, (double)w.at);
   EXPECT_LE(w.ulps, 1) << "at x = " << w.at;
   EXPECT_GT(w.count, 20000000u);
@@ -90,14 +80,15 @@ TEST(FloatMath, LogWithinOneUlpOfTheCLibrary) {
   EXPECT_LE(w.ulps, 1) << "at x = " << w.at;
   // Near 1, where the result is small and the relative accuracy is hardest: every float in [0.5, 2].
   Worst near_one;
-  sweep(bits(0.5f), bits(2.0f), 1, [&](float x) { near_one.see(ulps(tv::math::log(x), (float)log((double)x)), x); });
+  sweep(bits_of(0.5f), bits_of(2.0f), 1,
+        [&](float x) { near_one.see(ulps(tv::math::log(x), (float)log((double)x)), x); });
   printf("log on [0.5, 2]: %llu inputs, max %lld ulp (at %.9g)\n", (unsigned long long)near_one.count,
          (long long)near_one.ulps, (double)near_one.at);
   EXPECT_LE(near_one.ulps, 1) << "at x = " << near_one.at;
 }
 
 TEST(FloatMath, LogSpecialValues) {
-  EXPECT_EQ(bits(tv::math::log(1.0f)), bits(0.0f));
+  EXPECT_EQ(bits_of(tv::math::log(1.0f)), bits_of(0.0f));
   EXPECT_EQ(tv::math::log(0.0f), -kInf);
   EXPECT_EQ(tv::math::log(-0.0f), -kInf);
   EXPECT_TRUE(isnan(tv::math::log(-1.0f)));
@@ -127,13 +118,13 @@ static float reference_cospi(float x) {
 TEST(FloatMath, CospiWithinOneUlpOfTheCLibrary) {
   Worst w;
   auto check = [&](float x) { w.see(ulps(tv::math::cospi(x), reference_cospi(x)), x); };
-  sweep(0x00000000u, bits(16777216.0f), 97, check);
-  sweep(0x80000000u, bits(-16777216.0f), 997, check);
+  sweep(0x00000000u, bits_of(16777216.0f), 97, check);
+  sweep(0x80000000u, bits_of(-16777216.0f), 997, check);
   printf("cospi: %llu inputs, max %lld ulp (at %.9g)\n", (unsigned long long)w.count, (long long)w.ulps, (double)w.at);
   EXPECT_LE(w.ulps, 1) << "at x = " << w.at;
   // Every 61st float in [0, 2], the range training uses (the cosine schedule and Box-Muller).
   Worst used;
-  sweep(0u, bits(2.0f), 61, [&](float x) { used.see(ulps(tv::math::cospi(x), reference_cospi(x)), x); });
+  sweep(0u, bits_of(2.0f), 61, [&](float x) { used.see(ulps(tv::math::cospi(x), reference_cospi(x)), x); });
   EXPECT_LE(used.ulps, 1) << "at x = " << used.at;
 }
 
@@ -197,13 +188,13 @@ TEST(FloatMath, SameBitsOnEveryBuild) {
   // (-m32) build run this same test, so both compute these functions to the same bits.
   uint32_t h = 2166136261u;
   auto mix = [&](float y) {
-    h ^= bits(y);
+    h ^= bits_of(y);
     h *= 16777619u;
   };
-  sweep(0u, bits(90.0f), 4099, [&](float x) { mix(tv::math::exp(x)); });
-  sweep(0x80000000u, bits(-104.0f), 4099, [&](float x) { mix(tv::math::exp(x)); });
+  sweep(0u, bits_of(90.0f), 4099, [&](float x) { mix(tv::math::exp(x)); });
+  sweep(0x80000000u, bits_of(-104.0f), 4099, [&](float x) { mix(tv::math::exp(x)); });
   sweep(1u, 0x7f7fffffu, 4099, [&](float x) { mix(tv::math::log(x)); });
-  sweep(0u, bits(4.0f), 4099, [&](float x) { mix(tv::math::cospi(x)); });
+  sweep(0u, bits_of(4.0f), 4099, [&](float x) { mix(tv::math::cospi(x)); });
   for (uint32_t t = 1; t < 5000; ++t) mix(tv::math::powi(0.999f, t));
   printf("checksum 0x%08x\n", h);
   EXPECT_EQ(h, 0x0d5f1a69u);

@@ -1,24 +1,10 @@
 // exp, log, cos(pi x) and integer powers in single precision (contracts in float_math.h).
 #include "tv/float_math.h"
 
-#include <string.h>
-
 namespace tv {
 namespace math {
 
 namespace {
-
-uint32_t bits_of(float x) {
-  uint32_t u;
-  memcpy(&u, &x, sizeof u);
-  return u;
-}
-
-float float_of(uint32_t u) {
-  float x;
-  memcpy(&x, &u, sizeof x);
-  return x;
-}
 
 // 2^k for -126 <= k <= 127, exactly.
 float pow2(int k) {

@@ -13,11 +13,24 @@
 // sqrtf against the correctly rounded square root).
 #pragma once
 #include <stdint.h>
+#include <string.h>
 
 #include "tv/build_config.h"
 
 namespace tv {
 namespace math {
+
+// The IEEE 754 bit pattern of a float, and the float of a bit pattern.
+inline uint32_t bits_of(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+inline float float_of(uint32_t u) {
+  float x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
 
 // e^x. exp(NaN) = NaN, exp(+inf) = +inf, exp(-inf) = 0; overflows to +inf above 88.7228394 and
 // underflows through the subnormals to 0 below about -103.97.
