@@ -2,6 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,20 @@ inline int parse_failed(CLI::App& app, const CLI::ParseError& e, const std::stri
   }
   std::fprintf(stderr, "Run %s --help for the options.\n", tool.c_str());
   return tvh::kExitUsage;
+}
+
+// Runs a tool's main body and turns what it throws into the tool's message and exit status:
+// tvh::UsageError 2, any other error 1 (the message names the tool).
+inline int run_main(const char* tool, int (*body)(int, char**), int argc, char** argv) {
+  try {
+    return body(argc, argv);
+  } catch (const tvh::UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, e.what());
+    return tvh::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, e.what());
+    return tvh::kExitFailure;
+  }
 }
 
 }  // namespace tvcli
