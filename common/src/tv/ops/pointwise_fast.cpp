@@ -12,8 +12,8 @@
 //                   it is exactly -0 (a gradient buffer that starts at +0 never is); x is checked to
 //                   be finite first.
 //
-// Used by conv2d_fast.cpp for 1x1 layers whose channel counts are multiples of 8 and whose
-// transposed weights fit the stack; it returns false (doing nothing) otherwise.
+// Used by conv2d_fast.cpp and conv2d_params_fast.cpp for 1x1 layers whose channel counts are
+// multiples of 8 and whose transposed weights fit the stack; it returns false (doing nothing) otherwise.
 #include "tv/ops/pointwise.h"
 #include "tv/ops/simd.h"
 
@@ -78,7 +78,7 @@ TV_INLINE void rows_times_all(const float* a, int k_n, const float* b, int n, co
 }
 
 // C (P x N) = init + A (P x K) * B (K x N), every sum in k order.
-void matmul(const float* a, int p_n, int k_n, const float* b, int n, const float* init, float* c) {
+TV_INLINE void matmul(const float* a, int p_n, int k_n, const float* b, int n, const float* init, float* c) {
   int p = 0;
   for (; p + 4 <= p_n; p += 4) rows_times_all<4>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
   for (; p < p_n; ++p) rows_times_all<1>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
