@@ -50,6 +50,26 @@ inline int parse_failed(CLI::App& app, const CLI::ParseError& e, const std::stri
   return tvh::kExitUsage;
 }
 
+// Ends --help with the exit statuses and parses the command line. Returns -1 when the command goes on,
+// else the exit status to return: 0 after --help/--version, 2 for a command line that cannot work.
+inline int parse(CLI::App& app, int argc, char** argv, const std::string& tool) {
+  add_exit_status_footer(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return parse_failed(app, e, tool);
+  }
+  return -1;
+}
+
+// A progress line on stderr, unless the command runs with -q.
+struct StderrLog {
+  bool quiet;
+  void operator()(const std::string& line) const {
+    if (!quiet) std::fprintf(stderr, "%s\n", line.c_str());
+  }
+};
+
 // Runs a tool's main body and turns what it throws into the tool's message and exit status:
 // tvh::UsageError 2, any other error 1 (the message names the tool).
 inline int run_main(const char* tool, int (*body)(int, char**), int argc, char** argv) {

@@ -246,12 +246,7 @@ int tvexport_main(int argc, char** argv) {
   verify->add_flag("--json", verify_json, "print one JSON object");
   app.require_subcommand(0, 1);
 
-  tvcli::add_exit_status_footer(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return tvcli::parse_failed(app, e, "tvexport");
-  }
+  if (const int rc = tvcli::parse(app, argc, argv, "tvexport"); rc >= 0) return rc;
   if (*verify) return verify_espdl(verify_file, verify_json);
   if (*info) {
     tvh::InfoRequest req;
