@@ -20,6 +20,7 @@
 // 1x1 layers first try the matrix-product path of pointwise_fast.cpp. Scratch lives on the stack; a
 // layer that needs more, or a geometry without a fast path, runs the reference kernel.
 #include <stdint.h>
+#include <string.h>
 
 #include "tv/ops/kernel_variants.h"
 #include "tv/ops/pointwise.h"
@@ -209,22 +210,24 @@ TV_INLINE void params_listed_any(int k_h, int span, const float* x_row, size_t r
 // +-0 = x otherwise). A non-finite d (d * 0 = NaN), or an input too large for the stack copy, runs
 // the reference.
 static constexpr int kPaddedFloats = 32768;  // 128 KB of stack
-static void padded_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
+TV_INLINE void padded_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
   const int ph = (g.out_h - 1) * g.stride_h + g.k_h, pw = (g.out_w - 1) * g.stride_w + g.k_w;
   const size_t n_out = (size_t)g.out_h * g.out_w * g.out_c;
-  bool finite = (size_t)ph * pw * g.in_c <= (size_t)kPaddedFloats;
-  for (size_t i = 0; finite && i < n_out; ++i) finite = dout[i] - dout[i] == 0.0f;
-  if (!finite) return ref::conv2d_backward_params(g, in, dout, dw, db);
+  if ((size_t)ph * pw * g.in_c > (size_t)kPaddedFloats || !simd::all_finite(dout, n_out))
+    return ref::conv2d_backward_params(g, in, dout, dw, db);
   float padded[kPaddedFloats] __attribute__((aligned(32)));
+  const int x_lo = g.pad_left < pw ? g.pad_left : pw;
+  const int x_hi = g.pad_left + g.in_w < pw ? g.pad_left + g.in_w : pw;  // columns [x_lo, x_hi) are inside
   for (int y = 0; y < ph; ++y) {
     const int iy = y - g.pad_top;
     float* row = padded + (size_t)y * pw * g.in_c;
-    for (int x = 0; x < pw; ++x) {
-      const int ix = x - g.pad_left;
-      const bool valid = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
-      const float* src = valid ? in + ((size_t)iy * g.in_w + ix) * g.in_c : nullptr;
-      for (int c = 0; c < g.in_c; ++c) row[(size_t)x * g.in_c + c] = valid ? src[c] : 0.0f;
-    }
+    const bool inside_row = iy >= 0 && iy < g.in_h && x_hi > x_lo;
+    const size_t lead = inside_row ? (size_t)x_lo * g.in_c : (size_t)pw * g.in_c;
+    for (size_t i = 0; i < lead; ++i) row[i] = 0.0f;
+    if (!inside_row) continue;
+    const size_t n = (size_t)(x_hi - x_lo) * g.in_c;
+    memcpy(row + lead, in + ((size_t)iy * g.in_w + (x_lo - g.pad_left)) * g.in_c, n * sizeof(float));
+    for (size_t i = lead + n; i < (size_t)pw * g.in_c; ++i) row[i] = 0.0f;
   }
   Geom2D inner = g;
   inner.in_h = ph;
