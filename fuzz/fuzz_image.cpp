@@ -1,6 +1,7 @@
 // libFuzzer target: photo loading on arbitrary bytes — JPEG (libjpeg-turbo, CMYK included), PNG
 // (libpng), the EXIF orientation (the JPEG segment walk and libexif, the PNG eXIf chunk), the
-// orientation transform and the scaled decode for a model input. Anything it finds must be a
+// orientation transform and the scaled decode for a model input; the core's segment walk reads
+// the frame size as the board does before decoding a card photo. Anything it finds must be a
 // tvh::Error, never a crash, a leak or an out-of-bounds access (run with ASan and UBSan).
 #include <stddef.h>
 #include <stdint.h>
@@ -10,9 +11,14 @@
 
 #include "host/image.h"
 #include "tv/image.h"
+#include "tv/jpeg_markers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)tvh::exif_orientation(data, size);
+  tv::JpegSegments segments(data, size);
+  tv::JpegSegment s;
+  while (segments.next(&s))
+    if (s.payload < data || s.payload + s.size > data + size) __builtin_trap();
   try {
     const tvh::Image img = tvh::decode_image(data, size, "fuzz", 0);
     if (img.pixels.size() != (size_t)img.width * img.height * img.channels) __builtin_trap();

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "host/error.h"
+#include "tv/jpeg_markers.h"
 
 namespace tvh {
 namespace {
@@ -55,28 +56,14 @@ std::string sniff_other_format(const uint8_t* data, size_t size) {
 // The payload of a JPEG's APP1 "Exif\0\0" segment (header included), found by walking the marker
 // segments up to the start of the scan; false when there is none.
 bool find_jpeg_exif(const uint8_t* d, size_t n, const uint8_t** out, size_t* out_size) {
-  if (n < 4 || d[0] != 0xFF || d[1] != 0xD8) return false;
-  size_t pos = 2;
-  while (pos + 4 <= n) {
-    if (d[pos] != 0xFF) return false;
-    const uint8_t marker = d[pos + 1];
-    if (marker == 0xFF) {  // fill byte
-      ++pos;
-      continue;
-    }
-    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD8)) {  // markers without a length
-      pos += 2;
-      continue;
-    }
-    if (marker == 0xDA || marker == 0xD9) return false;  // start of scan, end of image
-    const size_t len = ((size_t)d[pos + 2] << 8) | d[pos + 3];
-    if (len < 2 || len > n - pos - 2) return false;
-    if (marker == 0xE1 && len >= 2 + 6 + 8 && std::memcmp(d + pos + 4, "Exif\0\0", 6) == 0) {
-      *out = d + pos + 4;
-      *out_size = len - 2;
+  tv::JpegSegments segments(d, n);
+  tv::JpegSegment s;
+  while (segments.next(&s)) {
+    if (s.marker == 0xE1 && s.size >= 6 + 8 && std::memcmp(s.payload, "Exif\0\0", 6) == 0) {
+      *out = s.payload;
+      *out_size = s.size;
       return true;
     }
-    pos += 2 + len;
   }
   return false;
 }

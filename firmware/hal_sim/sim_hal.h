@@ -57,35 +57,7 @@ class SimHal : public tvfw::Hal {
   explicit SimHal(const SimOptions& options);
   ~SimHal() override;
 
-  uint32_t millis() override;
-  uint64_t micros() override;
-  void delay_ms(uint32_t ms) override;
-  void serial_write(const char* text, size_t n) override;
-  int serial_read() override;
-  int touch_read() override;
-  void start_tick(uint32_t period_ms, tvfw::TickFn fn, void* ctx) override;
-  bool display_present() override;
-  void display_lines(const char* const* lines, int count) override;
-  bool camera_grab(const uint8_t** jpeg, size_t* size) override;
-  void camera_release() override;
-  bool jpeg_decode_rgb(const uint8_t* jpeg, size_t size, int width, int height, uint8_t* rgb) override;
-  bool sd_ready() override;
-  int file_open(const char* path, bool write) override;
-  long file_read(int handle, void* buf, size_t n) override;
-  long file_write(int handle, const void* buf, size_t n) override;
-  bool file_close(int handle) override;
-  long file_size(const char* path) override;
-  bool exists(const char* path) override;
-  bool remove(const char* path) override;
-  bool rename(const char* from, const char* to) override;
-  bool mkdir(const char* path) override;
-  bool list_dir(const char* path, tvfw::DirEntryFn fn, void* ctx) override;
-  void* psram_alloc(size_t bytes) override;
-  void psram_free(void* p) override;
-  size_t psram_free_bytes() override;
-  void run_lanes(int lanes, tvfw::LaneWorkFn fn, void* arg) override;
-  int cores() override;
-  void halt() override;
+  TVFW_HAL_OVERRIDES
 
   // True when stdin has ended and every scripted action has played out.
   bool input_finished();

@@ -29,60 +29,68 @@ EspdlFilterLayout espdl_filter_layout(const EspdlTensor& filter, const std::stri
   fail(source, "filter '" + filter.name + "' has an unknown layout '" + filter.doc + "'");
 }
 
-std::vector<int8_t> s3_conv_filter_to_ours(const int8_t* packed, int kh, int kw, int cin, int cout) {
+namespace {
+
+// Where each byte of an S3-packed filter comes from in ours: order[i] is the index in our layout of
+// packed byte i. Conv (ours [cout][taps][cin]): blocks of 16 output channels, each taps x cin x 16,
+// then the remaining output channels one by one. Depthwise (ours [taps][c]): blocks of 16 channels,
+// each taps x 16, then taps x the remaining channels.
+std::vector<size_t> s3_conv_order(int kh, int kw, int cin, int cout) {
   const size_t taps = size_t(kh) * kw;
-  std::vector<int8_t> ours(taps * cin * cout);
-  size_t i = 0;
+  std::vector<size_t> order;
+  order.reserve(taps * cin * cout);
   const int blocks = cout / 16;
   for (int b = 0; b < blocks; ++b)
     for (size_t t = 0; t < taps; ++t)
       for (int c = 0; c < cin; ++c)
-        for (int j = 0; j < 16; ++j) ours[((size_t(b) * 16 + j) * taps + t) * cin + c] = packed[i++];
+        for (int j = 0; j < 16; ++j) order.push_back(((size_t(b) * 16 + j) * taps + t) * cin + c);
   for (int n = blocks * 16; n < cout; ++n)
     for (size_t t = 0; t < taps; ++t)
-      for (int c = 0; c < cin; ++c) ours[(size_t(n) * taps + t) * cin + c] = packed[i++];
+      for (int c = 0; c < cin; ++c) order.push_back((size_t(n) * taps + t) * cin + c);
+  return order;
+}
+
+std::vector<size_t> s3_depthwise_order(int kh, int kw, int c) {
+  const size_t taps = size_t(kh) * kw;
+  std::vector<size_t> order;
+  order.reserve(taps * c);
+  const int blocks = c / 16, rem = c % 16;
+  for (int b = 0; b < blocks; ++b)
+    for (size_t t = 0; t < taps; ++t)
+      for (int j = 0; j < 16; ++j) order.push_back(t * c + size_t(b) * 16 + j);
+  for (size_t t = 0; t < taps; ++t)
+    for (int j = 0; j < rem; ++j) order.push_back(t * c + size_t(blocks) * 16 + j);
+  return order;
+}
+
+std::vector<int8_t> unpack(const int8_t* packed, const std::vector<size_t>& order) {
+  std::vector<int8_t> ours(order.size());
+  for (size_t i = 0; i < order.size(); ++i) ours[order[i]] = packed[i];
   return ours;
+}
+
+std::vector<int8_t> pack(const int8_t* ours, const std::vector<size_t>& order) {
+  std::vector<int8_t> packed(order.size());
+  for (size_t i = 0; i < order.size(); ++i) packed[i] = ours[order[i]];
+  return packed;
+}
+
+}  // namespace
+
+std::vector<int8_t> s3_conv_filter_to_ours(const int8_t* packed, int kh, int kw, int cin, int cout) {
+  return unpack(packed, s3_conv_order(kh, kw, cin, cout));
 }
 
 std::vector<int8_t> ours_conv_filter_to_s3(const int8_t* ours, int kh, int kw, int cin, int cout) {
-  const size_t taps = size_t(kh) * kw;
-  std::vector<int8_t> packed(taps * cin * cout);
-  size_t i = 0;
-  const int blocks = cout / 16;
-  for (int b = 0; b < blocks; ++b)
-    for (size_t t = 0; t < taps; ++t)
-      for (int c = 0; c < cin; ++c)
-        for (int j = 0; j < 16; ++j) packed[i++] = ours[((size_t(b) * 16 + j) * taps + t) * cin + c];
-  for (int n = blocks * 16; n < cout; ++n)
-    for (size_t t = 0; t < taps; ++t)
-      for (int c = 0; c < cin; ++c) packed[i++] = ours[(size_t(n) * taps + t) * cin + c];
-  return packed;
+  return pack(ours, s3_conv_order(kh, kw, cin, cout));
 }
 
 std::vector<int8_t> s3_depthwise_filter_to_ours(const int8_t* packed, int kh, int kw, int c) {
-  const size_t taps = size_t(kh) * kw;
-  std::vector<int8_t> ours(taps * c);
-  size_t i = 0;
-  const int blocks = c / 16, rem = c % 16;
-  for (int b = 0; b < blocks; ++b)
-    for (size_t t = 0; t < taps; ++t)
-      for (int j = 0; j < 16; ++j) ours[t * c + size_t(b) * 16 + j] = packed[i++];
-  for (size_t t = 0; t < taps; ++t)
-    for (int j = 0; j < rem; ++j) ours[t * c + size_t(blocks) * 16 + j] = packed[i++];
-  return ours;
+  return unpack(packed, s3_depthwise_order(kh, kw, c));
 }
 
 std::vector<int8_t> ours_depthwise_filter_to_s3(const int8_t* ours, int kh, int kw, int c) {
-  const size_t taps = size_t(kh) * kw;
-  std::vector<int8_t> packed(taps * c);
-  size_t i = 0;
-  const int blocks = c / 16, rem = c % 16;
-  for (int b = 0; b < blocks; ++b)
-    for (size_t t = 0; t < taps; ++t)
-      for (int j = 0; j < 16; ++j) packed[i++] = ours[t * c + size_t(b) * 16 + j];
-  for (size_t t = 0; t < taps; ++t)
-    for (int j = 0; j < rem; ++j) packed[i++] = ours[t * c + size_t(blocks) * 16 + j];
-  return packed;
+  return pack(ours, s3_depthwise_order(kh, kw, c));
 }
 
 std::string s3_filter_layout_doc(int cout, bool one_dimensional) {

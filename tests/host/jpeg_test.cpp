@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <turbojpeg.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "host/error.h"
 #include "tv/image.h"
+#include "tv/jpeg_markers.h"
 
 namespace {
 
@@ -200,4 +202,52 @@ TEST(Jpeg, EncodeRejectsBadArguments) {
   EXPECT_THROW(tvh::encode_jpeg(px.data(), 4, 4, 3, 0), tvh::Error);
   EXPECT_THROW(tvh::encode_jpeg(px.data(), 4, 4, 3, 101), tvh::Error);
   EXPECT_THROW(tvh::decode_jpeg(tvh::encode_jpeg(px.data(), 4, 4, 3, 85), "x.jpg", 2), tvh::Error);
+}
+
+// The core's marker walk (what the board reads a card photo's size with, and the host finds EXIF
+// with) on a real JPEG: every segment up to the scan, the frame header's size; truncation and
+// garbage end the walk instead of reading past the data.
+TEST(JpegSegments, WalksARealJpegAndStopsAtBadBytes) {
+  const std::vector<uint8_t> px = pattern(37, 21, 3);
+  const std::vector<uint8_t> jpg = tvh::encode_jpeg(px.data(), 37, 21, 3, 90);
+  std::vector<uint8_t> markers;
+  int w = 0, h = 0;
+  {
+    tv::JpegSegments segments(jpg.data(), jpg.size());
+    tv::JpegSegment s;
+    while (segments.next(&s)) {
+      markers.push_back(s.marker);
+      ASSERT_LE(s.payload + s.size, jpg.data() + jpg.size());
+      if (tv::jpeg_is_frame_header(s.marker)) {
+        ASSERT_GE(s.size, 5u);
+        h = (s.payload[1] << 8) | s.payload[2];
+        w = (s.payload[3] << 8) | s.payload[4];
+      }
+    }
+  }
+  EXPECT_EQ(w, 37);
+  EXPECT_EQ(h, 21);
+  EXPECT_NE(std::find(markers.begin(), markers.end(), 0xDB), markers.end());  // quantization tables
+  EXPECT_NE(std::find(markers.begin(), markers.end(), 0xC4), markers.end());  // Huffman tables
+  EXPECT_FALSE(tv::jpeg_is_frame_header(0xC4));
+  EXPECT_TRUE(tv::jpeg_is_frame_header(0xC2));
+  // Cut inside the frame header: the walk ends before it, never past the data.
+  size_t sof = 2;
+  while (!(jpg[sof] == 0xFF && jpg[sof + 1] == 0xC0)) ++sof;
+  tv::JpegSegments cut(jpg.data(), sof + 6);
+  tv::JpegSegment s;
+  size_t seen = 0;
+  while (cut.next(&s)) {
+    EXPECT_NE(s.marker, 0xC0);
+    ++seen;
+  }
+  EXPECT_GT(seen, 0u);
+  EXPECT_FALSE(cut.next(&s));
+  // Not a JPEG, empty, or a stray byte where a marker belongs.
+  const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 13, 10, 26, 10};
+  EXPECT_FALSE(tv::JpegSegments(png_sig, 8).next(&s));
+  EXPECT_FALSE(tv::JpegSegments(nullptr, 0).next(&s));
+  std::vector<uint8_t> stray(jpg.begin(), jpg.begin() + 2);
+  stray.insert(stray.end(), {0x12, 0x34, 0x00, 0x10});
+  EXPECT_FALSE(tv::JpegSegments(stray.data(), stray.size()).next(&s));
 }

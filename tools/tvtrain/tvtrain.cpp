@@ -194,15 +194,8 @@ int tvtrain_main(int argc, char** argv) {
                  "Training augmentation: none, or a list of flip, shift[=PIXELS], brightness[=FRACTION] "
                  "(default: the recipe's; flips break direction-sensitive classes such as arrows, digits, text)");
   app.add_flag("-q,--quiet", a.quiet, "Only errors on stderr");
-  tvcli::add_exit_status_footer(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return tvcli::parse_failed(app, e, "tvtrain");
-  }
-  auto log = [&](const std::string& s) {
-    if (!a.quiet) std::fprintf(stderr, "%s\n", s.c_str());
-  };
+  if (const int rc = tvcli::parse(app, argc, argv, "tvtrain"); rc >= 0) return rc;
+  const tvcli::StderrLog log{a.quiet};
   if (a.threads == 0) a.threads = (int)std::max(1u, std::thread::hardware_concurrency());
 
   if (a.eval && a.init.empty()) throw tvh::UsageError("--eval needs --init MODEL (the model to evaluate).");

@@ -132,19 +132,29 @@ void scaled(uint32_t m, int e, int k, bool round, Big* q) {
   if (round && (rest == kAboveHalf || (rest == kHalf && q->n > 0 && (q->w[0] & 1u)))) big_add_one(q);
 }
 
-// A finite float as m * 2^e; false for inf/NaN.
-bool decompose(float v, bool* negative, uint32_t* m, int* e) {
+// A finite float: its sign and magnitude m * 2^e.
+struct FloatParts {
+  bool neg;
+  uint32_t m;
+  int e;
+};
+
+// Splits a finite float; for inf/NaN writes "" to buf (what the formatters print) and returns false.
+bool decompose(float v, FloatParts* p, char* buf) {
   uint32_t bits;
   memcpy(&bits, &v, 4);
-  *negative = (bits >> 31) != 0;
+  p->neg = (bits >> 31) != 0;
   const uint32_t exp = (bits >> 23) & 0xFFu, frac = bits & 0x7FFFFFu;
-  if (exp == 0xFFu) return false;
+  if (exp == 0xFFu) {
+    buf[0] = 0;
+    return false;
+  }
   if (exp == 0) {
-    *m = frac;
-    *e = -149;
+    p->m = frac;
+    p->e = -149;
   } else {
-    *m = frac | 0x800000u;
-    *e = (int)exp - 150;
+    p->m = frac | 0x800000u;
+    p->e = (int)exp - 150;
   }
   return true;
 }
@@ -179,13 +189,11 @@ size_t format_int(int64_t v, char* buf) {
 }
 
 size_t format_float_g9(float v, char* buf) {
-  bool neg;
-  uint32_t m;
-  int e;
-  if (!decompose(v, &neg, &m, &e)) {
-    buf[0] = 0;
-    return 0;
-  }
+  FloatParts p;
+  if (!decompose(v, &p, buf)) return 0;
+  const bool neg = p.neg;
+  const uint32_t m = p.m;
+  const int e = p.e;
   size_t n = 0;
   if (neg) buf[n++] = '-';
   if (m == 0) {
@@ -264,13 +272,11 @@ size_t format_float_literal(float v, char* buf) {
 }
 
 size_t format_float_fixed6(float v, char* buf) {
-  bool neg;
-  uint32_t m;
-  int e;
-  if (!decompose(v, &neg, &m, &e)) {
-    buf[0] = 0;
-    return 0;
-  }
+  FloatParts p;
+  if (!decompose(v, &p, buf)) return 0;
+  const bool neg = p.neg;
+  const uint32_t m = p.m;
+  const int e = p.e;
   Big q;
   scaled(m, e, 6, true, &q);
   char rev[kFloatTextMax];

@@ -6,83 +6,78 @@
 
 namespace tv {
 
-LayerDesc conv2d_layer(int filters, int kernel, int stride, Padding padding) {
+namespace {
+
+// A layer of `type` with every other field at its default.
+LayerDesc layer_of(LayerType type) {
   LayerDesc l;
-  l.type = LayerType::Conv2D;
-  l.units = (uint16_t)filters;
+  l.type = type;
+  return l;
+}
+
+// A layer with a square window (kernel x kernel, the same stride both ways).
+LayerDesc windowed(LayerType type, int kernel, int stride) {
+  LayerDesc l = layer_of(type);
   l.kernel_h = l.kernel_w = (uint8_t)kernel;
   l.stride_h = l.stride_w = (uint8_t)stride;
+  return l;
+}
+
+}  // namespace
+
+LayerDesc conv2d_layer(int filters, int kernel, int stride, Padding padding) {
+  LayerDesc l = windowed(LayerType::Conv2D, kernel, stride);
+  l.units = (uint16_t)filters;
   l.padding = padding;
   return l;
 }
 
 LayerDesc depthwise_layer(int kernel, int stride, Padding padding) {
-  LayerDesc l;
-  l.type = LayerType::DepthwiseConv2D;
-  l.kernel_h = l.kernel_w = (uint8_t)kernel;
-  l.stride_h = l.stride_w = (uint8_t)stride;
+  LayerDesc l = windowed(LayerType::DepthwiseConv2D, kernel, stride);
   l.padding = padding;
   return l;
 }
 
-static LayerDesc pool_layer(LayerType type, int kernel, int stride) {
-  LayerDesc l;
-  l.type = type;
-  l.kernel_h = l.kernel_w = (uint8_t)kernel;
-  l.stride_h = l.stride_w = (uint8_t)(stride == 0 ? kernel : stride);
-  return l;
-}
-
 LayerDesc maxpool_layer(int kernel, int stride) {
-  return pool_layer(LayerType::MaxPool2D, kernel, stride);
+  return windowed(LayerType::MaxPool2D, kernel, stride == 0 ? kernel : stride);
 }
 LayerDesc avgpool_layer(int kernel, int stride) {
-  return pool_layer(LayerType::AvgPool2D, kernel, stride);
+  return windowed(LayerType::AvgPool2D, kernel, stride == 0 ? kernel : stride);
 }
 
 LayerDesc adaptive_avgpool_layer(int out_h, int out_w) {
-  LayerDesc l;
-  l.type = LayerType::AdaptiveAvgPool2D;
+  LayerDesc l = layer_of(LayerType::AdaptiveAvgPool2D);
   l.out_h = (uint16_t)out_h;
   l.out_w = (uint16_t)out_w;
   return l;
 }
 
 LayerDesc global_avgpool_layer() {
-  LayerDesc l;
-  l.type = LayerType::GlobalAvgPool;
-  return l;
+  return layer_of(LayerType::GlobalAvgPool);
 }
 
 LayerDesc dense_layer(int units) {
-  LayerDesc l;
-  l.type = LayerType::Dense;
+  LayerDesc l = layer_of(LayerType::Dense);
   l.units = (uint16_t)units;
   return l;
 }
 
 LayerDesc relu_layer() {
-  LayerDesc l;
-  l.type = LayerType::ReLU;
-  return l;
+  return layer_of(LayerType::ReLU);
 }
 
 LayerDesc leaky_relu_layer(float alpha) {
-  LayerDesc l;
-  l.type = LayerType::LeakyReLU;
+  LayerDesc l = layer_of(LayerType::LeakyReLU);
   l.alpha = alpha;
   return l;
 }
 
 LayerDesc flatten_layer() {
-  LayerDesc l;
-  l.type = LayerType::Flatten;
-  return l;
+  return layer_of(LayerType::Flatten);
 }
 
 LayerDesc clip_layer(float lo, float hi) {
-  LayerDesc l;
-  l.type = LayerType::Clip;
+  LayerDesc l = layer_of(LayerType::Clip);
   l.lo = lo;
   l.hi = hi;
   return l;

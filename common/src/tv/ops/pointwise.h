@@ -1,6 +1,6 @@
-// Pointwise convolution (1x1 Conv2D) as a matrix product: the fast paths conv2d_fast.cpp tries first
-// (pointwise_fast.cpp). Each returns false, having done nothing, when the geometry or the data has no
-// such path; the caller then runs its general code. Same bits as tv::ref::conv2d_* (see the file).
+// Pointwise convolution (1x1 Conv2D) as a matrix product (pointwise_fast.cpp): the fast paths
+// conv2d_fast.cpp and conv2d_params_fast.cpp try first. Each returns false, having done nothing, when the geometry or
+// the data has no such path; the caller then runs its general code. Same bits as tv::ref::conv2d_* (see the file).
 #pragma once
 #include "tv/ops.h"
 

@@ -12,8 +12,8 @@
 //                   it is exactly -0 (a gradient buffer that starts at +0 never is); x is checked to
 //                   be finite first.
 //
-// Used by conv2d_fast.cpp for 1x1 layers whose channel counts are multiples of 8 and whose
-// transposed weights fit the stack; it returns false (doing nothing) otherwise.
+// Used by conv2d_fast.cpp and conv2d_params_fast.cpp for 1x1 layers whose channel counts are
+// multiples of 8 and whose transposed weights fit the stack; it returns false (doing nothing) otherwise.
 #include "tv/ops/pointwise.h"
 #include "tv/ops/simd.h"
 
@@ -29,13 +29,6 @@ using simd::splat8;
 using simd::store8;
 
 constexpr int kMaxWeights = 16384;  // in_c * out_c: 64 KB of stack for the transposed weights
-
-// True when no value is Inf or NaN: 0 * v stays +-0 for finite v and becomes NaN otherwise.
-bool all_finite(const float* v, size_t n) {
-  float acc = 0.0f;
-  for (size_t i = 0; i < n; ++i) acc *= v[i];
-  return acc == 0.0f;
-}
 
 bool fits(const Geom2D& g) {
   return g.k_h == 1 && g.k_w == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
@@ -78,7 +71,7 @@ TV_INLINE void rows_times_all(const float* a, int k_n, const float* b, int n, co
 }
 
 // C (P x N) = init + A (P x K) * B (K x N), every sum in k order.
-void matmul(const float* a, int p_n, int k_n, const float* b, int n, const float* init, float* c) {
+TV_INLINE void matmul(const float* a, int p_n, int k_n, const float* b, int n, const float* init, float* c) {
   int p = 0;
   for (; p + 4 <= p_n; p += 4) rows_times_all<4>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
   for (; p < p_n; ++p) rows_times_all<1>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
@@ -113,7 +106,7 @@ TV_TARGET_CLONES bool pointwise_forward(const Geom2D& g, const float* in, const 
 }
 
 TV_TARGET_CLONES bool pointwise_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
-  if (!fits(g) || !all_finite(w, (size_t)g.out_c * g.in_c)) return false;
+  if (!fits(g) || !simd::all_finite(w, (size_t)g.out_c * g.in_c)) return false;
   matmul(dout, g.in_h * g.in_w, g.out_c, w, g.in_c, nullptr, din);
   return true;
 }
@@ -121,7 +114,7 @@ TV_TARGET_CLONES bool pointwise_backward_data(const Geom2D& g, const float* w, c
 TV_TARGET_CLONES bool pointwise_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw,
                                                 float* db) {
   const int p_n = g.in_h * g.in_w;
-  if (!fits(g) || !all_finite(in, (size_t)p_n * g.in_c)) return false;
+  if (!fits(g) || !simd::all_finite(in, (size_t)p_n * g.in_c)) return false;
   for (int o0 = 0; o0 < g.out_c; o0 += 8) {  // bias: eight channels per vector, pixels in order
     f8 acc = load8(db + o0);
     for (int p = 0; p < p_n; ++p) {

@@ -117,5 +117,24 @@ TV_SIMD_INLINE void transpose8(f8* r) {
   }
 }
 
+// True when none of the n floats is Inf or NaN: x - x is +0 for finite x and NaN otherwise, and a
+// sum of them stays +0 only if every term is. Four independent vector sums (no serial chain).
+TV_SIMD_INLINE bool all_finite(const float* v, size_t n) {
+  f8 acc[4] = {splat8(0.0f), splat8(0.0f), splat8(0.0f), splat8(0.0f)};
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      const f8 x = load8(v + i + 8 * k);
+      acc[k] += x - x;
+    }
+  float tail = 0.0f;
+  for (; i < n; ++i) tail += v[i] - v[i];
+  const f8 all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  float lanes[8];
+  store8(lanes, all);
+  for (int l = 0; l < 8; ++l) tail += lanes[l];
+  return tail == 0.0f;
+}
+
 }  // namespace simd
 }  // namespace tv
