@@ -343,14 +343,13 @@ bool trainer_end_batch(Trainer* tr) {
     if (seen > 0) scale /= (float)seen;
   }
   if (scale != 1.f) scale_buffer(g, n, scale);
-  double norm = grad_norm(g, n);
-  tr->last_grad_norm = (float)norm;
+  const float norm = grad_norm(g, n);
+  tr->last_grad_norm = norm;
   if (!isfinite(norm)) {
     tr->skipped_steps++;
     return false;
   }
-  if (tr->opt.grad_clip_norm > 0.f && norm > (double)tr->opt.grad_clip_norm)
-    scale_buffer(g, n, (float)((double)tr->opt.grad_clip_norm / norm));
+  if (tr->opt.grad_clip_norm > 0.f && norm > tr->opt.grad_clip_norm) scale_buffer(g, n, tr->opt.grad_clip_norm / norm);
   tr->step++;
   const TrainOptions& o = tr->opt;
   if (o.optimizer == OptimizerKind::Adam)

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "tv/float_math.h"
 #include "tv/rng.h"
 
 namespace tv {
@@ -13,9 +14,9 @@ float recipe_lr(const TrainRecipe& r, int epoch) {
   if (!r.cosine) return base;
   const int span = r.epochs - r.warmup_epochs;
   if (span <= 1) return base;
-  const double t = (double)(epoch - r.warmup_epochs) / (double)(span - 1);
-  const double lo = (double)base * r.lr_min_factor;
-  return (float)(lo + 0.5 * ((double)base - lo) * (1.0 + cos(3.141592653589793 * t)));
+  const float t = (float)(epoch - r.warmup_epochs) / (float)(span - 1);
+  const float lo = base * r.lr_min_factor;
+  return lo + 0.5f * (base - lo) * (1.0f + math::cospi(t));
 }
 
 bool recipe_augments(const TrainRecipe& r) {
