@@ -4,13 +4,13 @@
 Reads what tv_bench_train wrote to DIR: the decoded images (images.npy: N x H x W x C uint8, labels.npy,
 train.npy, val.npy) and spec.json, the network the preset's rule chose for this dataset (its layers as
 tvexport names them) and its recipe. Builds the same network (TensorFlow-style "same" padding, which
-pads the extra row/column at the bottom/right; depthwise = grouped conv; adaptive average pooling),
-He-normal init (fan-in, zero biases), and trains RUNS times from scratch: Adam (lr, betas 0.9/0.999,
-eps), cross-entropy averaged over the batch, gradient L2 norm clipped, batches from a fresh shuffle
-every epoch, the learning rate per epoch from the same warmup + cosine formula, and the same kinds of
-augmentation per image (horizontal flip with probability 1/2, shift of up to +-S pixels with edges
-replicated, brightness gain 1 +- B), drawn from torch's generator instead of ours. Only the epoch loop
-is timed (no validation, no data loading).
+pads the extra row/column at the bottom/right, by the convolution itself when symmetric; depthwise =
+grouped conv; adaptive average pooling), He-normal init (fan-in, zero biases), and trains RUNS times
+from scratch: Adam (lr, betas 0.9/0.999, eps), cross-entropy averaged over the batch, gradient L2 norm
+clipped, batches from a fresh shuffle every epoch, the learning rate per epoch from the same warmup +
+cosine formula, and the same kinds of augmentation per image (horizontal flip with probability 1/2,
+shift of up to +-S pixels with edges replicated, brightness gain 1 +- B), drawn from torch's generator
+instead of ours. Only the epoch loop is timed (no validation, no data loading).
 
 Last line of output: "torch VERSION median SECONDS min SECONDS val_acc FRACTION".
 """
@@ -47,16 +47,19 @@ class Net(nn.Module):
                 k, s = layer["kernel"], layer["stride"]
                 out_c = layer["filters"] if t == "conv2d" else c
                 groups = 1 if t == "conv2d" else c
-                m = nn.Conv2d(c, out_c, k, stride=s, groups=groups)
-                nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity="relu")
-                nn.init.zeros_(m.bias)
-                pad = (0, 0, 0, 0)
+                pad, conv_pad = (0, 0, 0, 0), 0
                 if layer["padding"] == "same":
                     h, top, bottom = same_pads(h, k, s)
                     w, left, right = same_pads(w, k, s)
-                    pad = (left, right, top, bottom)
+                    if top == bottom == left == right:
+                        conv_pad = top  # symmetric: the convolution pads by itself (no extra copy)
+                    else:
+                        pad = (left, right, top, bottom)
                 else:
                     h, w = (h - k) // s + 1, (w - k) // s + 1
+                m = nn.Conv2d(c, out_c, k, stride=s, padding=conv_pad, groups=groups)
+                nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity="relu")
+                nn.init.zeros_(m.bias)
                 self.mods.append(m)
                 self.steps.append(("conv", len(self.mods) - 1, pad))
                 c = out_c

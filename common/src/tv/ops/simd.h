@@ -117,6 +117,24 @@ TV_SIMD_INLINE void transpose8(f8* r) {
   }
 }
 
+// The vector of N floats (4 or 8) by its width, for kernels templated on a block size.
+template <int N>
+struct Vec;
+template <>
+struct Vec<8> {
+  typedef f8 type;
+  static inline __attribute__((always_inline)) f8 load(const float* p) { return load8(p); }
+  static inline __attribute__((always_inline)) void store(float* p, const f8& v) { store8(p, v); }
+  static inline __attribute__((always_inline)) f8 splat(float x) { return splat8(x); }
+};
+template <>
+struct Vec<4> {
+  typedef f4 type;
+  static inline __attribute__((always_inline)) f4 load(const float* p) { return load4(p); }
+  static inline __attribute__((always_inline)) void store(float* p, const f4& v) { store4(p, v); }
+  static inline __attribute__((always_inline)) f4 splat(float x) { return splat4(x); }
+};
+
 // True when none of the n floats is Inf or NaN: x - x is +0 for finite x and NaN otherwise, and a
 // sum of them stays +0 only if every term is. Four independent vector sums (no serial chain).
 TV_SIMD_INLINE bool all_finite(const float* v, size_t n) {
