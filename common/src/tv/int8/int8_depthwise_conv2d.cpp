@@ -7,10 +7,8 @@ namespace tv {
 Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
                            int8_t* out) {
   int s = 0;
-  const Status rs = int8_detail::check_requant(in, w, out, q, &s);
-  if (!rs.ok()) return rs;
-  const Status gs = int8_detail::check_geom(g);
-  if (!gs.ok()) return gs;
+  const Status st = int8_detail::check_window_requant(g, in, w, out, q, &s);
+  if (!st.ok()) return st;
   if (g.out_c != g.in_c) return make_status(StatusCode::ChannelMismatch, -1, g.in_c, g.out_c);
 
   const int c_n = g.in_c;

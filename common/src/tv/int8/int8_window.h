@@ -32,6 +32,13 @@ inline Status check_requant(const void* in, const void* w, const void* out, cons
   return ok_status();
 }
 
+// check_requant, then check_geom: what a conv or depthwise conv checks before it runs.
+inline Status check_window_requant(const Geom2D& g, const void* in, const void* w, const void* out, const Q8Layer& q,
+                                   int* shift) {
+  const Status rs = check_requant(in, w, out, q, shift);
+  return rs.ok() ? check_geom(g) : rs;
+}
+
 // One output of a conv/dense layer: accumulator + bias (when there is one), requantised, then the
 // fused ReLU.
 inline int8_t requant_output(int32_t acc, const int32_t* bias, int o, int shift, bool relu) {
