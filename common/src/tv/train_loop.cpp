@@ -35,31 +35,35 @@ void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h
   // Brightness as a fixed-point gain so the result is exact integer arithmetic.
   int gain = 256;
   if (r.aug_brightness > 0.f) gain = (int)lroundf(256.f * (1.f + r.aug_brightness * (2.f * rng.uniform() - 1.f)));
-  // Each row: the shifted (and flipped) pixels, edges replicated, then the gain over the whole row.
+  // The gain as a table of the 256 byte values, then each row: the shifted (and flipped) pixels, edges
+  // replicated, through the table.
+  uint8_t lut[256];
+  for (int v = 0; v < 256; ++v) {
+    const int g = (v * gain + 128) >> 8;
+    lut[v] = (uint8_t)(g > 255 ? 255 : g);
+  }
   const size_t row = (size_t)w * c;
   for (int y = 0; y < h; ++y) {
     int sy = y + dy;
     sy = sy < 0 ? 0 : (sy >= h ? h - 1 : sy);
     const uint8_t* s = src + (size_t)sy * row;
     uint8_t* d = dst + (size_t)y * row;
-    if (!flip) {  // columns [lo, hi) read the run of source columns lo + dx ..; the others an edge
+    if (!flip) {  // columns [lo, hi) read the run of source columns from lo + dx; the others an edge
       int lo = dx < 0 ? -dx : 0, hi = dx > 0 ? w - dx : w;
       if (lo > w) lo = w;
       if (hi < lo) hi = lo;
-      for (int x = 0; x < lo; ++x) memcpy(d + (size_t)x * c, s, (size_t)c);
-      memcpy(d + (size_t)lo * c, s + (size_t)(lo + dx) * c, (size_t)(hi - lo) * c);
-      for (int x = hi; x < w; ++x) memcpy(d + (size_t)x * c, s + (size_t)(w - 1) * c, (size_t)c);
+      for (int x = 0; x < lo; ++x)
+        for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = lut[s[k]];
+      const uint8_t* run = s + (size_t)(lo + dx) * c;
+      for (size_t i = 0, n = (size_t)(hi - lo) * c; i < n; ++i) d[(size_t)lo * c + i] = lut[run[i]];
+      for (int x = hi; x < w; ++x)
+        for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = lut[s[(size_t)(w - 1) * c + k]];
     } else {
       for (int x = 0; x < w; ++x) {
         int sx = w - 1 - x + dx;
         sx = sx < 0 ? 0 : (sx >= w ? w - 1 : sx);
-        for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = s[(size_t)sx * c + k];
+        for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = lut[s[(size_t)sx * c + k]];
       }
-    }
-    if (gain == 256) continue;  // (v * 256 + 128) >> 8 == v
-    for (size_t i = 0; i < row; ++i) {
-      const int v = (d[i] * gain + 128) >> 8;
-      d[i] = (uint8_t)(v > 255 ? 255 : v);
     }
   }
 }

@@ -102,6 +102,30 @@ TEST(FastKernels, Conv2dWebmcuLayers) {
   compare_conv(conv2, rng, 0.1f);  // zeros here and there: the masked path
 }
 
+TEST(FastKernels, Conv2dTinyvisionStems) {
+  // The default preset's 3x3 "same" stem at the inputs its rule sees: stride 2 (bottom/right padding
+  // only, or both sides when odd), stride 1 on small inputs, 1 and 3 channels, wider than 16 pixels
+  // (the vector copy of the planar phases), and 8 or 12 filters (a block of 8 plus one of 4).
+  std::mt19937 rng(104);
+  struct Stem {
+    int h, w, c, stride, filters;
+  };
+  for (const Stem& s : {Stem{64, 64, 3, 2, 8}, Stem{63, 65, 3, 2, 8}, Stem{96, 96, 3, 2, 12}, Stem{160, 120, 3, 2, 8},
+                        Stem{28, 28, 1, 1, 8}, Stem{17, 40, 1, 2, 8}, Stem{33, 48, 4, 2, 8}}) {
+    tv::Geom2D g{};
+    g.in_h = s.h;
+    g.in_w = s.w;
+    g.in_c = s.c;
+    g.out_c = s.filters;
+    g.k_h = g.k_w = 3;
+    g.stride_h = g.stride_w = s.stride;
+    axis(s.h, 3, s.stride, true, &g.out_h, &g.pad_top);
+    axis(s.w, 3, s.stride, true, &g.out_w, &g.pad_left);
+    compare_conv(g, rng, 0.0f);
+    compare_conv(g, rng, 0.5f);
+  }
+}
+
 TEST(FastKernels, Conv2dSpecialValues) {
   // NaN and infinities in the input and the gradient: the reference's skip of zero gradients is
   // reproduced exactly, so a zero gradient at a NaN input adds nothing.

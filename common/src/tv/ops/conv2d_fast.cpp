@@ -24,8 +24,6 @@
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
@@ -128,13 +126,37 @@ TV_INLINE void to_planar_any(const float* src, int n, int lead, int c, int pw, f
 // Copies input columns [0, avail) of one HWC row to in_c * sw planar rows of pw floats: plane
 // (i * sw + p) holds channel i of columns p, p + sw, p + 2 sw, ... (zeros past avail), so that tap kx
 // of eight neighbouring output pixels reads eight consecutive floats of plane kx % sw at kx / sw.
-TV_INLINE void to_planar_strided(const float* src, int avail, int c, int sw, int pw, float* dst) {
-  if (sw == 1) return to_planar_any(src, avail < pw ? avail : pw, 0, c, pw, dst);
+template <int C>
+TV_INLINE void to_planar_strided_c(const float* src, int avail, int c_runtime, int sw, int pw, float* dst) {
+  const int c = C ? C : c_runtime;
+  int t0 = 0;
+  if constexpr (C == 3 || C == 4 || C == 8) {
+    if (sw == 2)  // 16 pixels -> eight of each phase per plane
+      for (; t0 + 8 <= pw && 2 * (t0 + 8) <= avail; t0 += 8) {
+        f8 a[C], b[C];
+        planar8<C>(src + (size_t)(2 * t0) * C, a);
+        planar8<C>(src + (size_t)(2 * t0 + 8) * C, b);
+        for (int i = 0; i < C; ++i) {
+          store8(dst + (size_t)(2 * i) * pw + t0, TV_SHUFFLE8(a[i], b[i], 0, 2, 4, 6, 8, 10, 12, 14));
+          store8(dst + (size_t)(2 * i + 1) * pw + t0, TV_SHUFFLE8(a[i], b[i], 1, 3, 5, 7, 9, 11, 13, 15));
+        }
+      }
+  }
   for (int p = 0; p < sw; ++p)
-    for (int t = 0; t < pw; ++t) {
+    for (int t = t0; t < pw; ++t) {
       const int col = p + sw * t;
       for (int i = 0; i < c; ++i) dst[((size_t)i * sw + p) * pw + t] = col < avail ? src[(size_t)col * c + i] : 0.0f;
     }
+}
+
+TV_INLINE void to_planar_strided(const float* src, int avail, int c, int sw, int pw, float* dst) {
+  if (sw == 1) return to_planar_any(src, avail < pw ? avail : pw, 0, c, pw, dst);
+  switch (c) {
+    case 3: return to_planar_strided_c<3>(src, avail, c, sw, pw, dst);
+    case 4: return to_planar_strided_c<4>(src, avail, c, sw, pw, dst);
+    case 8: return to_planar_strided_c<8>(src, avail, c, sw, pw, dst);
+    default: return to_planar_strided_c<0>(src, avail, c, sw, pw, dst);
+  }
 }
 
 // One output pixel whose window leaves the input (the border of a padded conv), with the valid taps
@@ -177,10 +199,10 @@ TV_INLINE void border_pixel(const Geom2D& g, const float* in, const float* wt, c
 // rows[ky]: the planar input row kernel row ky reads (in_c * sw planes of pw floats, from the first
 // pixel's first tap, see to_planar_strided; pw >= nx rounded up to 16, plus (k_w - 1) / sw). wt: the
 // block's weights as [ky][kx][ic][OB]. out: the first pixel's channel o0.
-template <int OB, int NV>
+template <int OB, int NV, int SW>
 TV_INLINE void forward_block(const Geom2D& g, const float* const* rows, int pw, int nx, const float* wt,
                              const float* bias, float* out) {
-  const int sw = g.stride_w;
+  const int sw = SW ? SW : g.stride_w;
   const int nv = (nx + 7) / 8;
   for (int v = 0; v < nv; v += NV) {
     f8 acc[NV][OB];
@@ -205,6 +227,19 @@ TV_INLINE void forward_block(const Geom2D& g, const float* const* rows, int pw, 
       const int first = (v + u) * 8;
       store_pixels<OB>(acc[u], nx - first < 8 ? nx - first : 8, g.out_c, out + (size_t)first * g.out_c);
     }
+  }
+}
+
+// forward_block for a block of ob output channels; SW: the column stride (0: read it from g).
+template <int SW>
+TV_INLINE void forward_blocks(int ob, const Geom2D& g, const float* const* rows, int pw, int nx, const float* wb,
+                              const float* bias, float* out) {
+  switch (ob) {
+    case 8: return forward_block<8, 1, SW>(g, rows, pw, nx, wb, bias, out);
+    case 4: return forward_block<4, 2, SW>(g, rows, pw, nx, wb, bias, out);
+    case 3: return forward_block<3, 2, SW>(g, rows, pw, nx, wb, bias, out);
+    case 2: return forward_block<2, 2, SW>(g, rows, pw, nx, wb, bias, out);
+    default: return forward_block<1, 2, SW>(g, rows, pw, nx, wb, bias, out);
   }
 }
 
@@ -297,13 +332,12 @@ TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const flo
     for (int o0 = 0, ob; o0 < g.out_c; o0 += ob) {
       ob = block_size(g.out_c - o0);
       const float* wb = wt + (size_t)o0 * filter;
-      switch (ob) {
-        case 8: forward_block<8, 1>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-        case 4: forward_block<4, 2>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-        case 3: forward_block<3, 2>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-        case 2: forward_block<2, 2>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-        default: forward_block<1, 2>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-      }
+      if (sw == 1)
+        forward_blocks<1>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+      else if (sw == 2)
+        forward_blocks<2>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+      else
+        forward_blocks<0>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
     }
   }
 }

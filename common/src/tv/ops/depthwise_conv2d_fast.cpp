@@ -2,15 +2,15 @@
 // per vector (channels are contiguous in HWC, and a depthwise channel never mixes with another), with
 // the running sums in registers instead of in the output buffer.
 //
-// forward (any geometry): per output pixel and channel, bias + the valid taps in (ky, kx) order. With
-// fewer than 32 channels, interior pixels run four at a time (independent sums hide the add latency).
+// forward (any geometry): per output pixel and channel, bias + the valid taps in (ky, kx) order.
+// Interior pixels run eight or four at a time (independent sums hide the add latency).
 //
 // backward_data (any geometry): gathers instead of scattering. The reference zeroes din and adds, for
 // each output pixel in row-major order, dout * w at every valid tap; so input pixel (iy, ix) receives
 // its terms in (oy, ox) order, i.e. ky and kx descending for a fixed stride. Each lane here starts at
 // +0 and adds the same terms in that order (outputs a stride does not reach are skipped, as they do
-// not exist in the reference either). Stride 1 with fewer than 32 channels: the input pixels every
-// tap reaches run four at a time.
+// not exist in the reference either). Stride 1: the input pixels every tap reaches run eight or four
+// at a time.
 //
 // backward_params (3x3 kernels, the presets' depthwise layers): for eight channels, the nine tap
 // gradients and the bias gradient stay in registers while the output pixels stream by in row-major
@@ -22,16 +22,9 @@
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
-
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
 
 // The output coordinate tap k of an axis reads input coordinate i from, or -1 when none does.
 TV_INLINE int source_of(int i, int k, int stride, int pad, int out_size) {
@@ -113,17 +106,17 @@ TV_INLINE void params_3x3(const Geom2D& g, const float* in, const float* dout, f
 
 // Forward of P neighbouring interior output pixels (every tap inside the input) of row oy from
 // column ox0, channels [c0, c0 + 8): P independent sums, each bias + taps in (ky, kx) order.
-template <int P>
+template <int P, int K>
 TV_INLINE void forward_run(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
                            int ox0, int c0) {
-  const int c_n = g.in_c;
+  const int c_n = g.in_c, k_h = K ? K : g.k_h, k_w = K ? K : g.k_w;
   const size_t step = (size_t)g.stride_w * c_n;
   const float* x0 = in + ((size_t)(oy * g.stride_h - g.pad_top) * g.in_w + (ox0 * g.stride_w - g.pad_left)) * c_n + c0;
   f8 acc[P];
   for (int p = 0; p < P; ++p) acc[p] = load8(b + c0);
-  for (int ky = 0; ky < g.k_h; ++ky)
-    for (int kx = 0; kx < g.k_w; ++kx) {
-      const f8 wv = load8(w + ((size_t)ky * g.k_w + kx) * c_n + c0);
+  for (int ky = 0; ky < k_h; ++ky)
+    for (int kx = 0; kx < k_w; ++kx) {
+      const f8 wv = load8(w + ((size_t)ky * k_w + kx) * c_n + c0);
       const float* x = x0 + ((size_t)ky * g.in_w + kx) * c_n;
       for (int p = 0; p < P; ++p) acc[p] += load8(x + p * step) * wv;
     }
@@ -133,19 +126,38 @@ TV_INLINE void forward_run(const Geom2D& g, const float* in, const float* w, con
 
 // backward_data (stride 1) of P neighbouring input pixels of row iy from column ix0 that every tap
 // reaches, channels [c0, c0 + 8): P independent sums from +0, kernel rows and columns descending.
-template <int P>
+template <int P, int K>
 TV_INLINE void data_run(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ix0, int c0) {
-  const int c_n = g.in_c;
+  const int c_n = g.in_c, k_h = K ? K : g.k_h, k_w = K ? K : g.k_w;
   f8 acc[P];
   for (int p = 0; p < P; ++p) acc[p] = splat8(0.0f);
-  for (int ky = g.k_h - 1; ky >= 0; --ky)
-    for (int kx = g.k_w - 1; kx >= 0; --kx) {
-      const f8 wv = load8(w + ((size_t)ky * g.k_w + kx) * c_n + c0);
+  for (int ky = k_h - 1; ky >= 0; --ky)
+    for (int kx = k_w - 1; kx >= 0; --kx) {
+      const f8 wv = load8(w + ((size_t)ky * k_w + kx) * c_n + c0);
       const float* d = dout + ((size_t)(iy + g.pad_top - ky) * g.out_w + (ix0 + g.pad_left - kx)) * c_n + c0;
       for (int p = 0; p < P; ++p) acc[p] += load8(d + (size_t)p * c_n) * wv;
     }
   float* dx = din + ((size_t)iy * g.in_w + ix0) * c_n + c0;
   for (int p = 0; p < P; ++p) store8(dx + (size_t)p * c_n, acc[p]);
+}
+
+// Interior runs of one row, channels [c0, c0 + 8): eight, then four, then single pixels. K: the
+// kernel side when square and known (0: any).
+template <int K>
+TV_INLINE void forward_runs(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
+                            int lo, int hi, int c0) {
+  int ox = lo;
+  for (; ox + 8 <= hi; ox += 8) forward_run<8, K>(g, in, w, b, out, oy, ox, c0);
+  for (; ox + 4 <= hi; ox += 4) forward_run<4, K>(g, in, w, b, out, oy, ox, c0);
+  for (; ox < hi; ++ox) forward_run<1, K>(g, in, w, b, out, oy, ox, c0);
+}
+template <int K>
+TV_INLINE void data_runs(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int lo, int hi,
+                         int c0) {
+  int ix = lo;
+  for (; ix + 8 <= hi; ix += 8) data_run<8, K>(g, w, dout, din, iy, ix, c0);
+  for (; ix + 4 <= hi; ix += 4) data_run<4, K>(g, w, dout, din, iy, ix, c0);
+  for (; ix < hi; ++ix) data_run<1, K>(g, w, dout, din, iy, ix, c0);
 }
 
 // The columns [lo, hi) of an axis whose every tap lies inside (forward: output columns; the caller
@@ -170,14 +182,15 @@ TV_TARGET_CLONES void depthwise_conv2d_forward(const Geom2D& g, const float* in,
     const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
     const int iy0 = oy * g.stride_h - g.pad_top;
     const bool row_inside = oy >= oy_lo && oy < oy_hi;
-    if (row_inside && c8 > 0 && c8 < 32)  // few channels: several interior pixels at a time
+    if (row_inside && c8 > 0)  // several interior pixels at a time
       for (int c0 = 0; c0 < c8; c0 += 8) {
-        int ox = ox_lo;
-        for (; ox + 4 <= ox_hi; ox += 4) forward_run<4>(g, in, w, b, out, oy, ox, c0);
-        for (; ox < ox_hi; ++ox) forward_run<1>(g, in, w, b, out, oy, ox, c0);
+        if (g.k_h == 3 && g.k_w == 3)
+          forward_runs<3>(g, in, w, b, out, oy, ox_lo, ox_hi, c0);
+        else
+          forward_runs<0>(g, in, w, b, out, oy, ox_lo, ox_hi, c0);
       }
     for (int ox = 0; ox < g.out_w; ++ox) {
-      const bool done = row_inside && c8 > 0 && c8 < 32 && ox >= ox_lo && ox < ox_hi;  // vectors done above
+      const bool done = row_inside && c8 > 0 && ox >= ox_lo && ox < ox_hi;  // vectors done above
       if (done && c8 == c_n) continue;
       const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
       const int ix0 = ox * g.stride_w - g.pad_left;
@@ -202,7 +215,7 @@ TV_TARGET_CLONES void depthwise_conv2d_backward_data(const Geom2D& g, const floa
   const int c_n = g.in_c, c8 = c_n / 8 * 8;
   // Stride 1: input pixels that every tap reaches (oy = iy + pad_top - ky inside for all ky, same
   // for x) run several at a time.
-  const bool runs = g.stride_h == 1 && g.stride_w == 1 && c8 > 0 && c8 < 32;
+  const bool runs = g.stride_h == 1 && g.stride_w == 1 && c8 > 0;
   const int iy_lo = g.k_h - 1 - g.pad_top > 0 ? g.k_h - 1 - g.pad_top : 0;
   const int iy_hi = g.out_h - g.pad_top < g.in_h ? g.out_h - g.pad_top : g.in_h;
   const int ix_lo = g.k_w - 1 - g.pad_left > 0 ? g.k_w - 1 - g.pad_left : 0;
@@ -212,9 +225,10 @@ TV_TARGET_CLONES void depthwise_conv2d_backward_data(const Geom2D& g, const floa
     const bool row_runs = runs && iy >= iy_lo && iy < iy_hi && ix_hi > ix_lo;
     if (row_runs)
       for (int c0 = 0; c0 < c8; c0 += 8) {
-        int ix = ix_lo;
-        for (; ix + 4 <= ix_hi; ix += 4) data_run<4>(g, w, dout, din, iy, ix, c0);
-        for (; ix < ix_hi; ++ix) data_run<1>(g, w, dout, din, iy, ix, c0);
+        if (g.k_h == 3 && g.k_w == 3)
+          data_runs<3>(g, w, dout, din, iy, ix_lo, ix_hi, c0);
+        else
+          data_runs<0>(g, w, dout, din, iy, ix_lo, ix_hi, c0);
       }
     for (int ky = 0; ky < g.k_h; ++ky) oys[ky] = source_of(iy, ky, g.stride_h, g.pad_top, g.out_h);
     for (int ix = 0; ix < g.in_w; ++ix) {

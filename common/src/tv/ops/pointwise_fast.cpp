@@ -17,16 +17,9 @@
 #include "tv/ops/pointwise.h"
 #include "tv/ops/simd.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
-
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
 
 constexpr int kMaxWeights = 16384;  // in_c * out_c: 64 KB of stack for the transposed weights
 
@@ -78,21 +71,40 @@ TV_INLINE void matmul(const float* a, int p_n, int k_n, const float* b, int n, c
 }
 
 // dW[o][i..] += d[p][o] * x[p][i..] for p ascending, NO rows of dW, NV vectors of i from column j.
-template <int NO, int NV>
-TV_INLINE void params_block(const float* x, const float* d, int p_n, int in_c, int out_c, int o0, int j, float* dw) {
+// BIAS: also db[o] += d[p][o] for the NO channels (NO = 4 or 8: one vector), only where d != 0 (the
+// reference's skip), in the same pass over the pixels.
+template <int NO, int NV, bool BIAS>
+TV_INLINE void params_block(const float* x, const float* d, int p_n, int in_c, int out_c, int o0, int j, float* dw,
+                            float* db) {
+  typedef typename simd::Vec<NO>::type VB;
   f8 acc[NO][NV];
   for (int o = 0; o < NO; ++o)
     for (int v = 0; v < NV; ++v) acc[o][v] = load8(dw + (size_t)(o0 + o) * in_c + j + 8 * v);
+  VB bias = simd::Vec<NO>::load(db + o0);
+  const VB zero = simd::Vec<NO>::splat(0.0f);
   for (int p = 0; p < p_n; ++p) {
     f8 xv[NV];
     for (int v = 0; v < NV; ++v) xv[v] = load8(x + (size_t)p * in_c + j + 8 * v);
+    const float* dp = d + (size_t)p * out_c + o0;
+    if (BIAS) {
+      const VB dv = simd::Vec<NO>::load(dp);
+      bias = dv != zero ? bias + dv : bias;
+    }
     for (int o = 0; o < NO; ++o) {
-      const f8 dv = splat8(d[(size_t)p * out_c + o0 + o]);
+      const f8 dv = splat8(dp[o]);
       for (int v = 0; v < NV; ++v) acc[o][v] += dv * xv[v];
     }
   }
   for (int o = 0; o < NO; ++o)
     for (int v = 0; v < NV; ++v) store8(dw + (size_t)(o0 + o) * in_c + j + 8 * v, acc[o][v]);
+  if (BIAS) simd::Vec<NO>::store(db + o0, bias);
+}
+
+// All of dW for NO channels from o0 (NV vectors of i per pass), the bias in the first pass.
+template <int NO, int NV>
+TV_INLINE void params_rows(const float* x, const float* d, int p_n, int in_c, int out_c, int o0, float* dw, float* db) {
+  params_block<NO, NV, true>(x, d, p_n, in_c, out_c, o0, 0, dw, db);
+  for (int j = 8 * NV; j < in_c; j += 8 * NV) params_block<NO, NV, false>(x, d, p_n, in_c, out_c, o0, j, dw, db);
 }
 
 }  // namespace
@@ -115,20 +127,11 @@ TV_TARGET_CLONES bool pointwise_backward_params(const Geom2D& g, const float* in
                                                 float* db) {
   const int p_n = g.in_h * g.in_w;
   if (!fits(g) || !simd::all_finite(in, (size_t)p_n * g.in_c)) return false;
-  for (int o0 = 0; o0 < g.out_c; o0 += 8) {  // bias: eight channels per vector, pixels in order
-    f8 acc = load8(db + o0);
-    for (int p = 0; p < p_n; ++p) {
-      const f8 d = load8(dout + (size_t)p * g.out_c + o0);
-      acc = d != splat8(0.0f) ? acc + d : acc;  // the reference adds only d != 0
-    }
-    store8(db + o0, acc);
-  }
-  for (int o0 = 0; o0 < g.out_c; o0 += 4) {
-    int j = 0;
-    for (; j + 32 <= g.in_c; j += 32) params_block<4, 4>(in, dout, p_n, g.in_c, g.out_c, o0, j, dw);
-    for (; j + 16 <= g.in_c; j += 16) params_block<4, 2>(in, dout, p_n, g.in_c, g.out_c, o0, j, dw);
-    for (; j < g.in_c; j += 8) params_block<4, 1>(in, dout, p_n, g.in_c, g.out_c, o0, j, dw);
-  }
+  // Blocks of 4 channels x 16 inputs, or 8 channels x 8 inputs: eight sums in registers.
+  if (g.in_c % 16 == 0)
+    for (int o0 = 0; o0 < g.out_c; o0 += 4) params_rows<4, 2>(in, dout, p_n, g.in_c, g.out_c, o0, dw, db);
+  else
+    for (int o0 = 0; o0 < g.out_c; o0 += 8) params_rows<8, 1>(in, dout, p_n, g.in_c, g.out_c, o0, dw, db);
   return true;
 }
 
