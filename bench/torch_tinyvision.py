@@ -18,13 +18,12 @@ import argparse
 import json
 import math
 import os
-import statistics
-import time
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+import torch_common
 
 
 def same_pads(size, k, stride):
@@ -149,19 +148,13 @@ def main():
     with open(os.path.join(a.dir, "spec.json")) as f:
         spec = json.load(f)
     r = spec["recipe"]
-    images = np.load(os.path.join(a.dir, "images.npy"))
-    labels = torch.from_numpy(np.load(os.path.join(a.dir, "labels.npy")))
-    train = torch.from_numpy(np.load(os.path.join(a.dir, "train.npy")))
-    val = torch.from_numpy(np.load(os.path.join(a.dir, "val.npy")))
-    cache = torch.from_numpy(images).permute(0, 3, 1, 2).contiguous()  # decoded once, uint8 NCHW
-    classes = int(labels.max()) + 1
+    cache, labels, train, val, classes = torch_common.load(a.dir)
 
-    seconds, accuracy = [], 0.0
-    for run in range(a.runs):
-        torch.manual_seed(run)
+    def setup():
         model = Net(spec, classes)
-        opt = torch.optim.Adam(model.parameters(), lr=r["lr"], betas=(0.9, 0.999), eps=r["eps"])
-        t0 = time.perf_counter()
+        return model, torch.optim.Adam(model.parameters(), lr=r["lr"], betas=(0.9, 0.999), eps=r["eps"])
+
+    def train_epochs(model, opt):
         for epoch in range(r["epochs"]):
             for g in opt.param_groups:
                 g["lr"] = epoch_lr(r, epoch)
@@ -174,13 +167,8 @@ def main():
                 if r["grad_clip_norm"] > 0:
                     nn.utils.clip_grad_norm_(model.parameters(), r["grad_clip_norm"])
                 opt.step()
-        seconds.append(time.perf_counter() - t0)
-        with torch.no_grad():
-            pred = model(cache[val].float() * (1.0 / 255.0)).argmax(1)
-            accuracy = float((pred == labels[val]).float().mean())
-        print(f"run {run + 1}: {seconds[-1]:.3f} s, val accuracy {accuracy:.3f}", flush=True)
-    print(f"torch {torch.__version__} median {statistics.median(seconds):.4f} min {min(seconds):.4f} "
-          f"val_acc {accuracy:.4f}")
+
+    torch_common.timed_runs(a.runs, setup, train_epochs, cache, labels, val)
 
 
 if __name__ == "__main__":

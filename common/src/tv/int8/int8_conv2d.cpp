@@ -6,11 +6,9 @@ namespace tv {
 
 Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
                  int8_t* out) {
-  if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
-  const Status gs = int8_detail::check_geom(g);
-  if (!gs.ok()) return gs;
-  const int s = q.shift();
-  if (s < 0) return make_status(StatusCode::BadParameter, -1, s);
+  int s = 0;
+  const Status st = int8_detail::check_window_requant(g, in, w, out, q, &s);
+  if (!st.ok()) return st;
   const long fan_in = (long)g.k_h * g.k_w * g.in_c;
   if (fan_in > kInt8MaxFanIn) return make_status(StatusCode::InvalidArgument, -1, (int32_t)fan_in);
 
@@ -27,10 +25,7 @@ Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32
         const int8_t* k = w + (size_t)o * w_filter + (size_t)ky * w_row + (size_t)rx.begin * g.in_c;
         for (int j = 0; j < span; ++j) acc += (int32_t)x[j] * (int32_t)k[j];
       }
-      const int64_t total = (int64_t)acc + (bias ? bias[o] : 0);
-      int8_t r = requantize_s8(total, s);
-      if (q.relu && r < 0) r = 0;
-      o_px[o] = r;
+      o_px[o] = int8_detail::requant_output(acc, bias, o, s, q.relu);
     }
   });
   return ok_status();

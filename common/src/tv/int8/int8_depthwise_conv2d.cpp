@@ -6,12 +6,10 @@ namespace tv {
 
 Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
                            int8_t* out) {
-  if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
-  const Status gs = int8_detail::check_geom(g);
-  if (!gs.ok()) return gs;
+  int s = 0;
+  const Status st = int8_detail::check_window_requant(g, in, w, out, q, &s);
+  if (!st.ok()) return st;
   if (g.out_c != g.in_c) return make_status(StatusCode::ChannelMismatch, -1, g.in_c, g.out_c);
-  const int s = q.shift();
-  if (s < 0) return make_status(StatusCode::BadParameter, -1, s);
 
   const int c_n = g.in_c;
   for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
@@ -25,10 +23,7 @@ Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, c
           acc += (int32_t)x * (int32_t)k;
         }
       }
-      const int64_t total = (int64_t)acc + (bias ? bias[c] : 0);
-      int8_t r = requantize_s8(total, s);
-      if (q.relu && r < 0) r = 0;
-      o_px[c] = r;
+      o_px[c] = int8_detail::requant_output(acc, bias, c, s, q.relu);
     }
   });
   return ok_status();

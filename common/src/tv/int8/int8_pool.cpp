@@ -26,21 +26,7 @@ Status maxpool2d_s8(const Geom2D& g, const int8_t* in, int8_t* out) {
   const Status gs = int8_detail::check_geom(g);
   if (!gs.ok()) return gs;
   if (g.out_c != g.in_c) return make_status(StatusCode::ChannelMismatch, -1, g.in_c, g.out_c);
-  const int c_n = g.in_c;
-  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
-    int8_t* o_px = out + px * c_n;
-    if (ry.begin == ry.end || rx.begin == rx.end) {  // window entirely in the padding
-      for (int c = 0; c < c_n; ++c) o_px[c] = 0;
-      return;
-    }
-    for (int c = 0; c < c_n; ++c) o_px[c] = -128;
-    for (int ky = ry.begin; ky < ry.end; ++ky) {
-      for (int kx = rx.begin; kx < rx.end; ++kx) {
-        const int8_t* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-        for (int c = 0; c < c_n; ++c) o_px[c] = x[c] > o_px[c] ? x[c] : o_px[c];
-      }
-    }
-  });
+  maxpool_windows(g, in, out);
   return ok_status();
 }
 

@@ -24,8 +24,6 @@
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {

@@ -26,8 +26,6 @@
 #include "tv/ops/pointwise.h"
 #include "tv/ops/simd.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {

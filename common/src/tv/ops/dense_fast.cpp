@@ -8,11 +8,6 @@
 namespace tv {
 namespace fast {
 
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
-
 TV_TARGET_CLONES void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out) {
   int o = 0;
   for (; o + 4 <= out_n; o += 4) {

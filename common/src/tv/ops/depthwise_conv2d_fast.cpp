@@ -22,16 +22,9 @@
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
-
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
 
 // The output coordinate tap k of an axis reads input coordinate i from, or -1 when none does.
 TV_INLINE int source_of(int i, int k, int stride, int pad, int out_size) {

@@ -6,22 +6,7 @@ namespace tv {
 namespace ref {
 
 void maxpool2d_forward(const Geom2D& g, const float* in, float* out) {
-  const int c_n = g.in_c;
-  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
-    float* o_px = out + px * c_n;
-    if (ry.begin == ry.end || rx.begin == rx.end) {  // window entirely in the padding
-      for (int c = 0; c < c_n; ++c) o_px[c] = 0.0f;
-      return;
-    }
-    const float* first = in + ((size_t)(iy0 + ry.begin) * g.in_w + (ix0 + rx.begin)) * c_n;
-    for (int c = 0; c < c_n; ++c) o_px[c] = first[c];
-    for (int ky = ry.begin; ky < ry.end; ++ky) {
-      for (int kx = rx.begin; kx < rx.end; ++kx) {
-        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-        for (int c = 0; c < c_n; ++c) o_px[c] = x[c] > o_px[c] ? x[c] : o_px[c];
-      }
-    }
-  });
+  maxpool_windows(g, in, out);
 }
 
 void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, float* din) {

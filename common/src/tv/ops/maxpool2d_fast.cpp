@@ -7,8 +7,6 @@
 #include "tv/ops/kernel_variants.h"
 #include "tv/ops/simd.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {

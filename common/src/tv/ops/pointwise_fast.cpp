@@ -17,16 +17,9 @@
 #include "tv/ops/pointwise.h"
 #include "tv/ops/simd.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
-
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
 
 constexpr int kMaxWeights = 16384;  // in_c * out_c: 64 KB of stack for the transposed weights
 

@@ -155,4 +155,15 @@ TV_SIMD_INLINE bool all_finite(const float* v, size_t n) {
 }
 
 }  // namespace simd
+
+// The fast kernels (tv::fast) name the vector type and its loads and stores without the prefix.
+namespace fast {
+using simd::f8;
+using simd::load8;
+using simd::splat8;
+using simd::store8;
+}  // namespace fast
 }  // namespace tv
+
+// A helper every fast kernel wants inlined into its AVX2 clone.
+#define TV_INLINE inline __attribute__((always_inline))

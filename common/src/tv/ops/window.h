@@ -38,4 +38,27 @@ inline void for_each_window(const Geom2D& g, F&& f) {
   }
 }
 
+// Max pooling (float and int8 alike): every output pixel takes, channel by channel, the largest of
+// the window's taps inside the input (the first tap, then each larger one in row-major order); a
+// window wholly in the padding gives 0.
+template <class T>
+inline void maxpool_windows(const Geom2D& g, const T* in, T* out) {
+  const int c_n = g.in_c;
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    T* o_px = out + px * c_n;
+    if (ry.begin == ry.end || rx.begin == rx.end) {
+      for (int c = 0; c < c_n; ++c) o_px[c] = 0;
+      return;
+    }
+    const T* first = in + ((size_t)(iy0 + ry.begin) * g.in_w + (ix0 + rx.begin)) * c_n;
+    for (int c = 0; c < c_n; ++c) o_px[c] = first[c];
+    for (int ky = ry.begin; ky < ry.end; ++ky) {
+      for (int kx = rx.begin; kx < rx.end; ++kx) {
+        const T* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+        for (int c = 0; c < c_n; ++c) o_px[c] = x[c] > o_px[c] ? x[c] : o_px[c];
+      }
+    }
+  });
+}
+
 }  // namespace tv
