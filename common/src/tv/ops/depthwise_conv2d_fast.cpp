@@ -104,34 +104,37 @@ TV_INLINE void params_3x3(const Geom2D& g, const float* in, const float* dout, f
   store8(db + c0, bias);
 }
 
-// Forward of P neighbouring interior output pixels (every tap inside the input) of row oy from
-// column ox0, channels [c0, c0 + 8): P independent sums, each bias + taps in (ky, kx) order.
+// Forward of P neighbouring output pixels of row oy from column ox0 whose kernel columns all lie
+// inside the input, channels [c0, c0 + 8): P independent sums, each bias + the taps of the valid
+// kernel rows ry, in (ky, kx) order.
 template <int P, int K>
 TV_INLINE void forward_run(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
-                           int ox0, int c0) {
-  const int c_n = g.in_c, k_h = K ? K : g.k_h, k_w = K ? K : g.k_w;
+                           TapRange ry, int ox0, int c0) {
+  const int c_n = g.in_c, k_w = K ? K : g.k_w;
   const size_t step = (size_t)g.stride_w * c_n;
-  const float* x0 = in + ((size_t)(oy * g.stride_h - g.pad_top) * g.in_w + (ox0 * g.stride_w - g.pad_left)) * c_n + c0;
+  const int iy0 = oy * g.stride_h - g.pad_top, ix0 = ox0 * g.stride_w - g.pad_left;
   f8 acc[P];
   for (int p = 0; p < P; ++p) acc[p] = load8(b + c0);
-  for (int ky = 0; ky < k_h; ++ky)
+  for (int ky = ry.begin; ky < ry.end; ++ky)
     for (int kx = 0; kx < k_w; ++kx) {
       const f8 wv = load8(w + ((size_t)ky * k_w + kx) * c_n + c0);
-      const float* x = x0 + ((size_t)ky * g.in_w + kx) * c_n;
+      const float* x = in + ((size_t)(iy0 + ky) * g.in_w + ix0 + kx) * c_n + c0;
       for (int p = 0; p < P; ++p) acc[p] += load8(x + p * step) * wv;
     }
   float* o = out + ((size_t)oy * g.out_w + ox0) * c_n + c0;
   for (int p = 0; p < P; ++p) store8(o + (size_t)p * c_n, acc[p]);
 }
 
-// backward_data (stride 1) of P neighbouring input pixels of row iy from column ix0 that every tap
-// reaches, channels [c0, c0 + 8): P independent sums from +0, kernel rows and columns descending.
+// backward_data (stride 1) of P neighbouring input pixels of row iy from column ix0 that every
+// kernel column reaches, channels [c0, c0 + 8): P independent sums from +0 over the kernel rows
+// [ky_lo, ky_hi] whose output row exists, rows and columns descending.
 template <int P, int K>
-TV_INLINE void data_run(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ix0, int c0) {
-  const int c_n = g.in_c, k_h = K ? K : g.k_h, k_w = K ? K : g.k_w;
+TV_INLINE void data_run(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ky_lo, int ky_hi,
+                        int ix0, int c0) {
+  const int c_n = g.in_c, k_w = K ? K : g.k_w;
   f8 acc[P];
   for (int p = 0; p < P; ++p) acc[p] = splat8(0.0f);
-  for (int ky = k_h - 1; ky >= 0; --ky)
+  for (int ky = ky_hi; ky >= ky_lo; --ky)
     for (int kx = k_w - 1; kx >= 0; --kx) {
       const f8 wv = load8(w + ((size_t)ky * k_w + kx) * c_n + c0);
       const float* d = dout + ((size_t)(iy + g.pad_top - ky) * g.out_w + (ix0 + g.pad_left - kx)) * c_n + c0;
@@ -145,19 +148,19 @@ TV_INLINE void data_run(const Geom2D& g, const float* w, const float* dout, floa
 // kernel side when square and known (0: any).
 template <int K>
 TV_INLINE void forward_runs(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
-                            int lo, int hi, int c0) {
+                            TapRange ry, int lo, int hi, int c0) {
   int ox = lo;
-  for (; ox + 8 <= hi; ox += 8) forward_run<8, K>(g, in, w, b, out, oy, ox, c0);
-  for (; ox + 4 <= hi; ox += 4) forward_run<4, K>(g, in, w, b, out, oy, ox, c0);
-  for (; ox < hi; ++ox) forward_run<1, K>(g, in, w, b, out, oy, ox, c0);
+  for (; ox + 8 <= hi; ox += 8) forward_run<8, K>(g, in, w, b, out, oy, ry, ox, c0);
+  for (; ox + 4 <= hi; ox += 4) forward_run<4, K>(g, in, w, b, out, oy, ry, ox, c0);
+  for (; ox < hi; ++ox) forward_run<1, K>(g, in, w, b, out, oy, ry, ox, c0);
 }
 template <int K>
-TV_INLINE void data_runs(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int lo, int hi,
-                         int c0) {
+TV_INLINE void data_runs(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ky_lo, int ky_hi,
+                         int lo, int hi, int c0) {
   int ix = lo;
-  for (; ix + 8 <= hi; ix += 8) data_run<8, K>(g, w, dout, din, iy, ix, c0);
-  for (; ix + 4 <= hi; ix += 4) data_run<4, K>(g, w, dout, din, iy, ix, c0);
-  for (; ix < hi; ++ix) data_run<1, K>(g, w, dout, din, iy, ix, c0);
+  for (; ix + 8 <= hi; ix += 8) data_run<8, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
+  for (; ix + 4 <= hi; ix += 4) data_run<4, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
+  for (; ix < hi; ++ix) data_run<1, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
 }
 
 // The columns [lo, hi) of an axis whose every tap lies inside (forward: output columns; the caller
@@ -175,22 +178,21 @@ TV_INLINE void inside_range(int in_size, int k, int stride, int pad, int out_siz
 TV_TARGET_CLONES void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b,
                                                float* out) {
   const int c_n = g.in_c, c8 = c_n / 8 * 8;
-  int oy_lo, oy_hi, ox_lo, ox_hi;  // interior: every tap inside the input
-  inside_range(g.in_h, g.k_h, g.stride_h, g.pad_top, g.out_h, &oy_lo, &oy_hi);
+  int ox_lo, ox_hi;  // output columns whose kernel columns all lie inside the input
   inside_range(g.in_w, g.k_w, g.stride_w, g.pad_left, g.out_w, &ox_lo, &ox_hi);
+  const bool runs = c8 > 0 && ox_hi > ox_lo;
   for (int oy = 0; oy < g.out_h; ++oy) {
     const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
     const int iy0 = oy * g.stride_h - g.pad_top;
-    const bool row_inside = oy >= oy_lo && oy < oy_hi;
-    if (row_inside && c8 > 0)  // several interior pixels at a time
+    if (runs)  // several pixels at a time, over the row's valid kernel rows
       for (int c0 = 0; c0 < c8; c0 += 8) {
-        if (g.k_h == 3 && g.k_w == 3)
-          forward_runs<3>(g, in, w, b, out, oy, ox_lo, ox_hi, c0);
+        if (g.k_w == 3)
+          forward_runs<3>(g, in, w, b, out, oy, ry, ox_lo, ox_hi, c0);
         else
-          forward_runs<0>(g, in, w, b, out, oy, ox_lo, ox_hi, c0);
+          forward_runs<0>(g, in, w, b, out, oy, ry, ox_lo, ox_hi, c0);
       }
     for (int ox = 0; ox < g.out_w; ++ox) {
-      const bool done = row_inside && c8 > 0 && ox >= ox_lo && ox < ox_hi;  // vectors done above
+      const bool done = runs && ox >= ox_lo && ox < ox_hi;  // vectors done above
       if (done && c8 == c_n) continue;
       const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
       const int ix0 = ox * g.stride_w - g.pad_left;
@@ -213,26 +215,26 @@ TV_TARGET_CLONES void depthwise_conv2d_backward_data(const Geom2D& g, const floa
   constexpr int kMaxK = 16;
   if (g.k_h > kMaxK || g.k_w > kMaxK) return ref::depthwise_conv2d_backward_data(g, w, dout, din);
   const int c_n = g.in_c, c8 = c_n / 8 * 8;
-  // Stride 1: input pixels that every tap reaches (oy = iy + pad_top - ky inside for all ky, same
-  // for x) run several at a time.
-  const bool runs = g.stride_h == 1 && g.stride_w == 1 && c8 > 0;
-  const int iy_lo = g.k_h - 1 - g.pad_top > 0 ? g.k_h - 1 - g.pad_top : 0;
-  const int iy_hi = g.out_h - g.pad_top < g.in_h ? g.out_h - g.pad_top : g.in_h;
+  // Stride 1: input columns that every kernel column reaches (ox = ix + pad_left - kx inside for
+  // all kx) run several at a time, over the kernel rows whose output row exists.
   const int ix_lo = g.k_w - 1 - g.pad_left > 0 ? g.k_w - 1 - g.pad_left : 0;
   const int ix_hi = g.out_w - g.pad_left < g.in_w ? g.out_w - g.pad_left : g.in_w;
+  const bool runs = g.stride_h == 1 && g.stride_w == 1 && c8 > 0 && ix_hi > ix_lo;
   int oys[kMaxK], oxs[kMaxK];
   for (int iy = 0; iy < g.in_h; ++iy) {
-    const bool row_runs = runs && iy >= iy_lo && iy < iy_hi && ix_hi > ix_lo;
-    if (row_runs)
+    if (runs) {
+      const int ky_hi = iy + g.pad_top < g.k_h - 1 ? iy + g.pad_top : g.k_h - 1;
+      const int ky_lo = iy + g.pad_top - g.out_h + 1 > 0 ? iy + g.pad_top - g.out_h + 1 : 0;
       for (int c0 = 0; c0 < c8; c0 += 8) {
-        if (g.k_h == 3 && g.k_w == 3)
-          data_runs<3>(g, w, dout, din, iy, ix_lo, ix_hi, c0);
+        if (g.k_w == 3)
+          data_runs<3>(g, w, dout, din, iy, ky_lo, ky_hi, ix_lo, ix_hi, c0);
         else
-          data_runs<0>(g, w, dout, din, iy, ix_lo, ix_hi, c0);
+          data_runs<0>(g, w, dout, din, iy, ky_lo, ky_hi, ix_lo, ix_hi, c0);
       }
+    }
     for (int ky = 0; ky < g.k_h; ++ky) oys[ky] = source_of(iy, ky, g.stride_h, g.pad_top, g.out_h);
     for (int ix = 0; ix < g.in_w; ++ix) {
-      const bool done = row_runs && ix >= ix_lo && ix < ix_hi;  // vectors done above
+      const bool done = runs && ix >= ix_lo && ix < ix_hi;  // vectors done above
       if (done && c8 == c_n) continue;
       for (int kx = 0; kx < g.k_w; ++kx) oxs[kx] = source_of(ix, kx, g.stride_w, g.pad_left, g.out_w);
       float* dx = din + ((size_t)iy * g.in_w + ix) * c_n;

@@ -29,10 +29,15 @@ bool fits(const Geom2D& g) {
          (size_t)g.in_c * g.out_c <= (size_t)kMaxWeights;
 }
 
-// rows x cols row-major -> cols x rows.
-void transpose(const float* src, int rows, int cols, float* dst) {
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+// rows x cols row-major -> cols x rows, both multiples of 8: 8x8 tiles through registers.
+TV_INLINE void transpose(const float* src, int rows, int cols, float* dst) {
+  for (int r0 = 0; r0 < rows; r0 += 8)
+    for (int c0 = 0; c0 < cols; c0 += 8) {
+      f8 t[8];
+      for (int i = 0; i < 8; ++i) t[i] = load8(src + (size_t)(r0 + i) * cols + c0);
+      simd::transpose8(t);
+      for (int i = 0; i < 8; ++i) store8(dst + (size_t)(c0 + i) * rows + r0, t[i]);
+    }
 }
 
 // C[p][j..] for NP rows of A (P x K) times B (K x N, row-major), NV vectors of columns starting at
