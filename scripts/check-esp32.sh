@@ -78,6 +78,31 @@ done
 for f in $(find common/src -name '*.cpp' | sort); do
   check "$f" "$f"
 done
+# Arduino-ESP32 core 3.x compiles C++ as C++20/23 (its flags file: -std=gnu++2b ... -std=gnu++2a) where
+# 2.x used gnu++11: the same sources must compile in those standards too (against 2.0.14's headers: 3.x's
+# are not here).
+for std in gnu++2a gnu++2b; do
+  check "hardware layer as $std (Arduino-ESP32 core 3.x)" firmware/hal_esp32/esp32_hal.cpp -std=$std
+  for f in firmware/app/*.cpp $(find common/src -name '*.cpp' | sort); do
+    check "$f as $std" "$f" -std=$std
+  done
+  for ino in "$SKETCH" firmware/examples/*/*.ino; do
+    tmp=$(mktemp -d)
+    cp "$(dirname "$ino")"/* "$tmp/"
+    [ -n "${1:-}" ] && cp "$1" "$tmp/model.h"
+    check "$ino as $std${1:+ with $1}" "$tmp/$(basename "$ino")" -x c++ -include Arduino.h -std=$std
+    rm -rf "$tmp"
+  done
+done
+# The #error's fix for core 2.x (compiler.cpp.extra_flags=-std=gnu++17 in platform.local.txt) works only
+# if the core's compile recipe puts the extra flags after its own -std=gnu++11.
+recipe=$(grep '^recipe.cpp.o.pattern=' "$A/platform.txt" || true)
+if [[ "$recipe" == *"{compiler.cpp.flags}"*"{compiler.cpp.extra_flags}"* ]]; then
+  echo "  ok   $A/platform.txt: compiler.cpp.extra_flags come after the core's -std=gnu++11 (the #error's fix takes effect)"
+else
+  echo "$recipe" >"$LOG"
+  fail "$A/platform.txt: compiler.cpp.extra_flags do not follow compiler.cpp.flags, so -std=gnu++17 there would not win"
+fi
 # below C++17 the core must stop with its own message naming the fix
 if "$CXX" -std=gnu++11 -fsyntax-only -x c++ -Icommon/src common/src/TinyVisionCore.h 2>"$LOG"; then
   fail "the core compiled as gnu++11 without its #error"

@@ -347,3 +347,34 @@ TEST(Train, StepsAllocateNothing) {
   }
   EXPECT_EQ(g_allocations.load(), before);
 }
+
+TEST(TrainBits, PinnedOnEveryBuild) {
+  // The whole training path — He init (Box-Muller with tv::math::log / cospi), shuffles, augmentation
+  // (flip, shift, brightness), forward and backward, the loss (tv::math::exp / log), gradient clipping,
+  // Adam's bias corrections (tv::math::powi), the cosine schedule (tv::math::cospi), two lanes — in
+  // single precision only, pinned by a checksum of the final weights. The 64-bit host build (fast
+  // kernels) and the 32-bit build (-m32, reference kernels as on the board; scripts/test.sh) both run
+  // this test, so they train the same bits; the board's newlib cannot change them, as the core calls
+  // no C-library transcendental (DeviceSafety test).
+  Toy toy;
+  TrainRecipe r = toy_recipe();
+  r.epochs = 6;
+  r.cosine = true;
+  r.warmup_epochs = 1;
+  r.lr_min_factor = 0.05f;
+  r.aug_flip = true;
+  r.aug_shift = 2;
+  r.aug_brightness = 0.2f;
+  r.opt.grad_clip_norm = 5.0f;
+  r.opt.weight_clip = 0.f;
+  r.opt.batch_mean = true;
+  const std::vector<float> w = train_toy(toy, r, 12345, nullptr, nullptr, nullptr);
+  uint32_t h = 2166136261u;
+  for (float x : w) {
+    uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    h = (h ^ u) * 16777619u;
+  }
+  std::printf("%zu weights, checksum 0x%08x\n", w.size(), h);
+  EXPECT_EQ(h, 0x104a4acbu);
+}
