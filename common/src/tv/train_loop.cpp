@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tv/float_math.h"
+#include "tv/ops/simd.h"
 #include "tv/rng.h"
 
 namespace tv {
@@ -23,6 +24,26 @@ bool recipe_augments(const TrainRecipe& r) {
   return r.aug_flip || r.aug_shift > 0 || r.aug_brightness > 0.f;
 }
 
+// One row mirrored and shifted by dx (edges replicated); C: the channels when known (0: c).
+template <int C>
+static inline void flip_row(const uint8_t* s, uint8_t* d, int w, int dx, int c_runtime) {
+  const int c = C ? C : c_runtime;
+  for (int x = 0; x < w; ++x) {
+    int sx = w - 1 - x + dx;
+    sx = sx < 0 ? 0 : (sx >= w ? w - 1 : sx);
+    for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = s[(size_t)sx * c + k];
+  }
+}
+
+// Brightness: every byte v becomes (v * gain + 128) >> 8, capped at 255 (the AVX2 clone does many
+// bytes per instruction).
+TV_TARGET_CLONES static void apply_gain(uint8_t* p, size_t n, int gain) {
+  for (size_t i = 0; i < n; ++i) {
+    const int v = (p[i] * gain + 128) >> 8;
+    p[i] = (uint8_t)(v > 255 ? 255 : v);
+  }
+}
+
 void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
                    int epoch, int index) {
   Rng rng(mix_seed(seed, (uint64_t)epoch + 1, (uint64_t)index + 1));
@@ -35,13 +56,7 @@ void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h
   // Brightness as a fixed-point gain so the result is exact integer arithmetic.
   int gain = 256;
   if (r.aug_brightness > 0.f) gain = (int)lroundf(256.f * (1.f + r.aug_brightness * (2.f * rng.uniform() - 1.f)));
-  // The gain as a table of the 256 byte values, then each row: the shifted (and flipped) pixels, edges
-  // replicated, through the table.
-  uint8_t lut[256];
-  for (int v = 0; v < 256; ++v) {
-    const int g = (v * gain + 128) >> 8;
-    lut[v] = (uint8_t)(g > 255 ? 255 : g);
-  }
+  // Each row: the shifted (and flipped) pixels, edges replicated; then the gain over the whole image.
   const size_t row = (size_t)w * c;
   for (int y = 0; y < h; ++y) {
     int sy = y + dy;
@@ -52,20 +67,18 @@ void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h
       int lo = dx < 0 ? -dx : 0, hi = dx > 0 ? w - dx : w;
       if (lo > w) lo = w;
       if (hi < lo) hi = lo;
-      for (int x = 0; x < lo; ++x)
-        for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = lut[s[k]];
-      const uint8_t* run = s + (size_t)(lo + dx) * c;
-      for (size_t i = 0, n = (size_t)(hi - lo) * c; i < n; ++i) d[(size_t)lo * c + i] = lut[run[i]];
-      for (int x = hi; x < w; ++x)
-        for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = lut[s[(size_t)(w - 1) * c + k]];
+      for (int x = 0; x < lo; ++x) memcpy(d + (size_t)x * c, s, (size_t)c);
+      memcpy(d + (size_t)lo * c, s + (size_t)(lo + dx) * c, (size_t)(hi - lo) * c);
+      for (int x = hi; x < w; ++x) memcpy(d + (size_t)x * c, s + (size_t)(w - 1) * c, (size_t)c);
+    } else if (c == 3) {
+      flip_row<3>(s, d, w, dx, c);
+    } else if (c == 1) {
+      flip_row<1>(s, d, w, dx, c);
     } else {
-      for (int x = 0; x < w; ++x) {
-        int sx = w - 1 - x + dx;
-        sx = sx < 0 ? 0 : (sx >= w ? w - 1 : sx);
-        for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = lut[s[(size_t)sx * c + k]];
-      }
+      flip_row<0>(s, d, w, dx, c);
     }
   }
+  if (gain != 256) apply_gain(dst, (size_t)h * row, gain);  // (v * 256 + 128) >> 8 == v
 }
 
 namespace {

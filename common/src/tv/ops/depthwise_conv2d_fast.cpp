@@ -146,18 +146,66 @@ TV_INLINE void data_run(const Geom2D& g, const float* w, const float* dout, floa
 
 // Interior runs of one row, channels [c0, c0 + 8): eight, then four, then single pixels. K: the
 // kernel side when square and known (0: any).
+// forward_run for column stride 1 and a 3-wide kernel: each kernel row's P + 2 input vectors are loaded
+// once and serve all three kernel columns (pixel p's tap kx is pixel p + 1's tap kx - 1).
+template <int P>
+TV_INLINE void forward_run_3wide(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
+                                 TapRange ry, int ox0, int c0) {
+  const int c_n = g.in_c;
+  const int iy0 = oy * g.stride_h - g.pad_top, ix0 = ox0 - g.pad_left;
+  f8 acc[P];
+  for (int p = 0; p < P; ++p) acc[p] = load8(b + c0);
+  for (int ky = ry.begin; ky < ry.end; ++ky) {
+    const float* xr = in + ((size_t)(iy0 + ky) * g.in_w + ix0) * c_n + c0;
+    f8 x[P + 2];
+    for (int p = 0; p < P + 2; ++p) x[p] = load8(xr + (size_t)p * c_n);
+    for (int kx = 0; kx < 3; ++kx) {
+      const f8 wv = load8(w + ((size_t)ky * 3 + kx) * c_n + c0);
+      for (int p = 0; p < P; ++p) acc[p] += x[p + kx] * wv;
+    }
+  }
+  float* o = out + ((size_t)oy * g.out_w + ox0) * c_n + c0;
+  for (int p = 0; p < P; ++p) store8(o + (size_t)p * c_n, acc[p]);
+}
+
 template <int K>
 TV_INLINE void forward_runs(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
                             TapRange ry, int lo, int hi, int c0) {
   int ox = lo;
+  if (K == 3 && g.stride_w == 1)
+    for (; ox + 6 <= hi; ox += 6) forward_run_3wide<6>(g, in, w, b, out, oy, ry, ox, c0);
   for (; ox + 8 <= hi; ox += 8) forward_run<8, K>(g, in, w, b, out, oy, ry, ox, c0);
   for (; ox + 4 <= hi; ox += 4) forward_run<4, K>(g, in, w, b, out, oy, ry, ox, c0);
   for (; ox < hi; ++ox) forward_run<1, K>(g, in, w, b, out, oy, ry, ox, c0);
 }
+// data_run for a 3-wide kernel: each kernel row's P + 2 gradient vectors are loaded once and serve
+// all three kernel columns.
+template <int P>
+TV_INLINE void data_run_3wide(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ky_lo,
+                              int ky_hi, int ix0, int c0) {
+  const int c_n = g.in_c;
+  f8 acc[P];
+  for (int p = 0; p < P; ++p) acc[p] = splat8(0.0f);
+  for (int ky = ky_hi; ky >= ky_lo; --ky) {
+    // d[q]: output column ix0 + pad_left - 2 + q; pixel p's tap kx reads q = p + 2 - kx.
+    const float* dr = dout + ((size_t)(iy + g.pad_top - ky) * g.out_w + (ix0 + g.pad_left - 2)) * c_n + c0;
+    f8 d[P + 2];
+    for (int q = 0; q < P + 2; ++q) d[q] = load8(dr + (size_t)q * c_n);
+    for (int kx = 2; kx >= 0; --kx) {
+      const f8 wv = load8(w + ((size_t)ky * 3 + kx) * c_n + c0);
+      for (int p = 0; p < P; ++p) acc[p] += d[p + 2 - kx] * wv;
+    }
+  }
+  float* dx = din + ((size_t)iy * g.in_w + ix0) * c_n + c0;
+  for (int p = 0; p < P; ++p) store8(dx + (size_t)p * c_n, acc[p]);
+}
+
 template <int K>
 TV_INLINE void data_runs(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ky_lo, int ky_hi,
                          int lo, int hi, int c0) {
   int ix = lo;
+  if (K == 3)
+    for (; ix + 6 <= hi; ix += 6) data_run_3wide<6>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
   for (; ix + 8 <= hi; ix += 8) data_run<8, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
   for (; ix + 4 <= hi; ix += 4) data_run<4, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
   for (; ix < hi; ++ix) data_run<1, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
