@@ -4,13 +4,13 @@
 Reads what tv_bench_train wrote to DIR: the decoded images (images.npy: N x H x W x C uint8, labels.npy,
 train.npy, val.npy) and spec.json, the network the preset's rule chose for this dataset (its layers as
 tvexport names them) and its recipe. Builds the same network (TensorFlow-style "same" padding, which
-pads the extra row/column at the bottom/right; depthwise = grouped conv; adaptive average pooling),
-He-normal init (fan-in, zero biases), and trains RUNS times from scratch: Adam (lr, betas 0.9/0.999,
-eps), cross-entropy averaged over the batch, gradient L2 norm clipped, batches from a fresh shuffle
-every epoch, the learning rate per epoch from the same warmup + cosine formula, and the same kinds of
-augmentation per image (horizontal flip with probability 1/2, shift of up to +-S pixels with edges
-replicated, brightness gain 1 +- B), drawn from torch's generator instead of ours. Only the epoch loop
-is timed (no validation, no data loading).
+pads the extra row/column at the bottom/right, by the convolution itself when symmetric; depthwise =
+grouped conv; adaptive average pooling), He-normal init (fan-in, zero biases), and trains RUNS times
+from scratch: Adam (lr, betas 0.9/0.999, eps), cross-entropy averaged over the batch, gradient L2 norm
+clipped, batches from a fresh shuffle every epoch, the learning rate per epoch from the same warmup +
+cosine formula, and the same kinds of augmentation per image (horizontal flip with probability 1/2,
+shift of up to +-S pixels with edges replicated, brightness gain 1 +- B), drawn from torch's generator
+instead of ours. Only the epoch loop is timed (no validation, no data loading).
 
 Last line of output: "torch VERSION median SECONDS min SECONDS val_acc FRACTION".
 """
@@ -18,13 +18,12 @@ import argparse
 import json
 import math
 import os
-import statistics
-import time
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+import torch_common
 
 
 def same_pads(size, k, stride):
@@ -47,16 +46,19 @@ class Net(nn.Module):
                 k, s = layer["kernel"], layer["stride"]
                 out_c = layer["filters"] if t == "conv2d" else c
                 groups = 1 if t == "conv2d" else c
-                m = nn.Conv2d(c, out_c, k, stride=s, groups=groups)
-                nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity="relu")
-                nn.init.zeros_(m.bias)
-                pad = (0, 0, 0, 0)
+                pad, conv_pad = (0, 0, 0, 0), 0
                 if layer["padding"] == "same":
                     h, top, bottom = same_pads(h, k, s)
                     w, left, right = same_pads(w, k, s)
-                    pad = (left, right, top, bottom)
+                    if top == bottom == left == right:
+                        conv_pad = top  # symmetric: the convolution pads by itself (no extra copy)
+                    else:
+                        pad = (left, right, top, bottom)
                 else:
                     h, w = (h - k) // s + 1, (w - k) // s + 1
+                m = nn.Conv2d(c, out_c, k, stride=s, padding=conv_pad, groups=groups)
+                nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity="relu")
+                nn.init.zeros_(m.bias)
                 self.mods.append(m)
                 self.steps.append(("conv", len(self.mods) - 1, pad))
                 c = out_c
@@ -146,19 +148,13 @@ def main():
     with open(os.path.join(a.dir, "spec.json")) as f:
         spec = json.load(f)
     r = spec["recipe"]
-    images = np.load(os.path.join(a.dir, "images.npy"))
-    labels = torch.from_numpy(np.load(os.path.join(a.dir, "labels.npy")))
-    train = torch.from_numpy(np.load(os.path.join(a.dir, "train.npy")))
-    val = torch.from_numpy(np.load(os.path.join(a.dir, "val.npy")))
-    cache = torch.from_numpy(images).permute(0, 3, 1, 2).contiguous()  # decoded once, uint8 NCHW
-    classes = int(labels.max()) + 1
+    cache, labels, train, val, classes = torch_common.load(a.dir)
 
-    seconds, accuracy = [], 0.0
-    for run in range(a.runs):
-        torch.manual_seed(run)
+    def setup():
         model = Net(spec, classes)
-        opt = torch.optim.Adam(model.parameters(), lr=r["lr"], betas=(0.9, 0.999), eps=r["eps"])
-        t0 = time.perf_counter()
+        return model, torch.optim.Adam(model.parameters(), lr=r["lr"], betas=(0.9, 0.999), eps=r["eps"])
+
+    def train_epochs(model, opt):
         for epoch in range(r["epochs"]):
             for g in opt.param_groups:
                 g["lr"] = epoch_lr(r, epoch)
@@ -171,13 +167,8 @@ def main():
                 if r["grad_clip_norm"] > 0:
                     nn.utils.clip_grad_norm_(model.parameters(), r["grad_clip_norm"])
                 opt.step()
-        seconds.append(time.perf_counter() - t0)
-        with torch.no_grad():
-            pred = model(cache[val].float() * (1.0 / 255.0)).argmax(1)
-            accuracy = float((pred == labels[val]).float().mean())
-        print(f"run {run + 1}: {seconds[-1]:.3f} s, val accuracy {accuracy:.3f}", flush=True)
-    print(f"torch {torch.__version__} median {statistics.median(seconds):.4f} min {min(seconds):.4f} "
-          f"val_acc {accuracy:.4f}")
+
+    torch_common.timed_runs(a.runs, setup, train_epochs, cache, labels, val)
 
 
 if __name__ == "__main__":

@@ -11,14 +11,12 @@ images are normalized per batch inside the loop, as tvtrain normalizes per sampl
 Last line of output: "torch VERSION median SECONDS min SECONDS val_acc FRACTION".
 """
 import argparse
-import os
-import statistics
-import time
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+import torch_common
 
 
 class WebMcu(nn.Module):
@@ -53,20 +51,14 @@ def main():
     a = p.parse_args()
 
     torch.set_num_threads(a.threads)
-    images = np.load(os.path.join(a.dir, "images.npy"))
-    labels = torch.from_numpy(np.load(os.path.join(a.dir, "labels.npy")))
-    train = torch.from_numpy(np.load(os.path.join(a.dir, "train.npy")))
-    val = torch.from_numpy(np.load(os.path.join(a.dir, "val.npy")))
-    n, height, width, channels = images.shape
-    cache = torch.from_numpy(images).permute(0, 3, 1, 2).contiguous()  # decoded once, uint8 NCHW
-    classes = int(labels.max()) + 1
+    cache, labels, train, val, classes = torch_common.load(a.dir)
+    _, channels, height, width = cache.shape
 
-    seconds, accuracy = [], 0.0
-    for run in range(a.runs):
-        torch.manual_seed(run)
+    def setup():
         model = WebMcu(channels, height, width, classes)
-        opt = torch.optim.Adam(model.parameters(), lr=a.lr, betas=(0.9, 0.999), eps=a.eps)
-        t0 = time.perf_counter()
+        return model, torch.optim.Adam(model.parameters(), lr=a.lr, betas=(0.9, 0.999), eps=a.eps)
+
+    def train_epochs(model, opt):
         for _ in range(a.epochs):
             order = train[torch.randperm(len(train))]
             for start in range(0, len(order), a.batch):
@@ -79,13 +71,8 @@ def main():
                 with torch.no_grad():
                     for w in model.parameters():
                         w.clamp_(-a.weight_clip, a.weight_clip)
-        seconds.append(time.perf_counter() - t0)
-        with torch.no_grad():
-            pred = model(cache[val].float() * (1.0 / 255.0)).argmax(1)
-            accuracy = float((pred == labels[val]).float().mean())
-        print(f"run {run + 1}: {seconds[-1]:.3f} s, val accuracy {accuracy:.3f}", flush=True)
-    print(f"torch {torch.__version__} median {statistics.median(seconds):.4f} min {min(seconds):.4f} "
-          f"val_acc {accuracy:.4f}")
+
+    torch_common.timed_runs(a.runs, setup, train_epochs, cache, labels, val)
 
 
 if __name__ == "__main__":

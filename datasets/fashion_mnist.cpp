@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "datasets/cli_args.h"
 #include "host/error.h"
 #include "host/jpeg.h"
+#include "tools/common/cli.h"
 
 namespace {
 
@@ -129,51 +129,27 @@ size_t write_split(const std::string& source, const char* prefix, const fs::path
   return total;
 }
 
-void usage(FILE* to) {
-  std::fputs(
-      "usage: tvfashion-mnist OUT_DIR [--source DIR] [--quality Q] [--train-limit N] [--test-limit N]\n"
-      "Writes Fashion-MNIST as OUT_DIR/{train,test}/<class>/img_NNNNN.jpg (28x28 grayscale JPEGs).\n"
-      "  --source DIR      folder of the four .gz IDX files (default /usr/share/datasets/fashion-mnist,\n"
-      "                    Debian package dataset-fashion-mnist)\n"
-      "  --quality Q       JPEG quality 1..100 (default 95)\n"
-      "  --train-limit N   only the first N training images (default: all 60,000)\n"
-      "  --test-limit N    only the first N test images (default: all 10,000)\n"
-      "OUT_DIR must not exist; it appears only when everything was written.\n",
-      to);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string out_dir, source = "/usr/share/datasets/fashion-mnist";
+  int quality = 95, train_limit = 0, test_limit = 0;
+  CLI::App app{
+      "tvfashion-mnist: writes Fashion-MNIST as OUT_DIR/{train,test}/<class>/img_NNNNN.jpg (28x28 grayscale "
+      "JPEGs). OUT_DIR must not exist; it appears only when everything was written.",
+      "tvfashion-mnist"};
+  app.add_option("OUT_DIR", out_dir, "The folder to create")->required();
+  app.add_option("--source", source,
+                 "Folder of the four .gz IDX files (default /usr/share/datasets/fashion-mnist, Debian package "
+                 "dataset-fashion-mnist)");
+  app.add_option("--quality", quality, "JPEG quality (default 95)")->check(CLI::Range(1, 100));
+  app.add_option("--train-limit", train_limit, "Only the first N training images (default: all 60,000)")
+      ->check(CLI::Range(1, 10000000));
+  app.add_option("--test-limit", test_limit, "Only the first N test images (default: all 10,000)")
+      ->check(CLI::Range(1, 10000000));
+  if (const int rc = tvcli::parse(app, argc, argv, "tvfashion-mnist"); rc >= 0) return rc;
   fs::path tmp;
   try {
-    std::string out_dir, source = "/usr/share/datasets/fashion-mnist";
-    int quality = 95, train_limit = 0, test_limit = 0;
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> const char* {
-        if (i + 1 >= argc) throw tvh::Error(arg + " needs a value.");
-        return argv[++i];
-      };
-      if (arg == "-h" || arg == "--help") {
-        usage(stdout);
-        return 0;
-      } else if (arg == "--source") {
-        source = value();
-      } else if (arg == "--quality") {
-        quality = tvdata::parse_int(arg, value(), 1, 100);
-      } else if (arg == "--train-limit") {
-        train_limit = tvdata::parse_int(arg, value(), 1, 10000000);
-      } else if (arg == "--test-limit") {
-        test_limit = tvdata::parse_int(arg, value(), 1, 10000000);
-      } else {
-        tvdata::take_out_dir(arg, &out_dir);
-      }
-    }
-    if (out_dir.empty()) {
-      usage(stderr);
-      return 2;
-    }
     std::error_code ec;
     const fs::path out = fs::path(out_dir).lexically_normal();
     if (fs::exists(fs::symlink_status(out, ec)))
@@ -198,6 +174,6 @@ int main(int argc, char** argv) {
       fs::remove_all(tmp, ec);
     }
     std::fprintf(stderr, "tvfashion-mnist: %s\n", e.what());
-    return 1;
+    return tvh::kExitFailure;
   }
 }

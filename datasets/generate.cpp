@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "datasets/cli_args.h"
 #include "host/error.h"
 #include "host/files.h"
 #include "host/jpeg.h"
+#include "tools/common/cli.h"
 #include "tv/rng.h"
 
 namespace {
@@ -172,72 +172,43 @@ uint64_t mix_seed(uint64_t seed, uint64_t cls, uint64_t index) {
   return rng.next();
 }
 
-void usage(FILE* to) {
-  std::fputs(
-      "usage: tvgen-dataset OUT_DIR [--per-class N] [--seed S] [--size PIXELS] [--quality Q]\n"
-      "Writes OUT_DIR/{0blank,1circle,2cross}/img_NNN.jpg: deterministic photo-like JPEGs.\n"
-      "  --per-class N   images per class (default 36)\n"
-      "  --seed S        generator seed (default 1)\n"
-      "  --size PIXELS   square image side (default 240, the device camera)\n"
-      "  --quality Q     JPEG quality 1..100 (default 85)\n",
-      to);
-}
-
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    std::string out_dir;
-    int per_class = 36, size = 240, quality = 85;
-    uint64_t seed = 1;
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> const char* {
-        if (i + 1 >= argc) throw tvh::Error(arg + " needs a value.");
-        return argv[++i];
-      };
-      if (arg == "-h" || arg == "--help") {
-        usage(stdout);
-        return 0;
-      } else if (arg == "--per-class") {
-        per_class = tvdata::parse_int(arg, value(), 1, 999);
-      } else if (arg == "--seed") {
-        seed = (uint64_t)tvdata::parse_int(arg, value(), 0, 2147483647);
-      } else if (arg == "--size") {
-        size = tvdata::parse_int(arg, value(), 16, 4096);
-      } else if (arg == "--quality") {
-        quality = tvdata::parse_int(arg, value(), 1, 100);
-      } else {
-        tvdata::take_out_dir(arg, &out_dir);
-      }
+int generate_main(int argc, char** argv) {
+  std::string out_dir;
+  int per_class = 36, size = 240, quality = 85;
+  uint64_t seed = 1;
+  CLI::App app{"tvgen-dataset: writes OUT_DIR/{0blank,1circle,2cross}/img_NNN.jpg, deterministic photo-like JPEGs.",
+               "tvgen-dataset"};
+  app.add_option("OUT_DIR", out_dir, "The folder to write into")->required();
+  app.add_option("--per-class", per_class, "Images per class (default 36)")->check(CLI::Range(1, 999));
+  app.add_option("--seed", seed, "Generator seed (default 1)")->check(CLI::Range(0, 2147483647));
+  app.add_option("--size", size, "Square image side in pixels (default 240, the device camera)")
+      ->check(CLI::Range(16, 4096));
+  app.add_option("--quality", quality, "JPEG quality (default 85)")->check(CLI::Range(1, 100));
+  if (const int rc = tvcli::parse(app, argc, argv, "tvgen-dataset"); rc >= 0) return rc;
+  const char* const class_names[] = {"0blank", "1circle", "2cross"};
+  const Shape shapes[] = {Shape::None, Shape::Ring, Shape::Cross};
+  size_t total_bytes = 0;
+  for (int c = 0; c < 3; ++c) {
+    const std::string dir = out_dir + "/" + class_names[c];
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw tvh::Error("cannot create the folder '" + dir + "': " + ec.message() + ".");
+    for (int k = 0; k < per_class; ++k) {
+      const std::vector<uint8_t> pixels = render(shapes[c], mix_seed(seed, (uint64_t)c, (uint64_t)k), size);
+      const std::vector<uint8_t> jpeg = tvh::encode_jpeg(pixels.data(), size, size, 3, quality, false);
+      char name[32];
+      std::snprintf(name, sizeof name, "/img_%03d.jpg", k);
+      tvh::write_file_atomic(dir + name, jpeg);
+      total_bytes += jpeg.size();
     }
-    if (out_dir.empty()) {
-      usage(stderr);
-      return 2;
-    }
-
-    const char* const class_names[] = {"0blank", "1circle", "2cross"};
-    const Shape shapes[] = {Shape::None, Shape::Ring, Shape::Cross};
-    size_t total_bytes = 0;
-    for (int c = 0; c < 3; ++c) {
-      const std::string dir = out_dir + "/" + class_names[c];
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      if (ec) throw tvh::Error("cannot create the folder '" + dir + "': " + ec.message() + ".");
-      for (int k = 0; k < per_class; ++k) {
-        const std::vector<uint8_t> pixels = render(shapes[c], mix_seed(seed, (uint64_t)c, (uint64_t)k), size);
-        const std::vector<uint8_t> jpeg = tvh::encode_jpeg(pixels.data(), size, size, 3, quality, false);
-        char name[32];
-        std::snprintf(name, sizeof name, "/img_%03d.jpg", k);
-        tvh::write_file_atomic(dir + name, jpeg);
-        total_bytes += jpeg.size();
-      }
-    }
-    std::printf("wrote %d images (%d per class, %dx%d, quality %d) totalling %zu bytes to %s\n", 3 * per_class,
-                per_class, size, size, quality, total_bytes, out_dir.c_str());
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tvgen-dataset: %s\n", e.what());
-    return 1;
   }
+  std::printf("wrote %d images (%d per class, %dx%d, quality %d) totalling %zu bytes to %s\n", 3 * per_class, per_class,
+              size, size, quality, total_bytes, out_dir.c_str());
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return tvcli::run_main("tvgen-dataset", generate_main, argc, argv);
 }

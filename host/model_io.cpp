@@ -143,13 +143,12 @@ LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& pat
   return m;
 }
 
-std::vector<uint8_t> encode_float_blob(const tv::ModelPlan& plan, const float* params,
-                                       const std::vector<std::string>& labels, const std::string& provenance) {
+std::vector<uint8_t> encode_blob(const tv::ModelPlan& plan, const std::vector<std::string>& labels,
+                                 const std::string& provenance, const tv::BlobTensor* tensors, int num_tensors,
+                                 const std::vector<int8_t>& act_exps) {
   if ((int)labels.size() != plan.desc.num_classes)
     throw Error("the model has " + std::to_string(plan.desc.num_classes) + " classes but " +
                 std::to_string(labels.size()) + " labels were given.");
-  std::vector<tv::BlobTensor> tensors(tv::kMaxBlobTensors);
-  int nt = tv::float_tensors(plan, params, tensors.data());
   std::vector<const char*> lp;
   for (const auto& l : labels) lp.push_back(l.c_str());
   tv::BlobContents c;
@@ -157,14 +156,28 @@ std::vector<uint8_t> encode_float_blob(const tv::ModelPlan& plan, const float* p
   c.labels = lp.data();
   c.num_labels = (int)lp.size();
   c.provenance = provenance.empty() ? nullptr : provenance.c_str();
-  c.tensors = tensors.data();
-  c.num_tensors = nt;
+  c.tensors = tensors;
+  c.num_tensors = num_tensors;
+  if (!act_exps.empty()) {
+    c.act_exps = act_exps.data();
+    c.num_act_exps = (int)act_exps.size();
+    c.flags = tv::kBlobFlagInt8;
+  }
   std::vector<uint8_t> out(tv::blob_encoded_size(c));
   size_t written = 0;
-  tv::Status st = tv::blob_encode(c, out.data(), out.size(), &written);
-  if (!st.ok()) throw Error("cannot encode the model: " + status_message(st, &plan.desc) + ".");
+  const tv::Status st = tv::blob_encode(c, out.data(), out.size(), &written);
+  if (!st.ok())
+    throw Error(std::string("cannot encode the ") + (act_exps.empty() ? "" : "int8 ") +
+                "model: " + status_message(st, &plan.desc) + ".");
   out.resize(written);
   return out;
+}
+
+std::vector<uint8_t> encode_float_blob(const tv::ModelPlan& plan, const float* params,
+                                       const std::vector<std::string>& labels, const std::string& provenance) {
+  std::vector<tv::BlobTensor> tensors(tv::kMaxBlobTensors);
+  const int nt = tv::float_tensors(plan, params, tensors.data());
+  return encode_blob(plan, labels, provenance, tensors.data(), nt);
 }
 
 uint64_t blob_bytes_estimate(const tv::ModelPlan& plan) {

@@ -90,6 +90,11 @@ LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& pat
 // Decodes a .tvb from memory (name is used in messages).
 LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name);
 
+// Encodes a model as a .tvb blob: its tensors, and for an int8 model its activation exponents (input
+// + one per layer; empty for a float model). Throws when the labels do not match the classes.
+std::vector<uint8_t> encode_blob(const tv::ModelPlan& plan, const std::vector<std::string>& labels,
+                                 const std::string& provenance, const tv::BlobTensor* tensors, int num_tensors,
+                                 const std::vector<int8_t>& act_exps = {});
 // Encodes a float model as a .tvb blob.
 std::vector<uint8_t> encode_float_blob(const tv::ModelPlan& plan, const float* params,
                                        const std::vector<std::string>& labels, const std::string& provenance);

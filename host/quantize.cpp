@@ -457,26 +457,10 @@ std::vector<uint8_t> assemble(const tv::ModelPlan& plan, const float* params, co
       }
     }
   }
-  std::vector<const char*> lp;
-  for (const auto& l : labels) lp.push_back(l.c_str());
-  tv::BlobContents bc;
-  bc.model = &plan.desc;
-  bc.labels = lp.data();
-  bc.num_labels = (int)lp.size();
-  bc.provenance = provenance.empty() ? nullptr : provenance.c_str();
-  bc.tensors = tensors.data();
-  bc.num_tensors = nt;
-  bc.act_exps = act_exps->data();
-  bc.num_act_exps = L + 1;
-  bc.flags = tv::kBlobFlagInt8;
-  std::vector<uint8_t> blob(tv::blob_encoded_size(bc), 0);
-  size_t written = 0;
-  tv::Status st = tv::blob_encode(bc, blob.data(), blob.size(), &written);
-  if (!st.ok()) throw Error("cannot encode the int8 model: " + status_message(st, &plan.desc) + ".");
-  blob.resize(written);
+  std::vector<uint8_t> blob = encode_blob(plan, labels, provenance, tensors.data(), nt, *act_exps);
   // Self-check: the int8 engine must accept what was written.
   auto view = std::make_unique<tv::BlobView>();
-  st = tv::blob_decode(blob.data(), blob.size(), view.get());
+  tv::Status st = tv::blob_decode(blob.data(), blob.size(), view.get());
   if (!st.ok()) throw Error("the int8 model just written does not decode: " + status_message(st) + ".");
   auto q8 = std::make_unique<tv::Q8Model>();
   st = tv::q8_bind(*view, plan, q8.get());

@@ -78,6 +78,31 @@ done
 for f in $(find common/src -name '*.cpp' | sort); do
   check "$f" "$f"
 done
+# Arduino-ESP32 core 3.x compiles C++ as C++20/23 (its flags file: -std=gnu++2b ... -std=gnu++2a) where
+# 2.x used gnu++11: the same sources must compile in those standards too (against 2.0.14's headers: 3.x's
+# are not here).
+for std in gnu++2a gnu++2b; do
+  check "hardware layer as $std (Arduino-ESP32 core 3.x)" firmware/hal_esp32/esp32_hal.cpp -std=$std
+  for f in firmware/app/*.cpp $(find common/src -name '*.cpp' | sort); do
+    check "$f as $std" "$f" -std=$std
+  done
+  for ino in "$SKETCH" firmware/examples/*/*.ino; do
+    tmp=$(mktemp -d)
+    cp "$(dirname "$ino")"/* "$tmp/"
+    [ -n "${1:-}" ] && cp "$1" "$tmp/model.h"
+    check "$ino as $std${1:+ with $1}" "$tmp/$(basename "$ino")" -x c++ -include Arduino.h -std=$std
+    rm -rf "$tmp"
+  done
+done
+# The #error's fix for core 2.x (compiler.cpp.extra_flags=-std=gnu++17 in platform.local.txt) works only
+# if the core's compile recipe puts the extra flags after its own -std=gnu++11.
+recipe=$(grep '^recipe.cpp.o.pattern=' "$A/platform.txt" || true)
+if [[ "$recipe" == *"{compiler.cpp.flags}"*"{compiler.cpp.extra_flags}"* ]]; then
+  echo "  ok   $A/platform.txt: compiler.cpp.extra_flags come after the core's -std=gnu++11 (the #error's fix takes effect)"
+else
+  echo "$recipe" >"$LOG"
+  fail "$A/platform.txt: compiler.cpp.extra_flags do not follow compiler.cpp.flags, so -std=gnu++17 there would not win"
+fi
 # below C++17 the core must stop with its own message naming the fix
 if "$CXX" -std=gnu++11 -fsyntax-only -x c++ -Icommon/src common/src/TinyVisionCore.h 2>"$LOG"; then
   fail "the core compiled as gnu++11 without its #error"
@@ -86,14 +111,33 @@ elif grep -q "TinyVision needs C++17" "$LOG"; then
 else
   fail "the core refused gnu++11 without its own message:"
 fi
-# an Arduino IDE build passes no -ffp-contract=off: every core source must get it from tv/build_config.h
+# An Arduino IDE build passes no -ffp-contract=off: every core source must get it from tv/build_config.h's
+# pragma, before its first function. Checked on code, not text: each core source compiled as an Arduino
+# build (-DARDUINO, GCC's default -ffp-contract=fast) for a Cortex-M4F, whose FPU has fused multiply-add
+# as the S3's has madd.s, must contain no fused multiply-add (vfma/vfms/vfnma/vfnms). The control: the
+# same compile without -DARDUINO (no pragma) does fuse in dense.cpp, so the check can see a contraction.
+FMA_FLAGS=(-std=gnu++17 -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -fno-exceptions -fno-rtti
+           -Icommon/src -S -o -)
+fused() {  # fused FILE [flags]: how many fused multiply-adds the compiled FILE holds
+  local f=$1
+  shift
+  "$CXX" "${FMA_FLAGS[@]}" "$@" "$f" | grep -cE '\bvfn?m[as]\.f32' || true
+}
+if [ "$(fused common/src/tv/ops/dense.cpp)" -eq 0 ]; then
+  : >"$LOG"
+  fail "the fp-contract check's control: dense.cpp compiled without the pragma shows no fused multiply-add"
+fi
+contracted=""
 for f in $(find common/src -name '*.cpp' | sort); do
-  if ! "$CXX" -std=gnu++17 -E -DARDUINO=10812 -Icommon/src "$f" | grep -c 'pragma GCC optimize("fp-contract=off")' >/dev/null; then
-    : >"$LOG"
-    fail "$f: not covered by tv/build_config.h's fp-contract=off (include a core header that includes it)"
-  fi
+  n=$(fused "$f" -DARDUINO=10812)
+  [ "$n" -eq 0 ] || contracted+="$f: $n fused multiply-adds"$'\n'
 done
-echo "  ok   -ffp-contract=off reaches every core source of an Arduino build (tv/build_config.h)"
+if [ -n "$contracted" ]; then
+  echo "$contracted" >"$LOG"
+  fail "core sources an Arduino build contracts into fused multiply-adds (include a core header first: tv/build_config.h)"
+else
+  echo "  ok   no core source contracts a*b+c in an Arduino build (tv/build_config.h's pragma reaches them all)"
+fi
 if [ "$fails" -gt 0 ]; then
   echo "check-esp32: $fails file(s) do not compile against the ESP32 headers" >&2
   exit 1

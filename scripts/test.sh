@@ -12,11 +12,25 @@ cmake --build build -j"$JOBS"
 echo "== device-safety build of common/ (-fno-exceptions -fno-rtti -Werror) =="
 cmake --build build --target tvcore_device -j"$JOBS"
 echo "== 32-bit (-m32, as the board's long and size_t): the core and the firmware app with their tests =="
-cmake -S . -B build/m32 -DTV_M32=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+# With the reference kernels, as the board runs them: TrainBits.PinnedOnEveryBuild then proves that this
+# build and the 64-bit one (fast kernels) train the same bits.
+cmake -S . -B build/m32 -DTV_M32=ON -DTV_FAST_KERNELS=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/m32 -j"$JOBS" --target test_m32
 (cd build/m32 && ctest -j"$JOBS" --output-on-failure --timeout 900)
 echo "== ESP32 sources against the real Arduino-ESP32 / ESP-IDF / esp32-camera / U8g2 headers =="
 bash scripts/check-esp32.sh build/firmware/baked/model.h
+echo "== each firmware task's deepest call chain against its stack size (scripts/check-stack.py) =="
+python3 scripts/check-stack.py --keep build/stack build/firmware/baked/model.h
+if [ -d build/stack ] && ls build/stack/*.ci >/dev/null 2>&1; then
+  # the check itself: a touch tick stack of 1 KB must fail, naming the task and the numbers
+  if python3 scripts/check-stack.py --reuse build/stack --stack tick=1024 >build/stack/too-small.log 2>&1; then
+    cat build/stack/too-small.log
+    echo "check-stack accepted a 1024-byte touch tick stack" >&2
+    exit 1
+  fi
+  grep -E "FAIL touch tick task .*needs [0-9]+ bytes, has 1024 \(TV_TICK_STACK_BYTES overridden\)" build/stack/too-small.log \
+    || { cat build/stack/too-small.log; echo "check-stack failed without naming the touch tick task and its numbers" >&2; exit 1; }
+fi
 echo "== the installable Arduino library (scripts/arduino-library.sh) =="
 bash scripts/arduino-library.sh build/TinyVision.zip
 echo "== fuzz (libFuzzer, bounded) =="

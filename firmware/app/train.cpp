@@ -326,8 +326,8 @@ void App::train() {
     App& app = *p.app;
     if (b.seen > 0) p.batches_done++;
     if (b.seen > 0 && (p.batches_done % 10 == 0 || p.batches_done == p.batches_total))
-      app.say("Batch %d/%d - Loss: %.4f - Acc: %.1f%%", p.batches_done, p.batches_total, b.loss_sum / b.seen,
-              100.0 * b.correct / b.seen);
+      app.say("Batch %d/%d - Loss: %.4f - Acc: %.1f%%", p.batches_done, p.batches_total,
+              (double)(b.loss_sum / (float)b.seen), 100.0 * b.correct / b.seen);
     const Input in = app.poll_input(true);
     if (in == Input::Select || in == Input::Stop) {
       p.stop = true;
@@ -352,8 +352,9 @@ void App::train() {
     report_.samples += es.seen;
     if (es.seen > 0) report_.epochs_run = e + 1;
     if (es.stopped) break;
-    say("Epoch %d/%d: loss %.4f, train accuracy %.1f%%, lr %g, %.0f ms%s", e + 1, recipe_.epochs, es.mean_loss(),
-        100.0 * es.accuracy(), (double)es.lr, (double)(hal_.micros() - t_epoch) / 1000.0,
+    say("Epoch %d/%d: loss %.4f, train accuracy %.1f%%, lr %g, %.0f ms%s", e + 1, recipe_.epochs,
+        (double)es.mean_loss(), (double)(100.0f * es.accuracy()), (double)es.lr,
+        (double)(hal_.micros() - t_epoch) / 1000.0,
         es.skipped_batches ? " (batches with NaN/Inf gradients were skipped)" : "");
     if (opt.keep_best) {
       const int correct = tv::evaluate(val_inf, job.source, val_idx, n_val, nullptr, probs_);

@@ -224,6 +224,16 @@ class Runner {
 
   // ---------------------------------------------------------------- ops
 
+  // The requantization of a Conv or Gemm node: its exponents and fused activation (Linear or Relu).
+  tv::Q8Layer fused_requant(const EspdlNode& n, const Value& x, const EspdlFilter& f) {
+    const std::string act = n.attr_string("activation", "Linear");
+    if (act != "Linear" && act != "Relu")
+      fail(n, "has the fused activation '" + act + "'; only Linear and Relu are supported");
+    tv::Q8Layer q;
+    q.e_in = x.exponent, q.e_w = f.exponent, q.e_out = out_exponent(n), q.relu = act == "Relu";
+    return q;
+  }
+
   void op_conv(const EspdlNode& n) {
     const Value& x = input(n, 0);
     const Spatial s = spatial(n, x);
@@ -233,11 +243,7 @@ class Runner {
     if (f.cin != s.c)
       fail(n, "has a filter for " + std::to_string(f.cin) + " input channels but its input has " + std::to_string(s.c));
     const std::vector<int32_t> bias = read_bias(n, f.cout, x.exponent + f.exponent);
-    const std::string act = n.attr_string("activation", "Linear");
-    if (act != "Linear" && act != "Relu")
-      fail(n, "has the fused activation '" + act + "'; only Linear and Relu are supported");
-    tv::Q8Layer q;
-    q.e_in = x.exponent, q.e_w = f.exponent, q.e_out = out_exponent(n), q.relu = act == "Relu";
+    tv::Q8Layer q = fused_requant(n, x, f);
     if (q.shift() < 0)
       fail(n, "needs a negative shift (e_out " + std::to_string(q.e_out) + " < e_in + e_w " +
                   std::to_string(q.e_in + q.e_w) + "), which the ESP-DL contract excludes");
@@ -296,11 +302,7 @@ class Runner {
     if (x.q.size() != batch * size_t(f.cin))
       fail(n, "has a filter for " + std::to_string(f.cin) + " inputs but its input is " + espdl_dims_text(x.dims));
     const std::vector<int32_t> bias = read_bias(n, f.cout, x.exponent + f.exponent);
-    const std::string act = n.attr_string("activation", "Linear");
-    if (act != "Linear" && act != "Relu")
-      fail(n, "has the fused activation '" + act + "'; only Linear and Relu are supported");
-    tv::Q8Layer q;
-    q.e_in = x.exponent, q.e_w = f.exponent, q.e_out = out_exponent(n), q.relu = act == "Relu";
+    tv::Q8Layer q = fused_requant(n, x, f);
     Value y;
     y.dims = {int64_t(batch), f.cout};
     y.exponent = q.e_out;

@@ -2,6 +2,7 @@
 // and that nothing is allocated inside a training or inference step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -188,6 +189,55 @@ TEST(Train, AugmentationIsSeededPerSample) {
   EXPECT_TRUE(differs);
 }
 
+// One pixel of an augmented image by the rule, read straight: source column (flipped first) and
+// row shifted and clamped to the edge, then (v * gain + 128) >> 8 capped at 255.
+static std::vector<uint8_t> augment_by_rule(const std::vector<uint8_t>& src, int h, int w, int c, bool flip, int dx,
+                                            int dy, int gain) {
+  std::vector<uint8_t> out(src.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < c; ++k) {
+        const int sy = std::min(std::max(y + dy, 0), h - 1);
+        const int sx = std::min(std::max((flip ? w - 1 - x : x) + dx, 0), w - 1);
+        const int v = (src[((size_t)sy * w + sx) * c + k] * gain + 128) >> 8;
+        out[((size_t)y * w + x) * c + k] = (uint8_t)std::min(v, 255);
+      }
+  return out;
+}
+
+TEST(Train, AugmentationIsAFlipShiftAndGainOfTheImage) {
+  // Every augmented image equals the straightforward per-pixel rule for some flip, shift within
+  // +-aug_shift and gain within the brightness range (odd sizes, shifts wider than the image, 1 and
+  // 3 channels), and all of them occur.
+  TrainRecipe r;
+  r.aug_flip = true;
+  r.aug_brightness = 0.25f;
+  int flips = 0, shifted = 0, tried = 0;
+  for (int shape = 0; shape < 6; ++shape) {
+    const int h = 3 + shape * 2, w = 9 - shape, c = shape % 2 ? 1 : 3;
+    r.aug_shift = 1 + shape;
+    std::vector<uint8_t> src((size_t)h * w * c), got(src.size());
+    Rng rng(100 + shape);
+    for (auto& v : src) v = (uint8_t)(rng.next() & 255);
+    for (int index = 0; index < 12; ++index, ++tried) {
+      augment_image(r, src.data(), got.data(), h, w, c, 7, shape, index);
+      bool found = false;
+      for (int flip = 0; flip < 2 && !found; ++flip)
+        for (int dy = -r.aug_shift; dy <= r.aug_shift && !found; ++dy)
+          for (int dx = -r.aug_shift; dx <= r.aug_shift && !found; ++dx)
+            for (int gain = 191; gain <= 321 && !found; ++gain)
+              if (augment_by_rule(src, h, w, c, flip, dx, dy, gain) == got) {
+                found = true;
+                flips += flip;
+                shifted += dx != 0 || dy != 0;
+              }
+      EXPECT_TRUE(found) << h << "x" << w << "x" << c << " image " << index;
+    }
+  }
+  EXPECT_GT(flips, tried / 4);
+  EXPECT_GT(shifted, tried / 2);
+}
+
 TEST(Optim, AdamFirstStepMatchesTheFormula) {
   // With m = v = 0, step 1: m = (1-b1) g, v = (1-b2) g^2, alpha = lr sqrt(1-b2)/(1-b1),
   // p -= alpha * m / (sqrt(v) + eps).
@@ -296,4 +346,35 @@ TEST(Train, StepsAllocateNothing) {
     infer_u8(inf, toy.image(b), probs);
   }
   EXPECT_EQ(g_allocations.load(), before);
+}
+
+TEST(TrainBits, PinnedOnEveryBuild) {
+  // The whole training path — He init (Box-Muller with tv::math::log / cospi), shuffles, augmentation
+  // (flip, shift, brightness), forward and backward, the loss (tv::math::exp / log), gradient clipping,
+  // Adam's bias corrections (tv::math::powi), the cosine schedule (tv::math::cospi), two lanes — in
+  // single precision only, pinned by a checksum of the final weights. The 64-bit host build (fast
+  // kernels) and the 32-bit build (-m32, reference kernels as on the board; scripts/test.sh) both run
+  // this test, so they train the same bits; the board's newlib cannot change them, as the core calls
+  // no C-library transcendental (DeviceSafety test).
+  Toy toy;
+  TrainRecipe r = toy_recipe();
+  r.epochs = 6;
+  r.cosine = true;
+  r.warmup_epochs = 1;
+  r.lr_min_factor = 0.05f;
+  r.aug_flip = true;
+  r.aug_shift = 2;
+  r.aug_brightness = 0.2f;
+  r.opt.grad_clip_norm = 5.0f;
+  r.opt.weight_clip = 0.f;
+  r.opt.batch_mean = true;
+  const std::vector<float> w = train_toy(toy, r, 12345, nullptr, nullptr, nullptr);
+  uint32_t h = 2166136261u;
+  for (float x : w) {
+    uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    h = (h ^ u) * 16777619u;
+  }
+  std::printf("%zu weights, checksum 0x%08x\n", w.size(), h);
+  EXPECT_EQ(h, 0x104a4acbu);
 }

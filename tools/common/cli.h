@@ -2,6 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,40 @@ inline int parse_failed(CLI::App& app, const CLI::ParseError& e, const std::stri
   }
   std::fprintf(stderr, "Run %s --help for the options.\n", tool.c_str());
   return tvh::kExitUsage;
+}
+
+// Ends --help with the exit statuses and parses the command line. Returns -1 when the command goes on,
+// else the exit status to return: 0 after --help/--version, 2 for a command line that cannot work.
+inline int parse(CLI::App& app, int argc, char** argv, const std::string& tool) {
+  add_exit_status_footer(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return parse_failed(app, e, tool);
+  }
+  return -1;
+}
+
+// A progress line on stderr, unless the command runs with -q.
+struct StderrLog {
+  bool quiet;
+  void operator()(const std::string& line) const {
+    if (!quiet) std::fprintf(stderr, "%s\n", line.c_str());
+  }
+};
+
+// Runs a tool's main body and turns what it throws into the tool's message and exit status:
+// tvh::UsageError 2, any other error 1 (the message names the tool).
+inline int run_main(const char* tool, int (*body)(int, char**), int argc, char** argv) {
+  try {
+    return body(argc, argv);
+  } catch (const tvh::UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, e.what());
+    return tvh::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, e.what());
+    return tvh::kExitFailure;
+  }
 }
 
 }  // namespace tvcli

@@ -203,9 +203,7 @@ int run_export(ExportArgs args) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int tvexport_main(int argc, char** argv) {
   CLI::App app{
       "tvexport: turn a trained model (.tvb or a raw webmcu myWeights.bin) into a C header for the "
       "ESP32-S3 or, for an int8 model, an ESP-DL .espdl; describe it with `tvexport info`; check an .espdl with "
@@ -248,35 +246,25 @@ int main(int argc, char** argv) {
   verify->add_flag("--json", verify_json, "print one JSON object");
   app.require_subcommand(0, 1);
 
-  tvcli::add_exit_status_footer(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return tvcli::parse_failed(app, e, "tvexport");
-  }
-  try {
-    if (*verify) return verify_espdl(verify_file, verify_json);
-    if (*info) {
-      tvh::InfoRequest req;
-      req.source = info_model;
-      if (!budget.empty()) {
-        req.budget = tvh::parse_budget(budget);
-        req.budget_text = budget;
-      }
-      tvh::LoadedModel m = load(info_model, info_preset, info_labels);
-      std::string text = json ? tvh::info_json(m, req) : tvh::info_text(m, req);
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      return tvh::info_fits(m, req) ? 0 : 1;
+  if (const int rc = tvcli::parse(app, argc, argv, "tvexport"); rc >= 0) return rc;
+  if (*verify) return verify_espdl(verify_file, verify_json);
+  if (*info) {
+    tvh::InfoRequest req;
+    req.source = info_model;
+    if (!budget.empty()) {
+      req.budget = tvh::parse_budget(budget);
+      req.budget_text = budget;
     }
-    return run_export(ex);
-  } catch (const tvh::UsageError& e) {
-    std::fprintf(stderr, "tvexport: %s\n", e.what());
-    return tvh::kExitUsage;
-  } catch (const tvh::Error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tvexport: %s\n", e.what());
-    return 1;
+    tvh::LoadedModel m = load(info_model, info_preset, info_labels);
+    std::string text = json ? tvh::info_json(m, req) : tvh::info_text(m, req);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return tvh::info_fits(m, req) ? 0 : 1;
   }
+  return run_export(ex);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tvcli::run_main("tvexport", tvexport_main, argc, argv);
 }

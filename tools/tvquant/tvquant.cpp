@@ -110,15 +110,8 @@ int tvquant_main(int argc, char** argv) {
   app.add_option("--threads", threads, "Decoding threads")->check(CLI::Range(1, 64));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the report goes to stderr)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
-  tvcli::add_exit_status_footer(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return tvcli::parse_failed(app, e, "tvquant");
-  }
-  auto log = [&](const std::string& s) {
-    if (!quiet) std::fprintf(stderr, "%s\n", s.c_str());
-  };
+  if (const int rc = tvcli::parse(app, argc, argv, "tvquant"); rc >= 0) return rc;
+  const tvcli::StderrLog log{quiet};
 
   // Validate every input and the output before anything is computed or written.
   tvh::check_output_extension("-o", output, {".tvb"}, "a TinyVision int8 model", "name it MODEL.q8.tvb");
@@ -296,15 +289,8 @@ int tvquant_prune_main(int argc, char** argv) {
   app.add_option("--threads", threads, "Threads (results are identical for any count)")->check(CLI::Range(1, 64));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the table goes to stderr)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
-  tvcli::add_exit_status_footer(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return tvcli::parse_failed(app, e, "tvquant prune");
-  }
-  auto log = [&](const std::string& s) {
-    if (!quiet) std::fprintf(stderr, "%s\n", s.c_str());
-  };
+  if (const int rc = tvcli::parse(app, argc, argv, "tvquant prune"); rc >= 0) return rc;
+  const tvcli::StderrLog log{quiet};
 
   tvh::check_output_extension("-o", output, {".tvb"}, "a TinyVision model", "name it PRUNED.tvb");
   const std::vector<tvh::NamedPath> inputs = {{"the model", model}, {"the dataset", dataset}};

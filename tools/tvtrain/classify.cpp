@@ -30,12 +30,7 @@ int tvtrain_classify(int argc, char** argv) {
   app.add_option("--classes", classes,
                  "Class names a,b,c for a raw myWeights.bin (default class0, class1, ...; a .tvb names its own)");
   app.add_flag("--json", as_json, "Print a JSON array, one object per image, on stdout");
-  tvcli::add_exit_status_footer(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return tvcli::parse_failed(app, e, "tvtrain classify");
-  }
+  if (const int rc = tvcli::parse(app, argc, argv, "tvtrain classify"); rc >= 0) return rc;
   tvh::RawOptions raw;
   raw.preset = preset;
   std::stringstream list(classes);

@@ -194,15 +194,8 @@ int tvtrain_main(int argc, char** argv) {
                  "Training augmentation: none, or a list of flip, shift[=PIXELS], brightness[=FRACTION] "
                  "(default: the recipe's; flips break direction-sensitive classes such as arrows, digits, text)");
   app.add_flag("-q,--quiet", a.quiet, "Only errors on stderr");
-  tvcli::add_exit_status_footer(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return tvcli::parse_failed(app, e, "tvtrain");
-  }
-  auto log = [&](const std::string& s) {
-    if (!a.quiet) std::fprintf(stderr, "%s\n", s.c_str());
-  };
+  if (const int rc = tvcli::parse(app, argc, argv, "tvtrain"); rc >= 0) return rc;
+  const tvcli::StderrLog log{a.quiet};
   if (a.threads == 0) a.threads = (int)std::max(1u, std::thread::hardware_concurrency());
 
   if (a.eval && a.init.empty()) throw tvh::UsageError("--eval needs --init MODEL (the model to evaluate).");
@@ -239,28 +232,22 @@ int tvtrain_main(int argc, char** argv) {
     if (role != "--confusion") v.push_back({"the confusion picture", confusion});
     return v;
   };
-  if (!a.output.empty()) {
-    tvh::check_output_extension("-o", a.output, {".tvb"}, "a TinyVision model", "name it MODEL.tvb");
-    tvh::check_output({"-o", a.output}, others_than("-o"));
-  }
-  if (!a.raw_out.empty()) {
-    tvh::check_output_extension("--raw-out", a.raw_out, {".bin"}, "a raw myWeights.bin", "name it myWeights.bin");
-    tvh::check_output({"--raw-out", a.raw_out}, others_than("--raw-out"));
-  }
-  if (!a.curve.empty()) {
-    tvh::check_output_extension("--curve", a.curve, {".svg"}, "an SVG picture", "name it CURVE.svg");
-    tvh::check_output({"--curve", a.curve}, others_than("--curve"));
-  } else if (!curve.empty()) {
+  // An output named on the command line: the right extension, not one of the other files.
+  auto check_named = [&](const std::string& flag, const std::string& path, const std::string& ext,
+                         const std::string& what, const std::string& hint) {
+    if (path.empty()) return false;
+    tvh::check_output_extension(flag, path, {ext}, what, hint);
+    tvh::check_output({flag, path}, others_than(flag));
+    return true;
+  };
+  check_named("-o", a.output, ".tvb", "a TinyVision model", "name it MODEL.tvb");
+  check_named("--raw-out", a.raw_out, ".bin", "a raw myWeights.bin", "name it myWeights.bin");
+  if (!check_named("--curve", a.curve, ".svg", "an SVG picture", "name it CURVE.svg") && !curve.empty())
     tvh::check_side_output({"the training curve", curve}, others_than("--curve"),
                            "give --curve PATH to name it or --no-curve to skip it");
-  }
-  if (!a.confusion.empty()) {
-    tvh::check_output_extension("--confusion", a.confusion, {".svg"}, "an SVG picture", "name it CONFUSION.svg");
-    tvh::check_output({"--confusion", a.confusion}, others_than("--confusion"));
-  } else if (!confusion.empty()) {
+  if (!check_named("--confusion", a.confusion, ".svg", "an SVG picture", "name it CONFUSION.svg") && !confusion.empty())
     tvh::check_side_output({"the confusion picture", confusion}, others_than("--confusion"),
                            "give --confusion PATH to name it or --no-confusion to skip it");
-  }
 
   // The setup: preset, then config file, then command-line overrides.
   tvh::TrainSetup setup = tvh::preset_setup(a.preset);

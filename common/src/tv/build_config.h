@@ -5,7 +5,8 @@
 // - No contraction of a*b+c into a fused multiply-add: the ESP32-S3's FPU has madd.s, and a contracted
 //   sum rounds once where the host rounds twice, so the board would train other bits than tvtrain.
 //   CMake, platformio.ini, library.json and the ESP-IDF component pass -ffp-contract=off; the pragma
-//   below holds it in an Arduino build that passes nothing (the Arduino IDE, arduino-cli). It is
+//   below holds it in an Arduino build that passes nothing (the Arduino IDE, arduino-cli; scripts/check-esp32.sh
+//   compiles every core source as such a build and finds no fused multiply-add). It is
 //   limited to Arduino builds because GCC does not inline across functions whose optimize options
 //   differ, which would slow the host tools for nothing.
 #pragma once

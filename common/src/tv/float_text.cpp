@@ -191,23 +191,20 @@ size_t format_int(int64_t v, char* buf) {
 size_t format_float_g9(float v, char* buf) {
   FloatParts p;
   if (!decompose(v, &p, buf)) return 0;
-  const bool neg = p.neg;
-  const uint32_t m = p.m;
-  const int e = p.e;
   size_t n = 0;
-  if (neg) buf[n++] = '-';
-  if (m == 0) {
+  if (p.neg) buf[n++] = '-';
+  if (p.m == 0) {
     buf[n++] = '0';
     buf[n] = 0;
     return n;
   }
   // Decimal exponent x with 10^x <= v < 10^(x+1): estimate from the binary exponent, then correct.
   int bitlen = 0;
-  for (uint32_t t = m; t; t >>= 1) ++bitlen;
-  int x = floor_div((bitlen - 1 + e) * 78913, 262144);  // log10(2) ~ 78913 / 2^18
+  for (uint32_t t = p.m; t; t >>= 1) ++bitlen;
+  int x = floor_div((bitlen - 1 + p.e) * 78913, 262144);  // log10(2) ~ 78913 / 2^18
   Big q;
   for (int guard = 0; guard < 8; ++guard) {
-    scaled(m, e, 8 - x, false, &q);
+    scaled(p.m, p.e, 8 - x, false, &q);
     if (big_cmp_u64(q, 1000000000ull) >= 0) {
       ++x;
     } else if (big_cmp_u64(q, 100000000ull) < 0) {
@@ -216,7 +213,7 @@ size_t format_float_g9(float v, char* buf) {
       break;
     }
   }
-  scaled(m, e, 8 - x, true, &q);
+  scaled(p.m, p.e, 8 - x, true, &q);
   uint64_t d = big_u64(q);
   if (d >= 1000000000ull) {  // rounding carried into a tenth digit
     d /= 10;
@@ -274,17 +271,14 @@ size_t format_float_literal(float v, char* buf) {
 size_t format_float_fixed6(float v, char* buf) {
   FloatParts p;
   if (!decompose(v, &p, buf)) return 0;
-  const bool neg = p.neg;
-  const uint32_t m = p.m;
-  const int e = p.e;
   Big q;
-  scaled(m, e, 6, true, &q);
+  scaled(p.m, p.e, 6, true, &q);
   char rev[kFloatTextMax];
   int nd = 0;
   while (q.n > 0) rev[nd++] = (char)('0' + big_div_small(&q, 10));
   while (nd < 7) rev[nd++] = '0';
   size_t n = 0;
-  if (neg) buf[n++] = '-';
+  if (p.neg) buf[n++] = '-';
   for (int i = nd - 1; i >= 6; --i) buf[n++] = rev[i];
   buf[n++] = '.';
   for (int i = 5; i >= 0; --i) buf[n++] = rev[i];

@@ -125,6 +125,13 @@ void define(CTextOut& o, const char* prefix, const char* name) {
   o.ch(' ');
 }
 
+// "#define PREFIX_NAME value" and the rest of the line (a comment and the newline).
+void define_num(CTextOut& o, const char* prefix, const char* name, int64_t value, const char* rest = "\n") {
+  define(o, prefix, name);
+  o.num(value);
+  o.str(rest);
+}
+
 void float_literal_or_paren(CTextOut& o, float v) {
   char b[kFloatTextMax];
   size_t n = format_float_literal(v, b);
@@ -390,21 +397,11 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
     }
   }
   // ---- model facts
-  define(o, P, "NUM_CLASSES");
-  o.num(blob.model.num_classes);
-  o.str("\n");
-  define(o, P, "INPUT_HEIGHT");
-  o.num(in.height);
-  o.str("\n");
-  define(o, P, "INPUT_WIDTH");
-  o.num(in.width);
-  o.str("\n");
-  define(o, P, "INPUT_CHANNELS");
-  o.num(in.channels);
-  o.str("\n");
-  define(o, P, "CHANNEL_ORDER");
-  o.num((int)in.order);
-  o.str(" /* tv::ChannelOrder: 0 RGB, 1 BGR, 2 GRAY; this model: ");
+  define_num(o, P, "NUM_CLASSES", blob.model.num_classes);
+  define_num(o, P, "INPUT_HEIGHT", in.height);
+  define_num(o, P, "INPUT_WIDTH", in.width);
+  define_num(o, P, "INPUT_CHANNELS", in.channels);
+  define_num(o, P, "CHANNEL_ORDER", (int)in.order, " /* tv::ChannelOrder: 0 RGB, 1 BGR, 2 GRAY; this model: ");
   o.str(channel_order_name(in.order));
   o.str(" */\n");
   define(o, P, "INPUT_SCALE");
@@ -413,32 +410,21 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   define(o, P, "INPUT_OFFSET");
   float_literal_or_paren(o, in.offset);
   o.str("\n");
-  define(o, P, "IS_INT8");
-  o.num(q8 ? 1 : 0);
-  o.str("\n");
-  define(o, P, "PARAM_COUNT");
-  o.num((int64_t)plan->param_count);
-  o.str("\n");
+  define_num(o, P, "IS_INT8", q8 ? 1 : 0);
+  define_num(o, P, "PARAM_COUNT", (int64_t)plan->param_count);
   o.str("// Memory on the ESP32-S3 in bytes, from tv::inference_memory and tv::training_memory with the\n");
   o.str("// default TrainOptions (Adam, ");
   o.num(defaults.lanes);
   o.str(" gradient lanes, no best-weights snapshot)");
   o.str(q8 ? "; inference on the int8 engine (this is an int8 blob), training of its float model.\n" : ".\n");
-  define(o, P, "PARAMS_BYTES");
-  o.num((int64_t)im.params_bytes);
-  o.str(q8 ? " /* int8 weights and int32 biases */\n" : " /* float32 weights and biases */\n");
-  define(o, P, "INFERENCE_ARENA_BYTES");
-  o.num((int64_t)im.work_bytes);
-  o.str(" /* inference work arena; the weights can stay in flash */\n");
-  define(o, P, "TRAINING_LANES");
-  o.num(defaults.lanes);
-  o.str("\n");
-  define(o, P, "TRAINING_ARENA_BYTES");
-  o.num((int64_t)tm.total_bytes);
-  o.str(" /* the whole training arena (weights, gradients, Adam state, activations) */\n");
-  define(o, P, "BLOB_SIZE");
-  o.num((int64_t)blob.size);
-  o.str("\n");
+  define_num(o, P, "PARAMS_BYTES", (int64_t)im.params_bytes,
+             q8 ? " /* int8 weights and int32 biases */\n" : " /* float32 weights and biases */\n");
+  define_num(o, P, "INFERENCE_ARENA_BYTES", (int64_t)im.work_bytes,
+             " /* inference work arena; the weights can stay in flash */\n");
+  define_num(o, P, "TRAINING_LANES", defaults.lanes);
+  define_num(o, P, "TRAINING_ARENA_BYTES", (int64_t)tm.total_bytes,
+             " /* the whole training arena (weights, gradients, Adam state, activations) */\n");
+  define_num(o, P, "BLOB_SIZE", (int64_t)blob.size);
   define(o, P, "BLOB_CRC32");
   o.hex32(blob_crc);
   o.str("u /* zlib crc32 of the whole blob */\n\n");

@@ -34,10 +34,15 @@ void normalize_input(const ModelPlan& plan, const uint8_t* image, float* dst) {
 // With the fast kernels: the backward of [Conv2D, in-place activations, MaxPool2D] in one fused
 // kernel when the conv is the first layer with weights (its input gradient is never needed). Adds to
 // the conv's gradient the same bits as running the layers one by one; returns false when the layers
-// do not form that chain or the kernel has no fused path for their geometry.
+// do not form that chain or the kernel has no fused path for their geometry. Without TV_FAST_KERNELS (the
+// board's build) it is not even compiled in: its fast kernel keeps 25 KB of lists on the stack, more
+// than a board task has (scripts/check-stack.py).
 bool fused_conv_pool_backward(const ModelPlan& plan, int pool_layer, const float* acts, const float* dpool,
                               float* grad) {
-  if (!fast_kernels_enabled()) return false;
+#if !(defined(TV_FAST_KERNELS) && TV_FAST_KERNELS)
+  (void)plan, (void)pool_layer, (void)acts, (void)dpool, (void)grad;
+  return false;
+#else
   const int conv_layer = plan.first_param_layer;
   if (conv_layer < 0 || conv_layer >= pool_layer || plan.desc.layers[conv_layer].type != LayerType::Conv2D)
     return false;
@@ -57,6 +62,7 @@ bool fused_conv_pool_backward(const ModelPlan& plan, int pool_layer, const float
   float* g = grad + cp.param_offset;
   return fast::conv2d_pool_backward_params(cp.geom, plan.layers[pool_layer].geom, steps, n, x, acts + cp.act_offset,
                                            dpool, g, g + cp.weight_count);
+#endif
 }
 
 }  // namespace
@@ -343,14 +349,13 @@ bool trainer_end_batch(Trainer* tr) {
     if (seen > 0) scale /= (float)seen;
   }
   if (scale != 1.f) scale_buffer(g, n, scale);
-  double norm = grad_norm(g, n);
-  tr->last_grad_norm = (float)norm;
+  const float norm = grad_norm(g, n);
+  tr->last_grad_norm = norm;
   if (!isfinite(norm)) {
     tr->skipped_steps++;
     return false;
   }
-  if (tr->opt.grad_clip_norm > 0.f && norm > (double)tr->opt.grad_clip_norm)
-    scale_buffer(g, n, (float)((double)tr->opt.grad_clip_norm / norm));
+  if (tr->opt.grad_clip_norm > 0.f && norm > tr->opt.grad_clip_norm) scale_buffer(g, n, tr->opt.grad_clip_norm / norm);
   tr->step++;
   const TrainOptions& o = tr->opt;
   if (o.optimizer == OptimizerKind::Adam)

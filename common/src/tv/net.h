@@ -87,7 +87,7 @@ struct TrainLane {
   float* probs = nullptr;
   float* dlogits = nullptr;
   uint8_t* aug = nullptr;  // augmented input image (TrainOptions::augment)
-  double loss_sum = 0;     // statistics of the current batch
+  float loss_sum = 0;      // statistics of the current batch
   int correct = 0;
   int seen = 0;
 };

@@ -61,7 +61,7 @@ void adaptive_avgpool2d_forward(int in_h, int in_w, int c, int out_h, int out_w,
 void adaptive_avgpool2d_backward(int in_h, int in_w, int c, int out_h, int out_w, const float* dout,
                                  float* din);  // overwrites din
 
-// ---- Dense (dense.cpp): out[o] = b[o] + sum_i w[o][i] * in[i], products summed in double ----
+// ---- Dense (dense.cpp): out[o] = b[o] + sum_i w[o][i] * in[i], summed in float in input order ----
 void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out);
 void dense_backward_data(int in_n, int out_n, const float* w, const float* dout, float* din);
 void dense_backward_params(int in_n, int out_n, const float* in, const float* dout, float* dw, float* db);

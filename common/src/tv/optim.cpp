@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "tv/float_math.h"
+
 namespace tv {
 
 static inline float clamp_weight(float w, float c) {
@@ -10,9 +12,9 @@ static inline float clamp_weight(float w, float c) {
 
 void adam_step(float* params, const float* grad, float* m, float* v, size_t n, float lr, float beta1, float beta2,
                float eps, uint32_t t, float weight_decay, float weight_clip) {
-  const double bc1 = 1.0 - pow((double)beta1, (double)t);
-  const double bc2 = 1.0 - pow((double)beta2, (double)t);
-  const float alpha = (float)((double)lr * sqrt(bc2) / bc1);
+  const float bc1 = 1.0f - math::powi(beta1, t);
+  const float bc2 = 1.0f - math::powi(beta2, t);
+  const float alpha = lr * sqrtf(bc2) / bc1;
   const float decay = lr * weight_decay;
   const float one_b1 = 1.0f - beta1, one_b2 = 1.0f - beta2;
   for (size_t i = 0; i < n; ++i) {
@@ -41,10 +43,23 @@ void sgd_step(float* params, const float* grad, float* vel, size_t n, float lr, 
   }
 }
 
-double grad_norm(const float* grad, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; ++i) s += (double)grad[i] * (double)grad[i];
-  return sqrt(s);
+float grad_norm(const float* grad, size_t n) {
+  float s = 0.0f;
+  for (size_t i = 0; i < n; ++i) s += grad[i] * grad[i];
+  if (s <= 3.0e38f) return sqrtf(s);
+  // The squares overflowed float (or a gradient is not finite): sum (g / max|g|)^2 instead.
+  float big = 0.0f;
+  for (size_t i = 0; i < n; ++i) {
+    const float a = grad[i] < 0.0f ? -grad[i] : grad[i];
+    if (!(a <= big)) big = a;  // a NaN makes big NaN and stays
+  }
+  if (!(big <= 3.4e38f)) return big;  // inf or NaN: not finite
+  s = 0.0f;
+  for (size_t i = 0; i < n; ++i) {
+    const float r = grad[i] / big;
+    s += r * r;
+  }
+  return big * sqrtf(s);
 }
 
 void scale_buffer(float* x, size_t n, float s) {

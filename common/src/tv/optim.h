@@ -15,8 +15,8 @@ void adam_step(float* params, const float* grad, float* m, float* v, size_t n, f
 // SGD with momentum: vel = momentum * vel + grad; p -= lr * vel; then weight decay and clip.
 void sgd_step(float* params, const float* grad, float* vel, size_t n, float lr, float momentum, float weight_decay,
               float weight_clip);
-// L2 norm of a gradient in double; returns a NaN or Inf when any element is not finite.
-double grad_norm(const float* grad, size_t n);
+// L2 norm of a gradient in float (rescaled when the squares overflow); NaN or Inf when any element is not finite.
+float grad_norm(const float* grad, size_t n);
 // Scales grad by s.
 void scale_buffer(float* x, size_t n, float s);
 

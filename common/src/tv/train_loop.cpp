@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "tv/float_math.h"
+#include "tv/ops/simd.h"
 #include "tv/rng.h"
 
 namespace tv {
@@ -13,13 +15,33 @@ float recipe_lr(const TrainRecipe& r, int epoch) {
   if (!r.cosine) return base;
   const int span = r.epochs - r.warmup_epochs;
   if (span <= 1) return base;
-  const double t = (double)(epoch - r.warmup_epochs) / (double)(span - 1);
-  const double lo = (double)base * r.lr_min_factor;
-  return (float)(lo + 0.5 * ((double)base - lo) * (1.0 + cos(3.141592653589793 * t)));
+  const float t = (float)(epoch - r.warmup_epochs) / (float)(span - 1);
+  const float lo = base * r.lr_min_factor;
+  return lo + 0.5f * (base - lo) * (1.0f + math::cospi(t));
 }
 
 bool recipe_augments(const TrainRecipe& r) {
   return r.aug_flip || r.aug_shift > 0 || r.aug_brightness > 0.f;
+}
+
+// One row mirrored and shifted by dx (edges replicated); C: the channels when known (0: c).
+template <int C>
+static inline void flip_row(const uint8_t* s, uint8_t* d, int w, int dx, int c_runtime) {
+  const int c = C ? C : c_runtime;
+  for (int x = 0; x < w; ++x) {
+    int sx = w - 1 - x + dx;
+    sx = sx < 0 ? 0 : (sx >= w ? w - 1 : sx);
+    for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = s[(size_t)sx * c + k];
+  }
+}
+
+// Brightness: every byte v becomes (v * gain + 128) >> 8, capped at 255 (the AVX2 clone does many
+// bytes per instruction).
+TV_TARGET_CLONES static void apply_gain(uint8_t* p, size_t n, int gain) {
+  for (size_t i = 0; i < n; ++i) {
+    const int v = (p[i] * gain + 128) >> 8;
+    p[i] = (uint8_t)(v > 255 ? 255 : v);
+  }
 }
 
 void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
@@ -34,21 +56,29 @@ void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h
   // Brightness as a fixed-point gain so the result is exact integer arithmetic.
   int gain = 256;
   if (r.aug_brightness > 0.f) gain = (int)lroundf(256.f * (1.f + r.aug_brightness * (2.f * rng.uniform() - 1.f)));
+  // Each row: the shifted (and flipped) pixels, edges replicated; then the gain over the whole image.
+  const size_t row = (size_t)w * c;
   for (int y = 0; y < h; ++y) {
     int sy = y + dy;
     sy = sy < 0 ? 0 : (sy >= h ? h - 1 : sy);
-    for (int x = 0; x < w; ++x) {
-      int xx = flip ? w - 1 - x : x;
-      int sx = xx + dx;
-      sx = sx < 0 ? 0 : (sx >= w ? w - 1 : sx);
-      const uint8_t* s = src + ((size_t)sy * w + sx) * c;
-      uint8_t* d = dst + ((size_t)y * w + x) * c;
-      for (int k = 0; k < c; ++k) {
-        int v = (s[k] * gain + 128) >> 8;
-        d[k] = (uint8_t)(v > 255 ? 255 : v);
-      }
+    const uint8_t* s = src + (size_t)sy * row;
+    uint8_t* d = dst + (size_t)y * row;
+    if (!flip) {  // columns [lo, hi) read the run of source columns from lo + dx; the others an edge
+      int lo = dx < 0 ? -dx : 0, hi = dx > 0 ? w - dx : w;
+      if (lo > w) lo = w;
+      if (hi < lo) hi = lo;
+      for (int x = 0; x < lo; ++x) memcpy(d + (size_t)x * c, s, (size_t)c);
+      memcpy(d + (size_t)lo * c, s + (size_t)(lo + dx) * c, (size_t)(hi - lo) * c);
+      for (int x = hi; x < w; ++x) memcpy(d + (size_t)x * c, s + (size_t)(w - 1) * c, (size_t)c);
+    } else if (c == 3) {
+      flip_row<3>(s, d, w, dx, c);
+    } else if (c == 1) {
+      flip_row<1>(s, d, w, dx, c);
+    } else {
+      flip_row<0>(s, d, w, dx, c);
     }
   }
+  if (gain != 256) apply_gain(dst, (size_t)h * row, gain);  // (v * 256 + 128) >> 8 == v
 }
 
 namespace {

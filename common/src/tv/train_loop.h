@@ -37,7 +37,7 @@ void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h
 bool recipe_augments(const TrainRecipe& r);
 
 struct BatchStats {
-  double loss_sum = 0;
+  float loss_sum = 0;
   int correct = 0;
   int seen = 0;
   bool stepped = false;  // false when the NaN/Inf guard dropped the batch or it was stopped
@@ -63,14 +63,14 @@ struct EpochJob {
 };
 
 struct EpochStats {
-  double loss_sum = 0;
+  float loss_sum = 0;
   int correct = 0;
   int seen = 0;
   int skipped_batches = 0;
   bool stopped = false;
   float lr = 0.f;
-  double mean_loss() const { return seen ? loss_sum / seen : 0.0; }
-  double accuracy() const { return seen ? (double)correct / seen : 0.0; }
+  float mean_loss() const { return seen ? loss_sum / (float)seen : 0.0f; }
+  float accuracy() const { return seen ? (float)correct / (float)seen : 0.0f; }
 };
 
 // Shuffles (seeded by seed and epoch; the reference reshuffles every epoch), sets the epoch's

@@ -14,7 +14,7 @@
 #endif
 
 // The training loop, the blob decoder and the header writer use a few KB of stack (the figure is in
-// esp32_hal.h; no tool checks it against the measured need yet).
+// esp32_hal.h; scripts/check-stack.py checks it against the deepest call chain).
 SET_LOOP_TASK_STACK_SIZE(TV_LOOP_STACK_BYTES);
 
 static tvfw::Esp32Hal board;

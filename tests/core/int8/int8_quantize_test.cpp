@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -64,6 +65,34 @@ TEST(Int8Quantize, FloorOfXPlusHalf) {
   EXPECT_EQ(tv::quantize_one_s8(-10.0f, 2), -2);  // -2.5 -> -2
   // The float just below one half rounds down: the sum is formed exactly, not in float32.
   EXPECT_EQ(tv::quantize_one_s8(std::nextafter(0.5f, 0.0f), 0), 0);
+}
+
+TEST(Int8Quantize, FloatComputationEqualsTheExactRounding) {
+  // The core computes in float (the S3 has no double FPU); the reference here is exact in double:
+  // floor(x * 2^-e + 1/2), clamped. Every 4099th float of both signs, at exponents -20..20, plus the
+  // floats on either side of each half-way point (0.49999997, -0.50000006 ...).
+  auto exact = [](float x, int e) {
+    const double y = std::floor(std::ldexp((double)x, -e) + 0.5);
+    return (int)(y > 127 ? 127 : (y < -128 ? -128 : y));
+  };
+  long checked = 0;
+  for (int e = -20; e <= 20; e += 5)
+    for (uint64_t u = 0; u < 0x7f800000u; u += 4099)
+      for (float sign : {1.0f, -1.0f}) {
+        uint32_t bits = (uint32_t)u;
+        float x;
+        std::memcpy(&x, &bits, sizeof x);
+        x *= sign;
+        ASSERT_EQ(tv::quantize_one_s8(x, e), exact(x, e)) << "x = " << x << ", e = " << e;
+        ++checked;
+      }
+  for (int k = -129; k <= 128; ++k)
+    for (float x : {std::nextafter(k + 0.5f, -1000.0f), k + 0.5f, std::nextafter(k + 0.5f, 1000.0f)})
+      for (int e : {0, -3, 4}) {
+        const float xe = std::ldexp(x, e);
+        ASSERT_EQ(tv::quantize_one_s8(xe, e), exact(xe, e)) << "x = " << xe << ", e = " << e;
+      }
+  EXPECT_GT(checked, 5000000);
 }
 
 TEST(Int8Quantize, SaturatesAndHandlesNonFinite) {

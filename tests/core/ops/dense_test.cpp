@@ -26,11 +26,16 @@ TEST_P(DenseGolden, ThreeToTwo) {
   EXPECT_EQ(db, (Vec{1, 2}));
 }
 
-TEST_P(DenseGolden, ProductsAreSummedInDouble) {
-  // 1e8 + 1 - 1e8 is 0 in float but 1 in double.
-  const Vec in = {1e8f, 1, -1e8f}, w = {1, 1, 1}, b = {0};
+TEST_P(DenseGolden, ProductsAreSummedInFloatInInputOrder) {
+  // In float, as the board's single-precision FPU sums: 1e8 + 1 rounds back to 1e8, so the order of
+  // the sum shows in the result (b + in[0] w[0] + in[1] w[1] + ..., left to right).
+  const Vec w = {1, 1, 1}, b = {0};
   Vec out(1, kSentinel);
-  k().dense_forward(3, 1, in.data(), w.data(), b.data(), out.data());
+  const Vec big_first = {1e8f, 1, -1e8f};
+  k().dense_forward(3, 1, big_first.data(), w.data(), b.data(), out.data());
+  EXPECT_EQ(out[0], 0.0f);
+  const Vec cancel_first = {1e8f, -1e8f, 1};
+  k().dense_forward(3, 1, cancel_first.data(), w.data(), b.data(), out.data());
   EXPECT_EQ(out[0], 1.0f);
 }
 

@@ -102,6 +102,59 @@ TEST(FastKernels, Conv2dWebmcuLayers) {
   compare_conv(conv2, rng, 0.1f);  // zeros here and there: the masked path
 }
 
+TEST(FastKernels, Conv2dTinyvisionStems) {
+  // The default preset's 3x3 "same" stem at the inputs its rule sees: stride 2 (bottom/right padding
+  // only, or both sides when odd), stride 1 on small inputs, 1 and 3 channels, wider than 16 pixels
+  // (the vector copy of the planar phases), and 8 or 12 filters (a block of 8 plus one of 4).
+  std::mt19937 rng(104);
+  struct Stem {
+    int h, w, c, stride, filters;
+  };
+  for (const Stem& s : {Stem{64, 64, 3, 2, 8}, Stem{63, 65, 3, 2, 8}, Stem{96, 96, 3, 2, 12}, Stem{160, 120, 3, 2, 8},
+                        Stem{28, 28, 1, 1, 8}, Stem{17, 40, 1, 2, 8}, Stem{33, 48, 4, 2, 8}}) {
+    tv::Geom2D g{};
+    g.in_h = s.h;
+    g.in_w = s.w;
+    g.in_c = s.c;
+    g.out_c = s.filters;
+    g.k_h = g.k_w = 3;
+    g.stride_h = g.stride_w = s.stride;
+    axis(s.h, 3, s.stride, true, &g.out_h, &g.pad_top);
+    axis(s.w, 3, s.stride, true, &g.out_w, &g.pad_left);
+    compare_conv(g, rng, 0.0f);
+    compare_conv(g, rng, 0.5f);
+  }
+}
+
+TEST(FastKernels, Conv2dWeightGradientWithZerosAndNegativeZeroSums) {
+  // Gradients with zeros (a ReLU's) over finite inputs: the grouped path adds d * x without a select
+  // unless a running sum starts at -0, which the reference's skip of d == 0 keeps at -0.
+  std::mt19937 rng(105);
+  for (const tv::Geom2D& g :
+       {tv::Geom2D{9, 20, 3, 7, 18, 8, 3, 3, 1, 1, 0, 0}, tv::Geom2D{12, 12, 3, 6, 6, 16, 3, 3, 2, 2, 0, 0},
+        tv::Geom2D{16, 16, 3, 8, 8, 8, 3, 3, 2, 2, 0, 0}}) {
+    const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
+    const size_t n_w = (size_t)g.out_c * g.k_h * g.k_w * g.in_c;
+    const Vec in = random_vec(rng, n_in, 0.3f);
+    Vec dout = random_vec(rng, n_out, 0.5f);
+    for (size_t i = 2; i < n_out; i += g.out_c) dout[i] = 0.0f;  // a dead channel: its sums stay as they start
+    for (int start : {0, 1}) {                                   // sums from +0, or from values with some -0 among them
+      Vec dw_ref(n_w, 0.0f), db_ref(g.out_c, 0.0f);
+      if (start == 1) {
+        dw_ref = random_vec(rng, n_w, 0.2f);
+        db_ref = random_vec(rng, g.out_c, 0.3f);
+        for (size_t i = 0; i < n_w; i += 7) dw_ref[i] = -0.0f;
+        db_ref[2] = -0.0f;
+      }
+      Vec dw_fast = dw_ref, db_fast = db_ref;
+      tv::ref::conv2d_backward_params(g, in.data(), dout.data(), dw_ref.data(), db_ref.data());
+      tv::fast::conv2d_backward_params(g, in.data(), dout.data(), dw_fast.data(), db_fast.data());
+      expect_same_bits("conv2d_backward_params dw", dw_ref, dw_fast, describe(g));
+      expect_same_bits("conv2d_backward_params db", db_ref, db_fast, describe(g));
+    }
+  }
+}
+
 TEST(FastKernels, Conv2dSpecialValues) {
   // NaN and infinities in the input and the gradient: the reference's skip of zero gradients is
   // reproduced exactly, so a zero gradient at a NaN input adds nothing.

@@ -6,39 +6,28 @@ namespace tv {
 
 Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
                  int8_t* out) {
-  if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
-  const Status gs = int8_detail::check_geom(g);
-  if (!gs.ok()) return gs;
-  const int s = q.shift();
-  if (s < 0) return make_status(StatusCode::BadParameter, -1, s);
+  int s = 0;
+  const Status st = int8_detail::check_window_requant(g, in, w, out, q, &s);
+  if (!st.ok()) return st;
   const long fan_in = (long)g.k_h * g.k_w * g.in_c;
   if (fan_in > kInt8MaxFanIn) return make_status(StatusCode::InvalidArgument, -1, (int32_t)fan_in);
 
   const int w_row = g.k_w * g.in_c;  // weights in one kernel row of one filter
   const int w_filter = g.k_h * w_row;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const int8_detail::TapRange ry = int8_detail::valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    const int iy0 = oy * g.stride_h - g.pad_top;
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const int8_detail::TapRange rx = int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      // Taps kx in [rx.begin, rx.end) times all channels are contiguous in input and weights alike.
-      const int span = (rx.end - rx.begin) * g.in_c;
-      int8_t* o_px = out + ((size_t)oy * g.out_w + ox) * g.out_c;
-      for (int o = 0; o < g.out_c; ++o) {
-        int32_t acc = 0;
-        for (int ky = ry.begin; span > 0 && ky < ry.end; ++ky) {
-          const int8_t* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
-          const int8_t* k = w + (size_t)o * w_filter + (size_t)ky * w_row + (size_t)rx.begin * g.in_c;
-          for (int j = 0; j < span; ++j) acc += (int32_t)x[j] * (int32_t)k[j];
-        }
-        const int64_t total = (int64_t)acc + (bias ? bias[o] : 0);
-        int8_t r = requantize_s8(total, s);
-        if (q.relu && r < 0) r = 0;
-        o_px[o] = r;
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    // Taps kx in [rx.begin, rx.end) times all channels are contiguous in input and weights alike.
+    const int span = (rx.end - rx.begin) * g.in_c;
+    int8_t* o_px = out + px * g.out_c;
+    for (int o = 0; o < g.out_c; ++o) {
+      int32_t acc = 0;
+      for (int ky = ry.begin; span > 0 && ky < ry.end; ++ky) {
+        const int8_t* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
+        const int8_t* k = w + (size_t)o * w_filter + (size_t)ky * w_row + (size_t)rx.begin * g.in_c;
+        for (int j = 0; j < span; ++j) acc += (int32_t)x[j] * (int32_t)k[j];
       }
+      o_px[o] = int8_detail::requant_output(acc, bias, o, s, q.relu);
     }
-  }
+  });
   return ok_status();
 }
 

@@ -6,19 +6,16 @@ namespace tv {
 
 Status dense_s8(int in_n, int out_n, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
                 int8_t* out) {
-  if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
+  int s = 0;
+  const Status rs = int8_detail::check_requant(in, w, out, q, &s);
+  if (!rs.ok()) return rs;
   if (in_n <= 0 || out_n <= 0) return make_status(StatusCode::ZeroDimension, -1, in_n, out_n);
   if (in_n > kInt8MaxFanIn) return make_status(StatusCode::InvalidArgument, -1, in_n);
-  const int s = q.shift();
-  if (s < 0) return make_status(StatusCode::BadParameter, -1, s);
   for (int o = 0; o < out_n; ++o) {
     const int8_t* row = w + (size_t)o * in_n;
     int32_t acc = 0;
     for (int i = 0; i < in_n; ++i) acc += (int32_t)in[i] * (int32_t)row[i];
-    const int64_t total = (int64_t)acc + (bias ? bias[o] : 0);
-    int8_t r = requantize_s8(total, s);
-    if (q.relu && r < 0) r = 0;
-    out[o] = r;
+    out[o] = int8_detail::requant_output(acc, bias, o, s, q.relu);
   }
   return ok_status();
 }

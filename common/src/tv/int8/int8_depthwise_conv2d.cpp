@@ -6,37 +6,26 @@ namespace tv {
 
 Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
                            int8_t* out) {
-  if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
-  const Status gs = int8_detail::check_geom(g);
-  if (!gs.ok()) return gs;
+  int s = 0;
+  const Status st = int8_detail::check_window_requant(g, in, w, out, q, &s);
+  if (!st.ok()) return st;
   if (g.out_c != g.in_c) return make_status(StatusCode::ChannelMismatch, -1, g.in_c, g.out_c);
-  const int s = q.shift();
-  if (s < 0) return make_status(StatusCode::BadParameter, -1, s);
 
   const int c_n = g.in_c;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const int8_detail::TapRange ry = int8_detail::valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    const int iy0 = oy * g.stride_h - g.pad_top;
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const int8_detail::TapRange rx = int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      int8_t* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
-      for (int c = 0; c < c_n; ++c) {
-        int32_t acc = 0;
-        for (int ky = ry.begin; ky < ry.end; ++ky) {
-          for (int kx = rx.begin; kx < rx.end; ++kx) {
-            const int8_t x = in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c];
-            const int8_t k = w[((size_t)ky * g.k_w + kx) * c_n + c];
-            acc += (int32_t)x * (int32_t)k;
-          }
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    int8_t* o_px = out + px * c_n;
+    for (int c = 0; c < c_n; ++c) {
+      int32_t acc = 0;
+      for (int ky = ry.begin; ky < ry.end; ++ky) {
+        for (int kx = rx.begin; kx < rx.end; ++kx) {
+          const int8_t x = in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c];
+          const int8_t k = w[((size_t)ky * g.k_w + kx) * c_n + c];
+          acc += (int32_t)x * (int32_t)k;
         }
-        const int64_t total = (int64_t)acc + (bias ? bias[c] : 0);
-        int8_t r = requantize_s8(total, s);
-        if (q.relu && r < 0) r = 0;
-        o_px[c] = r;
       }
+      o_px[c] = int8_detail::requant_output(acc, bias, c, s, q.relu);
     }
-  }
+  });
   return ok_status();
 }
 

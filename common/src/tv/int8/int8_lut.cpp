@@ -1,6 +1,7 @@
 // Int8 lookup-table activations (ESP-DL's LUT op) and the tables esp-ppq would build for them.
 #include <math.h>
 
+#include "tv/float_math.h"
 #include "tv/int8/int8_ops.h"
 
 namespace tv {
@@ -21,7 +22,7 @@ void leaky_relu_table_s8(float alpha, int e_in, int e_out, int8_t table[256]) {
 void sigmoid_table_s8(int e_in, int e_out, int8_t table[256]) {
   for (int q = -128; q <= 127; ++q) {
     const float x = ldexpf((float)q, e_in);
-    const float y = 1.0f / (1.0f + expf(-x));
+    const float y = 1.0f / (1.0f + math::exp(-x));
     table[q + 128] = quantize_one_s8(y, e_out);
   }
 }

@@ -79,8 +79,8 @@ constexpr int64_t kInt8MaxPoolArea = (int64_t)1 << 20;
 
 // ---- Quantise / dequantise (int8_quantize.cpp) ----
 
-// q = clamp(floor(x * 2^-e + 0.5), -128, 127), computed exactly (x * 2^-e + 0.5 in double, which
-// holds it without rounding). NaN maps to 0, +-inf saturate.
+// q = clamp(floor(x * 2^-e + 0.5), -128, 127), computed exactly in float (the floor, then the
+// fraction compared with 1/2; never y + 0.5 rounded). NaN maps to 0, +-inf saturate.
 int8_t quantize_one_s8(float x, int e);
 void quantize_s8(const float* x, size_t n, int e, int8_t* q);
 // x = q * 2^e (exact in float).
@@ -144,7 +144,7 @@ void add_s8(const int8_t* a, int e_a, const int8_t* b, int e_b, size_t n, int e_
 void mul_s8(const int8_t* a, int e_a, const int8_t* b, int e_b, size_t n, int e_out, int8_t* out);
 
 // ---- Softmax (int8_softmax.cpp): int8 logits at exponent e -> float probabilities ----
-// probs[i] = exp((q_i - q_max) * 2^e) / sum_j exp((q_j - q_max) * 2^e), in double, stored as float.
+// probs[i] = exp((q_i - q_max) * 2^e) / sum_j exp((q_j - q_max) * 2^e), in float with tv::math::exp.
 void softmax_s8(const int8_t* q, int n, int e, float* probs);
 
 // ---- Accumulator headroom on the ESP32-S3 (int8_headroom.cpp) ----

@@ -26,27 +26,7 @@ Status maxpool2d_s8(const Geom2D& g, const int8_t* in, int8_t* out) {
   const Status gs = int8_detail::check_geom(g);
   if (!gs.ok()) return gs;
   if (g.out_c != g.in_c) return make_status(StatusCode::ChannelMismatch, -1, g.in_c, g.out_c);
-  const int c_n = g.in_c;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const int8_detail::TapRange ry = int8_detail::valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    const int iy0 = oy * g.stride_h - g.pad_top;
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const int8_detail::TapRange rx = int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      int8_t* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
-      if (ry.begin == ry.end || rx.begin == rx.end) {  // window entirely in the padding
-        for (int c = 0; c < c_n; ++c) o_px[c] = 0;
-        continue;
-      }
-      for (int c = 0; c < c_n; ++c) o_px[c] = -128;
-      for (int ky = ry.begin; ky < ry.end; ++ky) {
-        for (int kx = rx.begin; kx < rx.end; ++kx) {
-          const int8_t* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-          for (int c = 0; c < c_n; ++c) o_px[c] = x[c] > o_px[c] ? x[c] : o_px[c];
-        }
-      }
-    }
-  }
+  maxpool_windows(g, in, out);
   return ok_status();
 }
 
@@ -58,21 +38,15 @@ Status avgpool2d_s8(const Geom2D& g, const int8_t* in, int e_in, int e_out, int8
   const int64_t area = (int64_t)g.k_h * g.k_w;
   if (area > kInt8MaxPoolArea) return make_status(StatusCode::InvalidArgument, -1, (int32_t)area);
   const int c_n = g.in_c;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const int8_detail::TapRange ry = int8_detail::valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    const int iy0 = oy * g.stride_h - g.pad_top;
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const int8_detail::TapRange rx = int8_detail::valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      int8_t* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
-      for (int c = 0; c < c_n; ++c) {
-        int64_t sum = 0;
-        for (int ky = ry.begin; ky < ry.end; ++ky)
-          for (int kx = rx.begin; kx < rx.end; ++kx) sum += in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c];
-        o_px[c] = average_s8(sum, area, e_in - e_out);
-      }
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    int8_t* o_px = out + px * c_n;
+    for (int c = 0; c < c_n; ++c) {
+      int64_t sum = 0;
+      for (int ky = ry.begin; ky < ry.end; ++ky)
+        for (int kx = rx.begin; kx < rx.end; ++kx) sum += in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c];
+      o_px[c] = average_s8(sum, area, e_in - e_out);
     }
-  }
+  });
   return ok_status();
 }
 

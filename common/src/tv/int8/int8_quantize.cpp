@@ -7,11 +7,17 @@ namespace tv {
 
 int8_t quantize_one_s8(float x, int e) {
   if (x != x) return 0;  // NaN
-  // x * 2^-e is exact in double for every float x and |e| < 900; +0.5 is exact too below 2^52.
-  const double y = ldexp((double)x, -e);
-  if (y >= 127.0) return 127;
-  if (y <= -128.0) return -128;
-  return (int8_t)(int)floor(y + 0.5);
+  // x * 2^-e is exact in float unless it leaves the normal range (then it is either beyond the
+  // clamp or below 2^-126, where it rounds to 0 either way).
+  const float y = ldexpf(x, -e);
+  if (y >= 127.0f) return 127;
+  if (y <= -128.0f) return -128;
+  // floor(y + 1/2) without rounding y + 1/2: the floor of y, then its exact fraction.
+  int f = (int)y;         // toward zero
+  if ((float)f > y) --f;  // the floor, for negative y
+  // y - f: exact for |y| >= 1 (Sterbenz) and for y >= 0; for -1 < y < 0 it may round, never across 1/2.
+  const float frac = y - (float)f;
+  return (int8_t)(f + (frac >= 0.5f ? 1 : 0));
 }
 
 void quantize_s8(const float* x, size_t n, int e, int8_t* q) {

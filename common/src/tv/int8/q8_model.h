@@ -10,7 +10,7 @@
 // - LeakyReLU runs as a 256-entry table built from alpha and its exponents; Clip clamps the integers
 //   at [quantize(lo), quantize(hi)]; AvgPool and GlobalAvgPool round as ESP-DL does; an
 //   AdaptiveAvgPool2D whose bins are all equal runs as an AvgPool, otherwise it is refused.
-// - The final layer's output is turned into probabilities by softmax in double.
+// - The final layer's output is turned into probabilities by softmax in float (tv::math::exp).
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

@@ -7,11 +7,6 @@
 namespace tv {
 namespace fast {
 
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
-
 TV_TARGET_CLONES void relu_forward(float* x, size_t n) {
   const f8 zero = splat8(0.0f);
   size_t i = 0;

@@ -7,44 +7,32 @@ namespace ref {
 void avgpool2d_forward(const Geom2D& g, const float* in, float* out) {
   const int c_n = g.in_c;
   const float area = (float)(g.k_h * g.k_w);
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int iy0 = oy * g.stride_h - g.pad_top;
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      float* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
-      for (int c = 0; c < c_n; ++c) o_px[c] = 0.0f;
-      for (int ky = ry.begin; ky < ry.end; ++ky) {
-        for (int kx = rx.begin; kx < rx.end; ++kx) {
-          const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-          for (int c = 0; c < c_n; ++c) o_px[c] += x[c];
-        }
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    float* o_px = out + px * c_n;
+    for (int c = 0; c < c_n; ++c) o_px[c] = 0.0f;
+    for (int ky = ry.begin; ky < ry.end; ++ky) {
+      for (int kx = rx.begin; kx < rx.end; ++kx) {
+        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+        for (int c = 0; c < c_n; ++c) o_px[c] += x[c];
       }
-      for (int c = 0; c < c_n; ++c) o_px[c] /= area;
     }
-  }
+    for (int c = 0; c < c_n; ++c) o_px[c] /= area;
+  });
 }
 
 void avgpool2d_backward(const Geom2D& g, const float* dout, float* din) {
   const int c_n = g.in_c;
   const float area = (float)(g.k_h * g.k_w);
   for (size_t i = 0, n = (size_t)g.in_h * g.in_w * c_n; i < n; ++i) din[i] = 0.0f;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int iy0 = oy * g.stride_h - g.pad_top;
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      const float* d_px = dout + ((size_t)oy * g.out_w + ox) * c_n;
-      for (int ky = ry.begin; ky < ry.end; ++ky) {
-        for (int kx = rx.begin; kx < rx.end; ++kx) {
-          float* dx = din + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-          for (int c = 0; c < c_n; ++c) dx[c] += d_px[c] / area;
-        }
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    const float* d_px = dout + px * c_n;
+    for (int ky = ry.begin; ky < ry.end; ++ky) {
+      for (int kx = rx.begin; kx < rx.end; ++kx) {
+        float* dx = din + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+        for (int c = 0; c < c_n; ++c) dx[c] += d_px[c] / area;
       }
     }
-  }
+  });
 }
 
 }  // namespace ref

@@ -11,16 +11,9 @@
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
-
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
 
 // A rectangle of input cells [y0, y1) x [x0, x1).
 struct Window {

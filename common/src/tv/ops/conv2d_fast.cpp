@@ -1,9 +1,10 @@
 // Conv2D, fast variant: the sums of conv2d.cpp in the same order, several outputs at a time.
 //
-// forward (stride 1): the k_h input rows one output row reads are copied into planar scratch rows
-// (one row per input channel), so eight neighbouring output pixels read eight consecutive floats per
-// tap. Each lane sums bias + taps in (ky, kx, ic) order exactly like the reference; pixels whose
-// window leaves the input (padding) are computed by the reference loop.
+// forward (any stride): the k_h input rows one output row reads are copied into planar scratch rows
+// (one row per input channel and column phase: with stride s, columns p, p + s, ... for p < s), so
+// eight neighbouring output pixels read eight consecutive floats per tap. Each lane sums bias + taps
+// in (ky, kx, ic) order exactly like the reference; pixels whose window leaves the input (padding)
+// add their valid taps in the same order, eight output channels per vector.
 //
 // backward_data (stride 1): gathers instead of scattering. Input pixel (iy, ix) receives
 // dout[oy][ox][o] * w[o][ky][kx][i] from oy = iy + pad_top - ky, ox = ix + pad_left - kx; the
@@ -23,8 +24,6 @@
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
@@ -38,6 +37,7 @@ using simd::store8;
 
 constexpr int kScratchFloats = 8192;  // 32 KB of stack per call
 constexpr int kMaxKernelRows = 64;
+constexpr int kMaxStride = 8;  // forward: planar phases per input row
 
 // The channel blocks of the vector loops: 8 at a time, then 4, then what is left (1..3).
 int block_size(int left) {
@@ -123,32 +123,86 @@ TV_INLINE void to_planar_any(const float* src, int n, int lead, int c, int pw, f
 
 // ---- forward ----
 
-// One output pixel exactly as ref::conv2d_forward computes it (the border of a padded conv).
-void forward_pixel(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy, int ox) {
-  const int w_row = g.k_w * g.in_c, w_filter = g.k_h * w_row;
+// Copies input columns [0, avail) of one HWC row to in_c * sw planar rows of pw floats: plane
+// (i * sw + p) holds channel i of columns p, p + sw, p + 2 sw, ... (zeros past avail), so that tap kx
+// of eight neighbouring output pixels reads eight consecutive floats of plane kx % sw at kx / sw.
+template <int C>
+TV_INLINE void to_planar_strided_c(const float* src, int avail, int c_runtime, int sw, int pw, float* dst) {
+  const int c = C ? C : c_runtime;
+  int t0 = 0;
+  if constexpr (C == 3 || C == 4 || C == 8) {
+    if (sw == 2)  // 16 pixels -> eight of each phase per plane
+      for (; t0 + 8 <= pw && 2 * (t0 + 8) <= avail; t0 += 8) {
+        f8 a[C], b[C];
+        planar8<C>(src + (size_t)(2 * t0) * C, a);
+        planar8<C>(src + (size_t)(2 * t0 + 8) * C, b);
+        for (int i = 0; i < C; ++i) {
+          store8(dst + (size_t)(2 * i) * pw + t0, TV_SHUFFLE8(a[i], b[i], 0, 2, 4, 6, 8, 10, 12, 14));
+          store8(dst + (size_t)(2 * i + 1) * pw + t0, TV_SHUFFLE8(a[i], b[i], 1, 3, 5, 7, 9, 11, 13, 15));
+        }
+      }
+  }
+  for (int p = 0; p < sw; ++p)
+    for (int t = t0; t < pw; ++t) {
+      const int col = p + sw * t;
+      for (int i = 0; i < c; ++i) dst[((size_t)i * sw + p) * pw + t] = col < avail ? src[(size_t)col * c + i] : 0.0f;
+    }
+}
+
+TV_INLINE void to_planar_strided(const float* src, int avail, int c, int sw, int pw, float* dst) {
+  if (sw == 1) return to_planar_any(src, avail < pw ? avail : pw, 0, c, pw, dst);
+  switch (c) {
+    case 3: return to_planar_strided_c<3>(src, avail, c, sw, pw, dst);
+    case 4: return to_planar_strided_c<4>(src, avail, c, sw, pw, dst);
+    case 8: return to_planar_strided_c<8>(src, avail, c, sw, pw, dst);
+    default: return to_planar_strided_c<0>(src, avail, c, sw, pw, dst);
+  }
+}
+
+// One output pixel whose window leaves the input (the border of a padded conv), with the valid taps
+// in (ky, kx, ic) order as ref::conv2d_forward adds them. wt: the weights as forward_block reads them
+// (per block of ob output channels, [ky][kx][ic][ob]); a block of 8 runs as one vector.
+TV_INLINE void border_pixel(const Geom2D& g, const float* in, const float* wt, const float* b, float* out, int oy,
+                            int ox) {
+  const int filter = g.k_h * g.k_w * g.in_c;
   const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
   const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
   const int iy0 = oy * g.stride_h - g.pad_top, ix0 = ox * g.stride_w - g.pad_left;
   const int span = (rx.end - rx.begin) * g.in_c;
   float* o_px = out + ((size_t)oy * g.out_w + ox) * g.out_c;
-  for (int o = 0; o < g.out_c; ++o) {
-    float acc = b[o];
-    for (int ky = ry.begin; ky < ry.end; ++ky) {
-      const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
-      const float* k = w + (size_t)o * w_filter + ky * w_row + rx.begin * g.in_c;
-      for (int j = 0; j < span; ++j) acc += x[j] * k[j];
+  for (int o0 = 0, ob; o0 < g.out_c; o0 += ob) {
+    ob = block_size(g.out_c - o0);
+    const float* wb = wt + (size_t)o0 * filter;
+    if (ob == 8) {
+      f8 acc = load8(b + o0);
+      for (int ky = ry.begin; ky < ry.end; ++ky) {
+        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
+        const float* k = wb + ((size_t)ky * g.k_w + rx.begin) * g.in_c * 8;
+        for (int j = 0; j < span; ++j) acc += splat8(x[j]) * load8(k + 8 * j);
+      }
+      store8(o_px + o0, acc);
+      continue;
     }
-    o_px[o] = acc;
+    for (int o = 0; o < ob; ++o) {
+      float acc = b[o0 + o];
+      for (int ky = ry.begin; ky < ry.end; ++ky) {
+        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
+        const float* k = wb + ((size_t)ky * g.k_w + rx.begin) * g.in_c * ob + o;
+        for (int j = 0; j < span; ++j) acc += x[j] * k[(size_t)j * ob];
+      }
+      o_px[o0 + o] = acc;
+    }
   }
 }
 
 // Output channels [o0, o0 + OB) of nx interior pixels of one row, NV vectors of 8 pixels per step.
-// rows[ky]: the planar input row kernel row ky reads (in_c planes of pw floats, from the first
-// pixel's first tap; pw >= nx rounded up to 16, plus k_w - 1). wt: the block's weights as
-// [ky][kx][ic][OB]. out: the first pixel's channel o0.
-template <int OB, int NV>
+// rows[ky]: the planar input row kernel row ky reads (in_c * sw planes of pw floats, from the first
+// pixel's first tap, see to_planar_strided; pw >= nx rounded up to 16, plus (k_w - 1) / sw). wt: the
+// block's weights as [ky][kx][ic][OB]. out: the first pixel's channel o0.
+template <int OB, int NV, int SW>
 TV_INLINE void forward_block(const Geom2D& g, const float* const* rows, int pw, int nx, const float* wt,
                              const float* bias, float* out) {
+  const int sw = SW ? SW : g.stride_w;
   const int nv = (nx + 7) / 8;
   for (int v = 0; v < nv; v += NV) {
     f8 acc[NV][OB];
@@ -157,20 +211,35 @@ TV_INLINE void forward_block(const Geom2D& g, const float* const* rows, int pw, 
     const float* t = wt;
     for (int ky = 0; ky < g.k_h; ++ky) {
       const float* r = rows[ky] + v * 8;
-      for (int kx = 0; kx < g.k_w; ++kx)
+      for (int kx = 0; kx < g.k_w; ++kx) {
+        const float* rk = r + (size_t)(kx % sw) * pw + kx / sw;
         for (int i = 0; i < g.in_c; ++i, t += OB) {
           f8 x[NV];
-          for (int u = 0; u < NV; ++u) x[u] = load8(r + (size_t)i * pw + kx + 8 * u);
+          for (int u = 0; u < NV; ++u) x[u] = load8(rk + (size_t)i * sw * pw + 8 * u);
           for (int j = 0; j < OB; ++j) {
             const f8 wj = splat8(t[j]);
             for (int u = 0; u < NV; ++u) acc[u][j] += x[u] * wj;
           }
         }
+      }
     }
     for (int u = 0; u < NV && (v + u) * 8 < nx; ++u) {
       const int first = (v + u) * 8;
       store_pixels<OB>(acc[u], nx - first < 8 ? nx - first : 8, g.out_c, out + (size_t)first * g.out_c);
     }
+  }
+}
+
+// forward_block for a block of ob output channels; SW: the column stride (0: read it from g).
+template <int SW>
+TV_INLINE void forward_blocks(int ob, const Geom2D& g, const float* const* rows, int pw, int nx, const float* wb,
+                              const float* bias, float* out) {
+  switch (ob) {
+    case 8: return forward_block<8, 1, SW>(g, rows, pw, nx, wb, bias, out);
+    case 4: return forward_block<4, 2, SW>(g, rows, pw, nx, wb, bias, out);
+    case 3: return forward_block<3, 2, SW>(g, rows, pw, nx, wb, bias, out);
+    case 2: return forward_block<2, 2, SW>(g, rows, pw, nx, wb, bias, out);
+    default: return forward_block<1, 2, SW>(g, rows, pw, nx, wb, bias, out);
   }
 }
 
@@ -214,29 +283,20 @@ TV_INLINE void data_block(const Geom2D& g, const float* const* drow, int ky_hi, 
 
 TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
   if (pointwise_forward(g, in, w, b, out)) return;
-  if (g.stride_h != 1 || g.stride_w != 1 || g.k_h > kMaxKernelRows) return ref::conv2d_forward(g, in, w, b, out);
+  const int sh = g.stride_h, sw = g.stride_w;
+  if (sh < 1 || sw < 1 || sw > kMaxStride || g.k_h > kMaxKernelRows) return ref::conv2d_forward(g, in, w, b, out);
   // Interior: output pixels whose whole window lies inside the input.
-  const int oy_lo = g.pad_top, oy_hi_raw = g.in_h + g.pad_top - g.k_h + 1;
-  const int ox_lo = g.pad_left, ox_hi_raw = g.in_w + g.pad_left - g.k_w + 1;
+  const int oy_lo = (g.pad_top + sh - 1) / sh, ox_lo = (g.pad_left + sw - 1) / sw;
+  const int y_room = g.in_h + g.pad_top - g.k_h, x_room = g.in_w + g.pad_left - g.k_w;
+  const int oy_hi_raw = y_room < 0 ? 0 : y_room / sh + 1, ox_hi_raw = x_room < 0 ? 0 : x_room / sw + 1;
   const int oy_hi = oy_hi_raw < g.out_h ? oy_hi_raw : g.out_h;
   const int ox_hi = ox_hi_raw < g.out_w ? ox_hi_raw : g.out_w;
   const bool interior = ox_hi > ox_lo && oy_hi > oy_lo;
   const int nx = interior ? ox_hi - ox_lo : 0;
   const int filter = g.k_h * g.k_w * g.in_c;
-  const int pw = (nx + 15) / 16 * 16 + g.k_w - 1;  // room for two vectors per step
-  const size_t ring = (size_t)g.k_h * g.in_c * pw, weights = (size_t)g.out_c * filter;
-  if (interior && ring + weights > (size_t)kScratchFloats) return ref::conv2d_forward(g, in, w, b, out);
-
-  // Border rows and columns: the reference loop, pixel by pixel.
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    if (interior && oy >= oy_lo && oy < oy_hi) {
-      for (int ox = 0; ox < ox_lo; ++ox) forward_pixel(g, in, w, b, out, oy, ox);
-      for (int ox = ox_hi; ox < g.out_w; ++ox) forward_pixel(g, in, w, b, out, oy, ox);
-    } else {
-      for (int ox = 0; ox < g.out_w; ++ox) forward_pixel(g, in, w, b, out, oy, ox);
-    }
-  }
-  if (!interior) return;
+  const int pw = (nx + 15) / 16 * 16 + (g.k_w - 1) / sw;  // room for two vectors per step
+  const size_t ring = (size_t)g.k_h * g.in_c * sw * pw, weights = (size_t)g.out_c * filter;
+  if (ring + weights > (size_t)kScratchFloats) return ref::conv2d_forward(g, in, w, b, out);
 
   float scratch[kScratchFloats] __attribute__((aligned(32)));
   float* ring_rows = scratch;
@@ -247,26 +307,37 @@ TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const flo
     for (int t = 0; t < filter; ++t)
       for (int j = 0; j < ob; ++j) dst[t * ob + j] = w[(size_t)(o0 + j) * filter + t];
   }
-  const int x0 = ox_lo - g.pad_left;  // input column of the first interior pixel's first tap
-  int next_row = oy_lo - g.pad_top;   // next input row to copy into the ring
+  // Border rows and columns, pixel by pixel.
+  for (int oy = 0; oy < g.out_h; ++oy) {
+    if (interior && oy >= oy_lo && oy < oy_hi) {
+      for (int ox = 0; ox < ox_lo; ++ox) border_pixel(g, in, wt, b, out, oy, ox);
+      for (int ox = ox_hi; ox < g.out_w; ++ox) border_pixel(g, in, wt, b, out, oy, ox);
+    } else {
+      for (int ox = 0; ox < g.out_w; ++ox) border_pixel(g, in, wt, b, out, oy, ox);
+    }
+  }
+  if (!interior) return;
+
+  const int x0 = ox_lo * sw - g.pad_left;  // input column of the first interior pixel's first tap
+  int next_row = 0;                        // next input row to copy into the ring
   const float* rows[kMaxKernelRows];
   for (int oy = oy_lo; oy < oy_hi; ++oy) {
-    const int iy0 = oy - g.pad_top;
+    const int iy0 = oy * sh - g.pad_top;
+    if (next_row < iy0) next_row = iy0;  // rows a stride larger than the kernel skips
     for (; next_row < iy0 + g.k_h; ++next_row)
-      to_planar_any(in + ((size_t)next_row * g.in_w + x0) * g.in_c, nx + g.k_w - 1, 0, g.in_c, pw,
-                    ring_rows + (size_t)(next_row % g.k_h) * g.in_c * pw);
-    for (int ky = 0; ky < g.k_h; ++ky) rows[ky] = ring_rows + (size_t)((iy0 + ky) % g.k_h) * g.in_c * pw;
+      to_planar_strided(in + ((size_t)next_row * g.in_w + x0) * g.in_c, g.in_w - x0, g.in_c, sw, pw,
+                        ring_rows + (size_t)(next_row % g.k_h) * g.in_c * sw * pw);
+    for (int ky = 0; ky < g.k_h; ++ky) rows[ky] = ring_rows + (size_t)((iy0 + ky) % g.k_h) * g.in_c * sw * pw;
     float* out_row = out + ((size_t)oy * g.out_w + ox_lo) * g.out_c;
     for (int o0 = 0, ob; o0 < g.out_c; o0 += ob) {
       ob = block_size(g.out_c - o0);
       const float* wb = wt + (size_t)o0 * filter;
-      switch (ob) {
-        case 8: forward_block<8, 1>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-        case 4: forward_block<4, 2>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-        case 3: forward_block<3, 2>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-        case 2: forward_block<2, 2>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-        default: forward_block<1, 2>(g, rows, pw, nx, wb, b + o0, out_row + o0); break;
-      }
+      if (sw == 1)
+        forward_blocks<1>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+      else if (sw == 2)
+        forward_blocks<2>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+      else
+        forward_blocks<0>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
     }
   }
 }

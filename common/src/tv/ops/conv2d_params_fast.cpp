@@ -4,10 +4,11 @@
 // padded_backward_params): each weight's gradient sums d * x over the output pixels in row-major
 // order, skipping d == 0, as in the reference.
 //  - Output channels in groups of 8 (one vector lane per channel): for a run of up to 12 taps the
-//    gradients stay in registers while all pixels stream by. When dout holds a zero anywhere, each
-//    update is a select that keeps the old sum in the lanes whose d is zero: the reference's skip.
+//    gradients stay in registers while all pixels stream by. When dout holds a zero anywhere and the
+//    input is not all finite or a gradient holds -0, each update is a select that keeps the old sum
+//    in the lanes whose d is zero: the reference's skip.
 //  - The remaining channels (fewer than 8, e.g. the 4 filters of the webmcu preset's first layer), or
-//    all of at most 8 channels when half of dout or more is zero: per output row, the pixels with
+//    all of at most 8 channels when three quarters of dout or more are zero: per output row, the pixels with
 //    d != 0 are listed without branches (after a 2x2 max-pool three of every four are zero, and a
 //    branch per pixel would mispredict), then one filter's gradient is updated in registers, one
 //    vector per kernel row, for each listed pixel in order.
@@ -19,13 +20,13 @@
 //
 // 1x1 layers first try the matrix-product path of pointwise_fast.cpp. Scratch lives on the stack; a
 // layer that needs more, or a geometry without a fast path, runs the reference kernel.
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tv/ops/kernel_variants.h"
 #include "tv/ops/pointwise.h"
 #include "tv/ops/simd.h"
-
-#define TV_INLINE inline __attribute__((always_inline))
 
 namespace tv {
 namespace fast {
@@ -209,22 +210,24 @@ TV_INLINE void params_listed_any(int k_h, int span, const float* x_row, size_t r
 // +-0 = x otherwise). A non-finite d (d * 0 = NaN), or an input too large for the stack copy, runs
 // the reference.
 static constexpr int kPaddedFloats = 32768;  // 128 KB of stack
-static void padded_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
+TV_INLINE void padded_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
   const int ph = (g.out_h - 1) * g.stride_h + g.k_h, pw = (g.out_w - 1) * g.stride_w + g.k_w;
   const size_t n_out = (size_t)g.out_h * g.out_w * g.out_c;
-  bool finite = (size_t)ph * pw * g.in_c <= (size_t)kPaddedFloats;
-  for (size_t i = 0; finite && i < n_out; ++i) finite = dout[i] - dout[i] == 0.0f;
-  if (!finite) return ref::conv2d_backward_params(g, in, dout, dw, db);
+  if ((size_t)ph * pw * g.in_c > (size_t)kPaddedFloats || !simd::all_finite(dout, n_out))
+    return ref::conv2d_backward_params(g, in, dout, dw, db);
   float padded[kPaddedFloats] __attribute__((aligned(32)));
+  const int x_lo = g.pad_left < pw ? g.pad_left : pw;
+  const int x_hi = g.pad_left + g.in_w < pw ? g.pad_left + g.in_w : pw;  // columns [x_lo, x_hi) are inside
   for (int y = 0; y < ph; ++y) {
     const int iy = y - g.pad_top;
     float* row = padded + (size_t)y * pw * g.in_c;
-    for (int x = 0; x < pw; ++x) {
-      const int ix = x - g.pad_left;
-      const bool valid = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
-      const float* src = valid ? in + ((size_t)iy * g.in_w + ix) * g.in_c : nullptr;
-      for (int c = 0; c < g.in_c; ++c) row[(size_t)x * g.in_c + c] = valid ? src[c] : 0.0f;
-    }
+    const bool inside_row = iy >= 0 && iy < g.in_h && x_hi > x_lo;
+    const size_t lead = inside_row ? (size_t)x_lo * g.in_c : (size_t)pw * g.in_c;
+    for (size_t i = 0; i < lead; ++i) row[i] = 0.0f;
+    if (!inside_row) continue;
+    const size_t n = (size_t)(x_hi - x_lo) * g.in_c;
+    memcpy(row + lead, in + ((size_t)iy * g.in_w + (x_lo - g.pad_left)) * g.in_c, n * sizeof(float));
+    for (size_t i = lead + n; i < (size_t)pw * g.in_c; ++i) row[i] = 0.0f;
   }
   Geom2D inner = g;
   inner.in_h = ph;
@@ -249,13 +252,23 @@ TV_TARGET_CLONES void conv2d_backward_params(const Geom2D& g, const float* in, c
   const size_t total = (size_t)g.out_h * g.out_w * g.out_c;
   size_t zeros = 0;
   for (size_t i = 0; i < total; ++i) zeros += dout[i] == 0.0f;
-  const int grouped = 2 * zeros >= total && g.out_c <= 8 ? 0 : g.out_c / 8 * 8;
+  const int grouped = 4 * zeros >= 3 * total && g.out_c <= 8 ? 0 : g.out_c / 8 * 8;
+  // Adding d * x for a zero d instead of skipping it adds +-0, which changes no sum when x is
+  // finite and no sum is -0 to begin with (a float sum only becomes -0 from -0 + -0): then the
+  // grouped path needs no per-lane select.
+  bool masked = zeros > 0;
+  if (masked && grouped > 0 && simd::all_finite(in, (size_t)g.in_h * g.in_w * g.in_c)) {
+    bool negative_zero = false;
+    for (size_t i = 0, n = (size_t)grouped * g.k_h * span; i < n; ++i) negative_zero |= dw[i] == 0.0f && signbit(dw[i]);
+    for (int o = 0; o < grouped; ++o) negative_zero |= db[o] == 0.0f && signbit(db[o]);
+    masked = negative_zero;
+  }
   for (int o0 = 0; o0 < grouped; o0 += 8)
     for (int ky = 0; ky < g.k_h; ++ky)
       for (int t0 = 0; t0 < span; t0 += 12) {
         const int n = span - t0 < 12 ? span - t0 : 12;
         float* bias = ky == 0 && t0 == 0 ? db : nullptr;
-        if (zeros)
+        if (masked)
           params_by_channel_any<true>(n, g, in, dout, o0, ky, t0, dw, bias);
         else
           params_by_channel_any<false>(n, g, in, dout, o0, ky, t0, dw, bias);

@@ -7,10 +7,10 @@ namespace ref {
 void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out) {
   for (int o = 0; o < out_n; ++o) {
     const float* w_row = w + (size_t)o * in_n;
-    // float*float is exact in double, so only the sum rounds; once more to float at the end.
-    double acc = b[o];
-    for (int i = 0; i < in_n; ++i) acc += (double)w_row[i] * (double)in[i];
-    out[o] = (float)acc;
+    // In float, as the board's single-precision FPU computes it: each product and each sum rounds.
+    float acc = b[o];
+    for (int i = 0; i < in_n; ++i) acc += w_row[i] * in[i];
+    out[o] = acc;
   }
 }
 

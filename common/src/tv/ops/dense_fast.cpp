@@ -1,17 +1,12 @@
 // Dense, fast variant. The forward keeps the reference's sums exactly (each output's products added
-// one after another in double) but runs four outputs side by side, so four independent add chains
-// share the work of converting the input to double. The backward passes are element-wise over the
+// one after another in float) but runs four outputs side by side, so four independent add chains
+// share each load of the input. The backward passes are element-wise over the
 // input, eight elements at a time. Same bits as dense.cpp.
 #include "tv/ops/kernel_variants.h"
 #include "tv/ops/simd.h"
 
 namespace tv {
 namespace fast {
-
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
 
 TV_TARGET_CLONES void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out) {
   int o = 0;
@@ -20,45 +15,45 @@ TV_TARGET_CLONES void dense_forward(int in_n, int out_n, const float* in, const 
     const float* w1 = w0 + in_n;
     const float* w2 = w1 + in_n;
     const float* w3 = w2 + in_n;
-    double acc0 = b[o], acc1 = b[o + 1], acc2 = b[o + 2], acc3 = b[o + 3];
+    float acc0 = b[o], acc1 = b[o + 1], acc2 = b[o + 2], acc3 = b[o + 3];
     for (int i = 0; i < in_n; ++i) {
-      const double x = in[i];
-      acc0 += (double)w0[i] * x;
-      acc1 += (double)w1[i] * x;
-      acc2 += (double)w2[i] * x;
-      acc3 += (double)w3[i] * x;
+      const float x = in[i];
+      acc0 += w0[i] * x;
+      acc1 += w1[i] * x;
+      acc2 += w2[i] * x;
+      acc3 += w3[i] * x;
     }
-    out[o] = (float)acc0;
-    out[o + 1] = (float)acc1;
-    out[o + 2] = (float)acc2;
-    out[o + 3] = (float)acc3;
+    out[o] = acc0;
+    out[o + 1] = acc1;
+    out[o + 2] = acc2;
+    out[o + 3] = acc3;
   }
   const int rest = out_n - o;  // 0..3 outputs left: the same loop with fewer chains
   if (rest == 3) {
     const float* w0 = w + (size_t)o * in_n;
     const float* w1 = w0 + in_n;
     const float* w2 = w1 + in_n;
-    double acc0 = b[o], acc1 = b[o + 1], acc2 = b[o + 2];
+    float acc0 = b[o], acc1 = b[o + 1], acc2 = b[o + 2];
     for (int i = 0; i < in_n; ++i) {
-      const double x = in[i];
-      acc0 += (double)w0[i] * x;
-      acc1 += (double)w1[i] * x;
-      acc2 += (double)w2[i] * x;
+      const float x = in[i];
+      acc0 += w0[i] * x;
+      acc1 += w1[i] * x;
+      acc2 += w2[i] * x;
     }
-    out[o] = (float)acc0;
-    out[o + 1] = (float)acc1;
-    out[o + 2] = (float)acc2;
+    out[o] = acc0;
+    out[o + 1] = acc1;
+    out[o + 2] = acc2;
   } else if (rest == 2) {
     const float* w0 = w + (size_t)o * in_n;
     const float* w1 = w0 + in_n;
-    double acc0 = b[o], acc1 = b[o + 1];
+    float acc0 = b[o], acc1 = b[o + 1];
     for (int i = 0; i < in_n; ++i) {
-      const double x = in[i];
-      acc0 += (double)w0[i] * x;
-      acc1 += (double)w1[i] * x;
+      const float x = in[i];
+      acc0 += w0[i] * x;
+      acc1 += w1[i] * x;
     }
-    out[o] = (float)acc0;
-    out[o + 1] = (float)acc1;
+    out[o] = acc0;
+    out[o + 1] = acc1;
   } else if (rest == 1) {
     ref::dense_forward(in_n, 1, in, w + (size_t)o * in_n, b + o, out + o);
   }

@@ -6,66 +6,48 @@ namespace tv {
 namespace ref {
 void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
   const int c_n = g.in_c;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int iy0 = oy * g.stride_h - g.pad_top;
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      float* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
-      for (int c = 0; c < c_n; ++c) o_px[c] = b[c];
-      // Each channel sums bias + taps in (ky, kx) order.
-      for (int ky = ry.begin; ky < ry.end; ++ky) {
-        for (int kx = rx.begin; kx < rx.end; ++kx) {
-          const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-          const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
-          for (int c = 0; c < c_n; ++c) o_px[c] += x[c] * k[c];
-        }
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    float* o_px = out + px * c_n;
+    for (int c = 0; c < c_n; ++c) o_px[c] = b[c];
+    // Each channel sums bias + taps in (ky, kx) order.
+    for (int ky = ry.begin; ky < ry.end; ++ky) {
+      for (int kx = rx.begin; kx < rx.end; ++kx) {
+        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+        const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
+        for (int c = 0; c < c_n; ++c) o_px[c] += x[c] * k[c];
       }
     }
-  }
+  });
 }
 
 void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
   const int c_n = g.in_c;
   for (size_t i = 0, n = (size_t)g.in_h * g.in_w * c_n; i < n; ++i) din[i] = 0.0f;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int iy0 = oy * g.stride_h - g.pad_top;
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      const float* d_px = dout + ((size_t)oy * g.out_w + ox) * c_n;
-      for (int ky = ry.begin; ky < ry.end; ++ky) {
-        for (int kx = rx.begin; kx < rx.end; ++kx) {
-          float* dx = din + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-          const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
-          for (int c = 0; c < c_n; ++c) dx[c] += d_px[c] * k[c];
-        }
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    const float* d_px = dout + px * c_n;
+    for (int ky = ry.begin; ky < ry.end; ++ky) {
+      for (int kx = rx.begin; kx < rx.end; ++kx) {
+        float* dx = din + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+        const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
+        for (int c = 0; c < c_n; ++c) dx[c] += d_px[c] * k[c];
       }
     }
-  }
+  });
 }
 
 void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
   const int c_n = g.in_c;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int iy0 = oy * g.stride_h - g.pad_top;
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      const float* d_px = dout + ((size_t)oy * g.out_w + ox) * c_n;
-      for (int c = 0; c < c_n; ++c) db[c] += d_px[c];
-      for (int ky = ry.begin; ky < ry.end; ++ky) {
-        for (int kx = rx.begin; kx < rx.end; ++kx) {
-          const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-          float* dk = dw + ((size_t)ky * g.k_w + kx) * c_n;
-          for (int c = 0; c < c_n; ++c) dk[c] += d_px[c] * x[c];
-        }
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    const float* d_px = dout + px * c_n;
+    for (int c = 0; c < c_n; ++c) db[c] += d_px[c];
+    for (int ky = ry.begin; ky < ry.end; ++ky) {
+      for (int kx = rx.begin; kx < rx.end; ++kx) {
+        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+        float* dk = dw + ((size_t)ky * g.k_w + kx) * c_n;
+        for (int c = 0; c < c_n; ++c) dk[c] += d_px[c] * x[c];
       }
     }
-  }
+  });
 }
 
 }  // namespace ref

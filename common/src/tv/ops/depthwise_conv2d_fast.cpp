@@ -3,12 +3,14 @@
 // the running sums in registers instead of in the output buffer.
 //
 // forward (any geometry): per output pixel and channel, bias + the valid taps in (ky, kx) order.
+// Interior pixels run eight or four at a time (independent sums hide the add latency).
 //
 // backward_data (any geometry): gathers instead of scattering. The reference zeroes din and adds, for
 // each output pixel in row-major order, dout * w at every valid tap; so input pixel (iy, ix) receives
 // its terms in (oy, ox) order, i.e. ky and kx descending for a fixed stride. Each lane here starts at
 // +0 and adds the same terms in that order (outputs a stride does not reach are skipped, as they do
-// not exist in the reference either).
+// not exist in the reference either). Stride 1: the input pixels every tap reaches run eight or four
+// at a time.
 //
 // backward_params (3x3 kernels, the presets' depthwise layers): for eight channels, the nine tap
 // gradients and the bias gradient stay in registers while the output pixels stream by in row-major
@@ -20,22 +22,16 @@
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
-
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
 
 // The output coordinate tap k of an axis reads input coordinate i from, or -1 when none does.
 TV_INLINE int source_of(int i, int k, int stride, int pad, int out_size) {
   const int t = i + pad - k;
   if (t < 0) return -1;
-  const int o = stride == 1 ? t : t / stride;
+  if (stride == 1) return t < out_size ? t : -1;
+  const int o = t / stride;
   if (o * stride != t || o >= out_size) return -1;
   return o;
 }
@@ -108,19 +104,148 @@ TV_INLINE void params_3x3(const Geom2D& g, const float* in, const float* dout, f
   store8(db + c0, bias);
 }
 
+// Forward of P neighbouring output pixels of row oy from column ox0 whose kernel columns all lie
+// inside the input, channels [c0, c0 + 8): P independent sums, each bias + the taps of the valid
+// kernel rows ry, in (ky, kx) order.
+template <int P, int K>
+TV_INLINE void forward_run(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
+                           TapRange ry, int ox0, int c0) {
+  const int c_n = g.in_c, k_w = K ? K : g.k_w;
+  const size_t step = (size_t)g.stride_w * c_n;
+  const int iy0 = oy * g.stride_h - g.pad_top, ix0 = ox0 * g.stride_w - g.pad_left;
+  f8 acc[P];
+  for (int p = 0; p < P; ++p) acc[p] = load8(b + c0);
+  for (int ky = ry.begin; ky < ry.end; ++ky)
+    for (int kx = 0; kx < k_w; ++kx) {
+      const f8 wv = load8(w + ((size_t)ky * k_w + kx) * c_n + c0);
+      const float* x = in + ((size_t)(iy0 + ky) * g.in_w + ix0 + kx) * c_n + c0;
+      for (int p = 0; p < P; ++p) acc[p] += load8(x + p * step) * wv;
+    }
+  float* o = out + ((size_t)oy * g.out_w + ox0) * c_n + c0;
+  for (int p = 0; p < P; ++p) store8(o + (size_t)p * c_n, acc[p]);
+}
+
+// backward_data (stride 1) of P neighbouring input pixels of row iy from column ix0 that every
+// kernel column reaches, channels [c0, c0 + 8): P independent sums from +0 over the kernel rows
+// [ky_lo, ky_hi] whose output row exists, rows and columns descending.
+template <int P, int K>
+TV_INLINE void data_run(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ky_lo, int ky_hi,
+                        int ix0, int c0) {
+  const int c_n = g.in_c, k_w = K ? K : g.k_w;
+  f8 acc[P];
+  for (int p = 0; p < P; ++p) acc[p] = splat8(0.0f);
+  for (int ky = ky_hi; ky >= ky_lo; --ky)
+    for (int kx = k_w - 1; kx >= 0; --kx) {
+      const f8 wv = load8(w + ((size_t)ky * k_w + kx) * c_n + c0);
+      const float* d = dout + ((size_t)(iy + g.pad_top - ky) * g.out_w + (ix0 + g.pad_left - kx)) * c_n + c0;
+      for (int p = 0; p < P; ++p) acc[p] += load8(d + (size_t)p * c_n) * wv;
+    }
+  float* dx = din + ((size_t)iy * g.in_w + ix0) * c_n + c0;
+  for (int p = 0; p < P; ++p) store8(dx + (size_t)p * c_n, acc[p]);
+}
+
+// Interior runs of one row, channels [c0, c0 + 8): eight, then four, then single pixels. K: the
+// kernel side when square and known (0: any).
+// forward_run for column stride 1 and a 3-wide kernel: each kernel row's P + 2 input vectors are loaded
+// once and serve all three kernel columns (pixel p's tap kx is pixel p + 1's tap kx - 1).
+template <int P>
+TV_INLINE void forward_run_3wide(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
+                                 TapRange ry, int ox0, int c0) {
+  const int c_n = g.in_c;
+  const int iy0 = oy * g.stride_h - g.pad_top, ix0 = ox0 - g.pad_left;
+  f8 acc[P];
+  for (int p = 0; p < P; ++p) acc[p] = load8(b + c0);
+  for (int ky = ry.begin; ky < ry.end; ++ky) {
+    const float* xr = in + ((size_t)(iy0 + ky) * g.in_w + ix0) * c_n + c0;
+    f8 x[P + 2];
+    for (int p = 0; p < P + 2; ++p) x[p] = load8(xr + (size_t)p * c_n);
+    for (int kx = 0; kx < 3; ++kx) {
+      const f8 wv = load8(w + ((size_t)ky * 3 + kx) * c_n + c0);
+      for (int p = 0; p < P; ++p) acc[p] += x[p + kx] * wv;
+    }
+  }
+  float* o = out + ((size_t)oy * g.out_w + ox0) * c_n + c0;
+  for (int p = 0; p < P; ++p) store8(o + (size_t)p * c_n, acc[p]);
+}
+
+template <int K>
+TV_INLINE void forward_runs(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
+                            TapRange ry, int lo, int hi, int c0) {
+  int ox = lo;
+  if (K == 3 && g.stride_w == 1)
+    for (; ox + 6 <= hi; ox += 6) forward_run_3wide<6>(g, in, w, b, out, oy, ry, ox, c0);
+  for (; ox + 8 <= hi; ox += 8) forward_run<8, K>(g, in, w, b, out, oy, ry, ox, c0);
+  for (; ox + 4 <= hi; ox += 4) forward_run<4, K>(g, in, w, b, out, oy, ry, ox, c0);
+  for (; ox < hi; ++ox) forward_run<1, K>(g, in, w, b, out, oy, ry, ox, c0);
+}
+// data_run for a 3-wide kernel: each kernel row's P + 2 gradient vectors are loaded once and serve
+// all three kernel columns.
+template <int P>
+TV_INLINE void data_run_3wide(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ky_lo,
+                              int ky_hi, int ix0, int c0) {
+  const int c_n = g.in_c;
+  f8 acc[P];
+  for (int p = 0; p < P; ++p) acc[p] = splat8(0.0f);
+  for (int ky = ky_hi; ky >= ky_lo; --ky) {
+    // d[q]: output column ix0 + pad_left - 2 + q; pixel p's tap kx reads q = p + 2 - kx.
+    const float* dr = dout + ((size_t)(iy + g.pad_top - ky) * g.out_w + (ix0 + g.pad_left - 2)) * c_n + c0;
+    f8 d[P + 2];
+    for (int q = 0; q < P + 2; ++q) d[q] = load8(dr + (size_t)q * c_n);
+    for (int kx = 2; kx >= 0; --kx) {
+      const f8 wv = load8(w + ((size_t)ky * 3 + kx) * c_n + c0);
+      for (int p = 0; p < P; ++p) acc[p] += d[p + 2 - kx] * wv;
+    }
+  }
+  float* dx = din + ((size_t)iy * g.in_w + ix0) * c_n + c0;
+  for (int p = 0; p < P; ++p) store8(dx + (size_t)p * c_n, acc[p]);
+}
+
+template <int K>
+TV_INLINE void data_runs(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ky_lo, int ky_hi,
+                         int lo, int hi, int c0) {
+  int ix = lo;
+  if (K == 3)
+    for (; ix + 6 <= hi; ix += 6) data_run_3wide<6>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
+  for (; ix + 8 <= hi; ix += 8) data_run<8, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
+  for (; ix + 4 <= hi; ix += 4) data_run<4, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
+  for (; ix < hi; ++ix) data_run<1, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
+}
+
+// The columns [lo, hi) of an axis whose every tap lies inside (forward: output columns; the caller
+// clips hi to the output size).
+TV_INLINE void inside_range(int in_size, int k, int stride, int pad, int out_size, int* lo, int* hi) {
+  *lo = (pad + stride - 1) / stride;
+  const int room = in_size + pad - k;
+  *hi = room < 0 ? 0 : room / stride + 1;
+  if (*hi > out_size) *hi = out_size;
+  if (*hi < *lo) *hi = *lo;
+}
+
 }  // namespace
 
 TV_TARGET_CLONES void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b,
                                                float* out) {
   const int c_n = g.in_c, c8 = c_n / 8 * 8;
+  int ox_lo, ox_hi;  // output columns whose kernel columns all lie inside the input
+  inside_range(g.in_w, g.k_w, g.stride_w, g.pad_left, g.out_w, &ox_lo, &ox_hi);
+  const bool runs = c8 > 0 && ox_hi > ox_lo;
   for (int oy = 0; oy < g.out_h; ++oy) {
     const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
     const int iy0 = oy * g.stride_h - g.pad_top;
+    if (runs)  // several pixels at a time, over the row's valid kernel rows
+      for (int c0 = 0; c0 < c8; c0 += 8) {
+        if (g.k_w == 3)
+          forward_runs<3>(g, in, w, b, out, oy, ry, ox_lo, ox_hi, c0);
+        else
+          forward_runs<0>(g, in, w, b, out, oy, ry, ox_lo, ox_hi, c0);
+      }
     for (int ox = 0; ox < g.out_w; ++ox) {
+      const bool done = runs && ox >= ox_lo && ox < ox_hi;  // vectors done above
+      if (done && c8 == c_n) continue;
       const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
       const int ix0 = ox * g.stride_w - g.pad_left;
       float* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
-      int c0 = 0;
+      int c0 = done ? c8 : 0;
       for (; c0 + 32 <= c8; c0 += 32) forward_vectors<4>(g, in, w, b, o_px, ry, rx, iy0, ix0, c0);
       for (; c0 < c8; c0 += 8) forward_vectors<1>(g, in, w, b, o_px, ry, rx, iy0, ix0, c0);
       for (int c = c8; c < c_n; ++c) {
@@ -138,13 +263,30 @@ TV_TARGET_CLONES void depthwise_conv2d_backward_data(const Geom2D& g, const floa
   constexpr int kMaxK = 16;
   if (g.k_h > kMaxK || g.k_w > kMaxK) return ref::depthwise_conv2d_backward_data(g, w, dout, din);
   const int c_n = g.in_c, c8 = c_n / 8 * 8;
+  // Stride 1: input columns that every kernel column reaches (ox = ix + pad_left - kx inside for
+  // all kx) run several at a time, over the kernel rows whose output row exists.
+  const int ix_lo = g.k_w - 1 - g.pad_left > 0 ? g.k_w - 1 - g.pad_left : 0;
+  const int ix_hi = g.out_w - g.pad_left < g.in_w ? g.out_w - g.pad_left : g.in_w;
+  const bool runs = g.stride_h == 1 && g.stride_w == 1 && c8 > 0 && ix_hi > ix_lo;
   int oys[kMaxK], oxs[kMaxK];
   for (int iy = 0; iy < g.in_h; ++iy) {
+    if (runs) {
+      const int ky_hi = iy + g.pad_top < g.k_h - 1 ? iy + g.pad_top : g.k_h - 1;
+      const int ky_lo = iy + g.pad_top - g.out_h + 1 > 0 ? iy + g.pad_top - g.out_h + 1 : 0;
+      for (int c0 = 0; c0 < c8; c0 += 8) {
+        if (g.k_w == 3)
+          data_runs<3>(g, w, dout, din, iy, ky_lo, ky_hi, ix_lo, ix_hi, c0);
+        else
+          data_runs<0>(g, w, dout, din, iy, ky_lo, ky_hi, ix_lo, ix_hi, c0);
+      }
+    }
     for (int ky = 0; ky < g.k_h; ++ky) oys[ky] = source_of(iy, ky, g.stride_h, g.pad_top, g.out_h);
     for (int ix = 0; ix < g.in_w; ++ix) {
+      const bool done = runs && ix >= ix_lo && ix < ix_hi;  // vectors done above
+      if (done && c8 == c_n) continue;
       for (int kx = 0; kx < g.k_w; ++kx) oxs[kx] = source_of(ix, kx, g.stride_w, g.pad_left, g.out_w);
       float* dx = din + ((size_t)iy * g.in_w + ix) * c_n;
-      int c0 = 0;
+      int c0 = done ? c8 : 0;
       for (; c0 + 32 <= c8; c0 += 32) data_vectors<4>(g, w, dout, dx, oys, oxs, c0);
       for (; c0 < c8; c0 += 8) data_vectors<1>(g, w, dout, dx, oys, oxs, c0);
       for (int c = c8; c < c_n; ++c) {

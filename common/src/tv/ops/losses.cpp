@@ -1,6 +1,5 @@
 // Softmax, softmax cross-entropy and mean squared error.
-#include <math.h>
-
+#include "tv/float_math.h"
 #include "tv/ops.h"
 
 namespace tv {
@@ -11,7 +10,7 @@ void softmax(const float* logits, int n, float* probs) {
   // Element-wise, so probs may alias logits.
   float sum = 0.0f;
   for (int i = 0; i < n; ++i) {
-    probs[i] = expf(logits[i] - max_logit);
+    probs[i] = math::exp(logits[i] - max_logit);
     sum += probs[i];
   }
   for (int i = 0; i < n; ++i) probs[i] /= sum;
@@ -20,20 +19,20 @@ void softmax(const float* logits, int n, float* probs) {
 float softmax_cross_entropy(const float* logits, int n, int label, float* probs, float* dlogits) {
   softmax(logits, n, probs);
   const float p = probs[label] > 1e-30f ? probs[label] : 1e-30f;
-  const float loss = -logf(p);
+  const float loss = -math::log(p);
   for (int i = 0; i < n; ++i) dlogits[i] = probs[i] - (i == label ? 1.0f : 0.0f);
   return loss;
 }
 
 float mse_loss(const float* out, const float* target, int n, float* dout) {
-  double sum = 0.0;
+  float sum = 0.0f;
   const float scale = 2.0f / (float)n;
   for (int i = 0; i < n; ++i) {
     const float diff = out[i] - target[i];
-    sum += (double)diff * diff;
+    sum += diff * diff;
     dout[i] = scale * diff;
   }
-  return (float)(sum / n);
+  return sum / (float)n;
 }
 
 }  // namespace tv

@@ -6,54 +6,27 @@ namespace tv {
 namespace ref {
 
 void maxpool2d_forward(const Geom2D& g, const float* in, float* out) {
-  const int c_n = g.in_c;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int iy0 = oy * g.stride_h - g.pad_top;
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      float* o_px = out + ((size_t)oy * g.out_w + ox) * c_n;
-      if (ry.begin == ry.end || rx.begin == rx.end) {  // window entirely in the padding
-        for (int c = 0; c < c_n; ++c) o_px[c] = 0.0f;
-        continue;
-      }
-      const float* first = in + ((size_t)(iy0 + ry.begin) * g.in_w + (ix0 + rx.begin)) * c_n;
-      for (int c = 0; c < c_n; ++c) o_px[c] = first[c];
-      for (int ky = ry.begin; ky < ry.end; ++ky) {
-        for (int kx = rx.begin; kx < rx.end; ++kx) {
-          const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-          for (int c = 0; c < c_n; ++c) o_px[c] = x[c] > o_px[c] ? x[c] : o_px[c];
-        }
-      }
-    }
-  }
+  maxpool_windows(g, in, out);
 }
 
 void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, float* din) {
   const int c_n = g.in_c;
   for (size_t i = 0, n = (size_t)g.in_h * g.in_w * c_n; i < n; ++i) din[i] = 0.0f;
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      if (ry.begin == ry.end || rx.begin == rx.end) continue;
-      const int iy0 = oy * g.stride_h - g.pad_top;
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      const float* d_px = dout + ((size_t)oy * g.out_w + ox) * c_n;
-      for (int c = 0; c < c_n; ++c) {
-        // First maximum in row-major (ky, kx) order: only a strictly greater value replaces it.
-        size_t best = ((size_t)(iy0 + ry.begin) * g.in_w + (ix0 + rx.begin)) * c_n + c;
-        for (int ky = ry.begin; ky < ry.end; ++ky) {
-          for (int kx = rx.begin; kx < rx.end; ++kx) {
-            const size_t idx = ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c;
-            if (in[idx] > in[best]) best = idx;
-          }
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    if (ry.begin == ry.end || rx.begin == rx.end) return;
+    const float* d_px = dout + px * c_n;
+    for (int c = 0; c < c_n; ++c) {
+      // First maximum in row-major (ky, kx) order: only a strictly greater value replaces it.
+      size_t best = ((size_t)(iy0 + ry.begin) * g.in_w + (ix0 + rx.begin)) * c_n + c;
+      for (int ky = ry.begin; ky < ry.end; ++ky) {
+        for (int kx = rx.begin; kx < rx.end; ++kx) {
+          const size_t idx = ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c;
+          if (in[idx] > in[best]) best = idx;
         }
-        din[best] += d_px[c];
       }
+      din[best] += d_px[c];
     }
-  }
+  });
 }
 
 }  // namespace ref

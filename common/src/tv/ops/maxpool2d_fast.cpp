@@ -7,8 +7,6 @@
 #include "tv/ops/kernel_variants.h"
 #include "tv/ops/simd.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
@@ -72,19 +70,22 @@ TV_INLINE void backward_window(const Geom2D& g, const float* in, const float* do
   const int k_h = KH ? KH : g.k_h, k_w = KW ? KW : g.k_w;
   const size_t origin = ((size_t)(oy * k_h) * g.in_w + (size_t)ox * k_w) * g.in_c + c;
   V m = L::load(in + origin);
-  I best = L::index(0);  // tap index of the first maximum
-  for (int ky = 0, t = 0; ky < k_h; ++ky)
-    for (int kx = 0; kx < k_w; ++kx, ++t) {
+  // Tap indices as vectors counted up by adding one (no per-tap lane inserts).
+  const I one = L::index(1);
+  I best = L::index(0), t = best;  // tap index of the first maximum; the current tap
+  for (int ky = 0; ky < k_h; ++ky)
+    for (int kx = 0; kx < k_w; ++kx, t += one) {
       const V x = L::load(in + origin + ((size_t)ky * g.in_w + kx) * g.in_c);
       const auto greater = x > m;
       m = greater ? x : m;
-      best = greater ? L::index(t) : best;
+      best = greater ? t : best;
     }
   const V zero = L::splat(0.0f);
   const V d = zero + L::load(dout + ((size_t)oy * g.out_w + ox) * g.in_c + c);  // din starts at 0, += d
-  for (int ky = 0, t = 0; ky < k_h; ++ky)
-    for (int kx = 0; kx < k_w; ++kx, ++t)
-      L::store(din + origin + ((size_t)ky * g.in_w + kx) * g.in_c, best == L::index(t) ? d : zero);
+  t = L::index(0);
+  for (int ky = 0; ky < k_h; ++ky)
+    for (int kx = 0; kx < k_w; ++kx, t += one)
+      L::store(din + origin + ((size_t)ky * g.in_w + kx) * g.in_c, best == t ? d : zero);
 }
 
 template <int KH, int KW>

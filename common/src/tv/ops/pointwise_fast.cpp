@@ -17,25 +17,11 @@
 #include "tv/ops/pointwise.h"
 #include "tv/ops/simd.h"
 
-#define TV_INLINE inline __attribute__((always_inline))
-
 namespace tv {
 namespace fast {
 namespace {
 
-using simd::f8;
-using simd::load8;
-using simd::splat8;
-using simd::store8;
-
 constexpr int kMaxWeights = 16384;  // in_c * out_c: 64 KB of stack for the transposed weights
-
-// True when no value is Inf or NaN: 0 * v stays +-0 for finite v and becomes NaN otherwise.
-bool all_finite(const float* v, size_t n) {
-  float acc = 0.0f;
-  for (size_t i = 0; i < n; ++i) acc *= v[i];
-  return acc == 0.0f;
-}
 
 bool fits(const Geom2D& g) {
   return g.k_h == 1 && g.k_w == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
@@ -43,10 +29,15 @@ bool fits(const Geom2D& g) {
          (size_t)g.in_c * g.out_c <= (size_t)kMaxWeights;
 }
 
-// rows x cols row-major -> cols x rows.
-void transpose(const float* src, int rows, int cols, float* dst) {
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+// rows x cols row-major -> cols x rows, both multiples of 8: 8x8 tiles through registers.
+TV_INLINE void transpose(const float* src, int rows, int cols, float* dst) {
+  for (int r0 = 0; r0 < rows; r0 += 8)
+    for (int c0 = 0; c0 < cols; c0 += 8) {
+      f8 t[8];
+      for (int i = 0; i < 8; ++i) t[i] = load8(src + (size_t)(r0 + i) * cols + c0);
+      simd::transpose8(t);
+      for (int i = 0; i < 8; ++i) store8(dst + (size_t)(c0 + i) * rows + r0, t[i]);
+    }
 }
 
 // C[p][j..] for NP rows of A (P x K) times B (K x N, row-major), NV vectors of columns starting at
@@ -85,21 +76,40 @@ TV_INLINE void matmul(const float* a, int p_n, int k_n, const float* b, int n, c
 }
 
 // dW[o][i..] += d[p][o] * x[p][i..] for p ascending, NO rows of dW, NV vectors of i from column j.
-template <int NO, int NV>
-TV_INLINE void params_block(const float* x, const float* d, int p_n, int in_c, int out_c, int o0, int j, float* dw) {
+// BIAS: also db[o] += d[p][o] for the NO channels (NO = 4 or 8: one vector), only where d != 0 (the
+// reference's skip), in the same pass over the pixels.
+template <int NO, int NV, bool BIAS>
+TV_INLINE void params_block(const float* x, const float* d, int p_n, int in_c, int out_c, int o0, int j, float* dw,
+                            float* db) {
+  typedef typename simd::Vec<NO>::type VB;
   f8 acc[NO][NV];
   for (int o = 0; o < NO; ++o)
     for (int v = 0; v < NV; ++v) acc[o][v] = load8(dw + (size_t)(o0 + o) * in_c + j + 8 * v);
+  VB bias = simd::Vec<NO>::load(db + o0);
+  const VB zero = simd::Vec<NO>::splat(0.0f);
   for (int p = 0; p < p_n; ++p) {
     f8 xv[NV];
     for (int v = 0; v < NV; ++v) xv[v] = load8(x + (size_t)p * in_c + j + 8 * v);
+    const float* dp = d + (size_t)p * out_c + o0;
+    if (BIAS) {
+      const VB dv = simd::Vec<NO>::load(dp);
+      bias = dv != zero ? bias + dv : bias;
+    }
     for (int o = 0; o < NO; ++o) {
-      const f8 dv = splat8(d[(size_t)p * out_c + o0 + o]);
+      const f8 dv = splat8(dp[o]);
       for (int v = 0; v < NV; ++v) acc[o][v] += dv * xv[v];
     }
   }
   for (int o = 0; o < NO; ++o)
     for (int v = 0; v < NV; ++v) store8(dw + (size_t)(o0 + o) * in_c + j + 8 * v, acc[o][v]);
+  if (BIAS) simd::Vec<NO>::store(db + o0, bias);
+}
+
+// All of dW for NO channels from o0 (NV vectors of i per pass), the bias in the first pass.
+template <int NO, int NV>
+TV_INLINE void params_rows(const float* x, const float* d, int p_n, int in_c, int out_c, int o0, float* dw, float* db) {
+  params_block<NO, NV, true>(x, d, p_n, in_c, out_c, o0, 0, dw, db);
+  for (int j = 8 * NV; j < in_c; j += 8 * NV) params_block<NO, NV, false>(x, d, p_n, in_c, out_c, o0, j, dw, db);
 }
 
 }  // namespace
@@ -113,7 +123,7 @@ TV_TARGET_CLONES bool pointwise_forward(const Geom2D& g, const float* in, const 
 }
 
 TV_TARGET_CLONES bool pointwise_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
-  if (!fits(g) || !all_finite(w, (size_t)g.out_c * g.in_c)) return false;
+  if (!fits(g) || !simd::all_finite(w, (size_t)g.out_c * g.in_c)) return false;
   matmul(dout, g.in_h * g.in_w, g.out_c, w, g.in_c, nullptr, din);
   return true;
 }
@@ -121,21 +131,12 @@ TV_TARGET_CLONES bool pointwise_backward_data(const Geom2D& g, const float* w, c
 TV_TARGET_CLONES bool pointwise_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw,
                                                 float* db) {
   const int p_n = g.in_h * g.in_w;
-  if (!fits(g) || !all_finite(in, (size_t)p_n * g.in_c)) return false;
-  for (int o0 = 0; o0 < g.out_c; o0 += 8) {  // bias: eight channels per vector, pixels in order
-    f8 acc = load8(db + o0);
-    for (int p = 0; p < p_n; ++p) {
-      const f8 d = load8(dout + (size_t)p * g.out_c + o0);
-      acc = d != splat8(0.0f) ? acc + d : acc;  // the reference adds only d != 0
-    }
-    store8(db + o0, acc);
-  }
-  for (int o0 = 0; o0 < g.out_c; o0 += 4) {
-    int j = 0;
-    for (; j + 32 <= g.in_c; j += 32) params_block<4, 4>(in, dout, p_n, g.in_c, g.out_c, o0, j, dw);
-    for (; j + 16 <= g.in_c; j += 16) params_block<4, 2>(in, dout, p_n, g.in_c, g.out_c, o0, j, dw);
-    for (; j < g.in_c; j += 8) params_block<4, 1>(in, dout, p_n, g.in_c, g.out_c, o0, j, dw);
-  }
+  if (!fits(g) || !simd::all_finite(in, (size_t)p_n * g.in_c)) return false;
+  // Blocks of 4 channels x 16 inputs, or 8 channels x 8 inputs: eight sums in registers.
+  if (g.in_c % 16 == 0)
+    for (int o0 = 0; o0 < g.out_c; o0 += 4) params_rows<4, 2>(in, dout, p_n, g.in_c, g.out_c, o0, dw, db);
+  else
+    for (int o0 = 0; o0 < g.out_c; o0 += 8) params_rows<8, 1>(in, dout, p_n, g.in_c, g.out_c, o0, dw, db);
   return true;
 }
 

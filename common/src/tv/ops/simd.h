@@ -117,5 +117,53 @@ TV_SIMD_INLINE void transpose8(f8* r) {
   }
 }
 
+// The vector of N floats (4 or 8) by its width, for kernels templated on a block size.
+template <int N>
+struct Vec;
+template <>
+struct Vec<8> {
+  typedef f8 type;
+  static inline __attribute__((always_inline)) f8 load(const float* p) { return load8(p); }
+  static inline __attribute__((always_inline)) void store(float* p, const f8& v) { store8(p, v); }
+  static inline __attribute__((always_inline)) f8 splat(float x) { return splat8(x); }
+};
+template <>
+struct Vec<4> {
+  typedef f4 type;
+  static inline __attribute__((always_inline)) f4 load(const float* p) { return load4(p); }
+  static inline __attribute__((always_inline)) void store(float* p, const f4& v) { store4(p, v); }
+  static inline __attribute__((always_inline)) f4 splat(float x) { return splat4(x); }
+};
+
+// True when none of the n floats is Inf or NaN: x - x is +0 for finite x and NaN otherwise, and a
+// sum of them stays +0 only if every term is. Four independent vector sums (no serial chain).
+TV_SIMD_INLINE bool all_finite(const float* v, size_t n) {
+  f8 acc[4] = {splat8(0.0f), splat8(0.0f), splat8(0.0f), splat8(0.0f)};
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      const f8 x = load8(v + i + 8 * k);
+      acc[k] += x - x;
+    }
+  float tail = 0.0f;
+  for (; i < n; ++i) tail += v[i] - v[i];
+  const f8 all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  float lanes[8];
+  store8(lanes, all);
+  for (int l = 0; l < 8; ++l) tail += lanes[l];
+  return tail == 0.0f;
+}
+
 }  // namespace simd
+
+// The fast kernels (tv::fast) name the vector type and its loads and stores without the prefix.
+namespace fast {
+using simd::f8;
+using simd::load8;
+using simd::splat8;
+using simd::store8;
+}  // namespace fast
 }  // namespace tv
+
+// A helper every fast kernel wants inlined into its AVX2 clone.
+#define TV_INLINE inline __attribute__((always_inline))

@@ -1,5 +1,8 @@
 // The one sliding-window helper the float and int8 window kernels share.
 #pragma once
+#include <stddef.h>
+
+#include "tv/ops.h"
 
 namespace tv {
 
@@ -17,6 +20,45 @@ inline TapRange valid_taps(int o, int stride, int pad, int k, int in_size) {
   if (r.end < r.begin) r.end = r.begin;
   if (r.begin > k) r.begin = r.end = k;
   return r;
+}
+
+// Visits every output pixel of the window op g, row by row, as
+//   f(ry, rx, iy0, ix0, px)
+// with the taps of each axis that land inside the input (ry, rx), the input coordinates of tap
+// (0, 0) (iy0, ix0; negative in the padding) and the pixel's index in the output (oy * out_w + ox).
+template <class F>
+inline void for_each_window(const Geom2D& g, F&& f) {
+  for (int oy = 0; oy < g.out_h; ++oy) {
+    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
+    const int iy0 = oy * g.stride_h - g.pad_top;
+    for (int ox = 0; ox < g.out_w; ++ox) {
+      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+      f(ry, rx, iy0, ox * g.stride_w - g.pad_left, (size_t)oy * g.out_w + ox);
+    }
+  }
+}
+
+// Max pooling (float and int8 alike): every output pixel takes, channel by channel, the largest of
+// the window's taps inside the input (the first tap, then each larger one in row-major order); a
+// window wholly in the padding gives 0.
+template <class T>
+inline void maxpool_windows(const Geom2D& g, const T* in, T* out) {
+  const int c_n = g.in_c;
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    T* o_px = out + px * c_n;
+    if (ry.begin == ry.end || rx.begin == rx.end) {
+      for (int c = 0; c < c_n; ++c) o_px[c] = 0;
+      return;
+    }
+    const T* first = in + ((size_t)(iy0 + ry.begin) * g.in_w + (ix0 + rx.begin)) * c_n;
+    for (int c = 0; c < c_n; ++c) o_px[c] = first[c];
+    for (int ky = ry.begin; ky < ry.end; ++ky) {
+      for (int kx = rx.begin; kx < rx.end; ++kx) {
+        const T* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+        for (int c = 0; c < c_n; ++c) o_px[c] = x[c] > o_px[c] ? x[c] : o_px[c];
+      }
+    }
+  });
 }
 
 }  // namespace tv
