@@ -105,6 +105,35 @@ TEST(PresetRule, EveryInputFrom16To160PlansWithEqualBinsAndASensibleLastMap) {
       }
 }
 
+TEST(PresetRule, WidthsGrowOneAndAHalfTimesForLargeDatasets) {
+  const int narrow[4] = {16, 32, 64, 64}, wide[4] = {24, 48, 96, 96};
+  for (long n : {0L, 90L, 1000L, kWideFromImages - 1}) {
+    const TinyVisionPlan p = tinyvision_plan(shape(28, 28, 1, n));
+    EXPECT_EQ(p.stem_filters, 8) << n;
+    for (int b = 0; b < 4; ++b) EXPECT_EQ(p.block_filters[b], narrow[b]) << n;
+  }
+  for (long n : {kWideFromImages, 60000L}) {
+    const TinyVisionPlan p = tinyvision_plan(shape(28, 28, 1, n));
+    EXPECT_EQ(p.stem_filters, 12) << n;
+    for (int b = 0; b < 4; ++b) EXPECT_EQ(p.block_filters[b], wide[b]) << n;
+  }
+  // The stages do not depend on the dataset's size.
+  const TinyVisionPlan small = tinyvision_plan(shape(28, 28, 1, 90)), large = tinyvision_plan(shape(28, 28, 1, 60000));
+  EXPECT_EQ(small.final_h, large.final_h);
+  EXPECT_EQ(small.head_h, large.head_h);
+  // Fashion-MNIST's network (docs/recommended-preset.md): 21,298 parameters; the model built is the plan's.
+  ModelDesc d;
+  ModelPlan p;
+  ASSERT_TRUE(preset_model_for("tinyvision", 10, shape(28, 28, 1, 60000), &d));
+  ASSERT_TRUE(plan_model(d, &p).ok());
+  EXPECT_EQ(p.param_count, 21298u);
+  EXPECT_EQ(d.layers[0].units, 12);
+  // At 64x64x3 with a few hundred images it stays the measured 9,155-parameter network.
+  ASSERT_TRUE(preset_model_for("tinyvision", 3, shape(64, 64, 3, 500), &d));
+  ASSERT_TRUE(plan_model(d, &p).ok());
+  EXPECT_EQ(p.param_count, 9155u);
+}
+
 TEST(PresetRule, EpochsAndShiftScaleWithTheDataset) {
   EXPECT_EQ(tinyvision_scale(shape(64, 64, 3, 0)).epochs, 60);
   EXPECT_EQ(tinyvision_scale(shape(64, 64, 3, 90)).epochs, 60);

@@ -303,6 +303,14 @@ int tvquant_prune_main(int argc, char** argv) {
   tvh::TrainSetup setup = tvh::preset_setup(preset);
   tvh::Dataset ds = load_for_model(dataset, m, threads);
   for (const auto& w : ds.warnings) log("warning: " + w);
+  // The preset's recipe for this model's input and this dataset (shift, epochs and batch follow them as
+  // in tvtrain), not the one for 64x64 photos.
+  tv::DataShape data;
+  data.height = m.plan->input.h;
+  data.width = m.plan->input.w;
+  data.channels = m.plan->input.c;
+  data.images = (long)ds.size();
+  tv::preset_recipe_for(preset.c_str(), data, &setup.recipe);
   tvh::Split split = setup.split == "fraction" ? tvh::fraction_split(ds, setup.val_fraction, seed)
                                                : tvh::reference_split(ds, setup.recipe.val_last_n);
   if (split.val.empty()) throw tvh::Error(dataset + ": the validation split is empty; nothing to measure accuracy on.");
