@@ -62,8 +62,7 @@ TV_INLINE void rows_times(const float* a, int k_n, const float* b, int n, int j,
 
 template <int NP>
 TV_INLINE void rows_times_all(const float* a, int k_n, const float* b, int n, const float* init, float* c) {
-  int j = 0;
-  for (; j + 32 <= n; j += 32) rows_times<NP, 4>(a, k_n, b, n, j, init, c);
+  int j = 0;  // at most 4 x 2 vector sums: with 16 vector registers, more would spill
   for (; j + 16 <= n; j += 16) rows_times<NP, 2>(a, k_n, b, n, j, init, c);
   for (; j < n; j += 8) rows_times<NP, 1>(a, k_n, b, n, j, init, c);
 }
@@ -71,6 +70,8 @@ TV_INLINE void rows_times_all(const float* a, int k_n, const float* b, int n, co
 // C (P x N) = init + A (P x K) * B (K x N), every sum in k order.
 TV_INLINE void matmul(const float* a, int p_n, int k_n, const float* b, int n, const float* init, float* c) {
   int p = 0;
+  if (n < 16)  // one vector of columns: eight rows at a time for eight independent sums
+    for (; p + 8 <= p_n; p += 8) rows_times_all<8>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
   for (; p + 4 <= p_n; p += 4) rows_times_all<4>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
   for (; p < p_n; ++p) rows_times_all<1>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
 }
