@@ -156,6 +156,9 @@ TEST(PresetRule, EpochsAndShiftScaleWithTheDataset) {
   EXPECT_EQ(r.epochs, kMinEpochs);
   EXPECT_EQ(r.aug_shift, 2);
   EXPECT_EQ(r.batch_size, 8);
+  EXPECT_FLOAT_EQ(r.opt.lr, 2e-3f);  // large sets: a lower rate
+  ASSERT_TRUE(preset_recipe_for("tinyvision", shape(28, 28, 1, kWideFromImages - 1), &r));
+  EXPECT_FLOAT_EQ(r.opt.lr, 5e-3f);
   // The reference recipe stays fixed.
   ASSERT_TRUE(preset_recipe_for("webmcu", shape(28, 28, 1, 60000), &r));
   EXPECT_EQ(r.epochs, 20);

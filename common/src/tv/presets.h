@@ -69,9 +69,9 @@ TinyVisionPlan tinyvision_plan(const DataShape& data);
 
 // The tinyvision rule, scale from the dataset: epochs 60 up to 1,000 images, then
 // 60 * sqrt(1000 / images) rounded, at least kMinEpochs (so the optimizer steps grow as sqrt(images));
-// augmentation shift = 1/16 of the smaller input side (at least 1 px). Batch 8 and Adam lr 5e-3 at
-// every size (measured in docs/recommended-preset.md). Explicit options (tvtrain --epochs/--batch/--lr)
-// override.
+// augmentation shift = 1/16 of the smaller input side (at least 1 px). Batch 8 and Adam lr 5e-3,
+// 2e-3 from kWideFromImages images (measured in docs/recommended-preset.md). Explicit options (tvtrain
+// --epochs/--batch/--lr) override.
 constexpr int kMinEpochs = 15;
 struct TinyVisionScale {
   int epochs = 60, shift = 4;
