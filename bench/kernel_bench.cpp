@@ -53,6 +53,28 @@ struct Row {
   double ref_us = -1, fast_us = -1, macs = 0;  // -1: not timed
 };
 
+// The three kernels of a layer with weights over a sliding window (conv2d and depthwise share them).
+struct WindowOps {
+  void (*forward)(const tv::Geom2D&, const float*, const float*, const float*, float*);
+  void (*backward_data)(const tv::Geom2D&, const float*, const float*, float*);
+  void (*backward_params)(const tv::Geom2D&, const float*, const float*, float*, float*);
+};
+
+void time_window_layer(int reps, const tv::Geom2D& g, Buffers& bf, const WindowOps& ref, const WindowOps& fast,
+                       Row* fwd, Row* bdata, Row* bparams) {
+  const WindowOps* sets[2] = {&ref, &fast};
+  for (int k = 0; k < 2; ++k) {
+    const WindowOps& op = *sets[k];
+    const double f = time_us(reps, [&] { op.forward(g, bf.in.data(), bf.w.data(), bf.b.data(), bf.out.data()); });
+    const double d = time_us(reps, [&] { op.backward_data(g, bf.w.data(), bf.dout.data(), bf.din.data()); });
+    const double p =
+        time_us(reps, [&] { op.backward_params(g, bf.in.data(), bf.dout.data(), bf.dw.data(), bf.db.data()); });
+    (k ? fwd->fast_us : fwd->ref_us) = f;
+    (k ? bdata->fast_us : bdata->ref_us) = d;
+    (k ? bparams->fast_us : bparams->ref_us) = p;
+  }
+}
+
 void print_row(const char* layer, const char* phase, const Row& r, double* total_ref, double* total_fast) {
   *total_ref += r.ref_us;
   *total_fast += r.fast_us;
@@ -117,45 +139,23 @@ int main(int argc, char** argv) {
     const bool need_dx = i > plan.first_param_layer;
     Row fwd, bdata, bparams;
     switch (d.type) {
-      case tv::LayerType::Conv2D: {
-        fwd.macs = (double)lp.weight_count * lp.out.h * lp.out.w;
-        bdata.macs = bparams.macs = fwd.macs;
-        fwd.ref_us =
-            time_us(reps, [&] { tv::ref::conv2d_forward(g, bf.in.data(), bf.w.data(), bf.b.data(), bf.out.data()); });
-        fwd.fast_us =
-            time_us(reps, [&] { tv::fast::conv2d_forward(g, bf.in.data(), bf.w.data(), bf.b.data(), bf.out.data()); });
-        bdata.ref_us =
-            time_us(reps, [&] { tv::ref::conv2d_backward_data(g, bf.w.data(), bf.dout.data(), bf.din.data()); });
-        bdata.fast_us =
-            time_us(reps, [&] { tv::fast::conv2d_backward_data(g, bf.w.data(), bf.dout.data(), bf.din.data()); });
-        bparams.ref_us = time_us(reps, [&] {
-          tv::ref::conv2d_backward_params(g, bf.in.data(), bf.dout.data(), bf.dw.data(), bf.db.data());
-        });
-        bparams.fast_us = time_us(reps, [&] {
-          tv::fast::conv2d_backward_params(g, bf.in.data(), bf.dout.data(), bf.dw.data(), bf.db.data());
-        });
+      case tv::LayerType::Conv2D:
+        time_window_layer(
+            reps, g, bf,
+            WindowOps{tv::ref::conv2d_forward, tv::ref::conv2d_backward_data, tv::ref::conv2d_backward_params},
+            WindowOps{tv::fast::conv2d_forward, tv::fast::conv2d_backward_data, tv::fast::conv2d_backward_params}, &fwd,
+            &bdata, &bparams);
+        fwd.macs = bdata.macs = bparams.macs = (double)lp.weight_count * lp.out.h * lp.out.w;
         break;
-      }
-      case tv::LayerType::DepthwiseConv2D: {
-        fwd.macs = (double)lp.weight_count * lp.out.h * lp.out.w;
-        bdata.macs = bparams.macs = fwd.macs;
-        fwd.ref_us = time_us(
-            reps, [&] { tv::ref::depthwise_conv2d_forward(g, bf.in.data(), bf.w.data(), bf.b.data(), bf.out.data()); });
-        fwd.fast_us = time_us(reps, [&] {
-          tv::fast::depthwise_conv2d_forward(g, bf.in.data(), bf.w.data(), bf.b.data(), bf.out.data());
-        });
-        bdata.ref_us = time_us(
-            reps, [&] { tv::ref::depthwise_conv2d_backward_data(g, bf.w.data(), bf.dout.data(), bf.din.data()); });
-        bdata.fast_us = time_us(
-            reps, [&] { tv::fast::depthwise_conv2d_backward_data(g, bf.w.data(), bf.dout.data(), bf.din.data()); });
-        bparams.ref_us = time_us(reps, [&] {
-          tv::ref::depthwise_conv2d_backward_params(g, bf.in.data(), bf.dout.data(), bf.dw.data(), bf.db.data());
-        });
-        bparams.fast_us = time_us(reps, [&] {
-          tv::fast::depthwise_conv2d_backward_params(g, bf.in.data(), bf.dout.data(), bf.dw.data(), bf.db.data());
-        });
+      case tv::LayerType::DepthwiseConv2D:
+        time_window_layer(reps, g, bf,
+                          WindowOps{tv::ref::depthwise_conv2d_forward, tv::ref::depthwise_conv2d_backward_data,
+                                    tv::ref::depthwise_conv2d_backward_params},
+                          WindowOps{tv::fast::depthwise_conv2d_forward, tv::fast::depthwise_conv2d_backward_data,
+                                    tv::fast::depthwise_conv2d_backward_params},
+                          &fwd, &bdata, &bparams);
+        fwd.macs = bdata.macs = bparams.macs = (double)lp.weight_count * lp.out.h * lp.out.w;
         break;
-      }
       case tv::LayerType::Dense: {
         const int in_n = (int)n_in, out_n = lp.out.c;
         fwd.macs = bdata.macs = bparams.macs = (double)in_n * out_n;
