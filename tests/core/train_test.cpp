@@ -24,12 +24,16 @@ void* operator new(std::size_t n) {
   if (!p) throw std::bad_alloc();
   return p;
 }
+// The replacements allocate with malloc, so free is the matching release (GCC cannot see that).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* p) noexcept {
   std::free(p);
 }
 void operator delete(void* p, std::size_t) noexcept {
   std::free(p);
 }
+#pragma GCC diagnostic pop
 
 using namespace tv;
 
