@@ -131,4 +131,23 @@ std::string shapes_subset(const std::string& tag, int per_class) {
   return dir;
 }
 
+const char* const kEspdlGoldenFiles[kEspdlGemmFiles + 1] = {
+    "esp32s3-linear_ishap_1_16_kshap_16_16_relu_s8.espdl",
+    "esp32s3-linear_ishap_1_31_kshap_32_31_relu_s8.espdl",
+    "esp32s3-linear_ishap_1_64_kshap_32_64_relu_s8.espdl",
+    "c-linear_ishap_1_16_kshap_16_16_relu_s8.espdl",
+    "c-linear_ishap_1_31_kshap_32_31_relu_s8.espdl",
+    "c-linear_ishap_1_64_kshap_32_64_relu_s8.espdl",
+    "mlp3-gemm-esp32s3.espdl",
+    "streaming-conv-esp32s3.espdl",
+};
+
+std::string file_param_name(const ::testing::TestParamInfo<const char*>& info) {
+  std::string s = info.param;
+  s = s.substr(0, s.find('.'));
+  for (char& c : s)
+    if (!isalnum((unsigned char)c)) c = '_';
+  return s;
+}
+
 }  // namespace tvtest

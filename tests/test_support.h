@@ -35,6 +35,13 @@ CommandResult run_capture(const std::string& cmd);
 nlohmann::json run_json(const std::string& cmd, int* rc = nullptr, std::string* err = nullptr);
 // A fresh copy of datasets/shapes holding the first `per_class` images (by name) of each class.
 std::string shapes_subset(const std::string& tag, int per_class);
+// Espressif's golden .espdl files in ../shared/espdl-golden the tests read: the first kEspdlGemmFiles
+// hold only Gemm nodes, the last one a streaming convolution.
+constexpr int kEspdlGemmFiles = 7;
+extern const char* const kEspdlGoldenFiles[kEspdlGemmFiles + 1];
+// A googletest parameter name from a file name: the part before the first '.', with every character
+// other than a letter or digit as '_'.
+std::string file_param_name(const ::testing::TestParamInfo<const char*>& info);
 }  // namespace tvtest
 
 // Skips the current test (or fails under CI=true) when a binary the test runs is not built

@@ -38,17 +38,6 @@ inline std::string tvexport() {
   return q(tvtest::bin_path("tvexport"));
 }
 
-inline const char* const kGoldenFiles[] = {
-    "esp32s3-linear_ishap_1_16_kshap_16_16_relu_s8.espdl",
-    "esp32s3-linear_ishap_1_31_kshap_32_31_relu_s8.espdl",
-    "esp32s3-linear_ishap_1_64_kshap_32_64_relu_s8.espdl",
-    "c-linear_ishap_1_16_kshap_16_16_relu_s8.espdl",
-    "c-linear_ishap_1_31_kshap_32_31_relu_s8.espdl",
-    "c-linear_ishap_1_64_kshap_32_64_relu_s8.espdl",
-    "mlp3-gemm-esp32s3.espdl",
-    "streaming-conv-esp32s3.espdl",
-};
-
 // ---------------------------------------------------------------- int8 models to export
 
 inline tv::ModelDesc input_model(int h, int w, int c, int classes) {

@@ -39,14 +39,8 @@ TEST_P(GoldenEspdl, TvexportVerifyReproducesTheEmbeddedOutputs) {
   EXPECT_EQ(out.rfind("OK: all ", 0), 0u) << out;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllGoldenFiles, GoldenEspdl, ::testing::ValuesIn(kGoldenFiles),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string s = info.param;
-                           s = s.substr(0, s.find('.'));
-                           for (char& c : s)
-                             if (!isalnum((unsigned char)c)) c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllGoldenFiles, GoldenEspdl, ::testing::ValuesIn(tvtest::kEspdlGoldenFiles),
+                         tvtest::file_param_name);
 
 // ---------------------------------------------------------------- the command line
 

@@ -10,16 +10,6 @@
 
 namespace {
 
-const char* const kGemmFiles[] = {
-    "esp32s3-linear_ishap_1_16_kshap_16_16_relu_s8.espdl",
-    "esp32s3-linear_ishap_1_31_kshap_32_31_relu_s8.espdl",
-    "esp32s3-linear_ishap_1_64_kshap_32_64_relu_s8.espdl",
-    "c-linear_ishap_1_16_kshap_16_16_relu_s8.espdl",
-    "c-linear_ishap_1_31_kshap_32_31_relu_s8.espdl",
-    "c-linear_ishap_1_64_kshap_32_64_relu_s8.espdl",
-    "mlp3-gemm-esp32s3.espdl",
-};
-
 tvh::EspdlModel load(const std::string& name) {
   return tvh::espdl_read_file(tvtest::shared_path("espdl-golden/" + name));
 }
@@ -35,14 +25,10 @@ TEST_P(GoldenGemm, ReproducesEmbeddedOutputsExactly) {
   for (const std::string& op : r.ops_run) EXPECT_EQ(op, "Gemm");
 }
 
-INSTANTIATE_TEST_SUITE_P(AllGemmFiles, GoldenGemm, ::testing::ValuesIn(kGemmFiles),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string s = info.param;
-                           s = s.substr(0, s.find('.'));
-                           for (char& c : s)
-                             if (!isalnum((unsigned char)c)) c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllGemmFiles, GoldenGemm,
+                         ::testing::ValuesIn(tvtest::kEspdlGoldenFiles,
+                                             tvtest::kEspdlGoldenFiles + tvtest::kEspdlGemmFiles),
+                         tvtest::file_param_name);
 
 TEST(GoldenFiles, ReaderSeesTheExpectedStructure) {
   TV_REQUIRE_SHARED("espdl-golden");
@@ -81,7 +67,8 @@ TEST(GoldenFiles, ReaderSeesTheExpectedStructure) {
 // file is a permutation that the packer inverts.
 TEST(GoldenFiles, S3GemmFilterRepacksToTheFileBytes) {
   TV_REQUIRE_SHARED("espdl-golden");
-  for (const char* name : kGemmFiles) {
+  for (int f = 0; f < tvtest::kEspdlGemmFiles; ++f) {
+    const char* name = tvtest::kEspdlGoldenFiles[f];
     const tvh::EspdlModel m = load(name);
     for (const tvh::EspdlNode& n : m.nodes) {
       const tvh::EspdlTensor* w = m.find_initializer(n.inputs[1]);
