@@ -1,6 +1,8 @@
 // The table of layer types (tv/layer_table.h): one row per type in enumerator order, names that
 // round-trip through the blob byte, the config parser and the tensor names, and no value outside
 // the enumeration accepted anywhere.
+#include "tv/layer_table.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -9,7 +11,6 @@
 #include "host/config.h"
 #include "host/error.h"
 #include "tv/blob.h"
-#include "tv/layer_table.h"
 #include "tv/model.h"
 
 namespace {

@@ -1,9 +1,10 @@
 // Model descriptions, plans, presets and the memory the core reports.
+#include "tv/model.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 
-#include "tv/model.h"
 #include "tv/net.h"
 #include "tv/presets.h"
 
