@@ -8,54 +8,31 @@
 namespace tv {
 namespace fast {
 
+namespace {
+
+// N outputs side by side from w's rows o..o+N-1: N independent add chains, each in the reference's
+// order (bias, then every product in input order). Inlined into each clone of dense_forward.
+template <int N>
+TV_INLINE void dense_rows(int in_n, const float* in, const float* w, const float* b, float* out) {
+  float acc[N];
+  for (int k = 0; k < N; ++k) acc[k] = b[k];
+  for (int i = 0; i < in_n; ++i) {
+    const float x = in[i];
+    for (int k = 0; k < N; ++k) acc[k] += w[(size_t)k * in_n + i] * x;
+  }
+  for (int k = 0; k < N; ++k) out[k] = acc[k];
+}
+
+}  // namespace
+
 TV_TARGET_CLONES void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out) {
   int o = 0;
-  for (; o + 4 <= out_n; o += 4) {
-    const float* w0 = w + (size_t)o * in_n;
-    const float* w1 = w0 + in_n;
-    const float* w2 = w1 + in_n;
-    const float* w3 = w2 + in_n;
-    float acc0 = b[o], acc1 = b[o + 1], acc2 = b[o + 2], acc3 = b[o + 3];
-    for (int i = 0; i < in_n; ++i) {
-      const float x = in[i];
-      acc0 += w0[i] * x;
-      acc1 += w1[i] * x;
-      acc2 += w2[i] * x;
-      acc3 += w3[i] * x;
-    }
-    out[o] = acc0;
-    out[o + 1] = acc1;
-    out[o + 2] = acc2;
-    out[o + 3] = acc3;
-  }
-  const int rest = out_n - o;  // 0..3 outputs left: the same loop with fewer chains
-  if (rest == 3) {
-    const float* w0 = w + (size_t)o * in_n;
-    const float* w1 = w0 + in_n;
-    const float* w2 = w1 + in_n;
-    float acc0 = b[o], acc1 = b[o + 1], acc2 = b[o + 2];
-    for (int i = 0; i < in_n; ++i) {
-      const float x = in[i];
-      acc0 += w0[i] * x;
-      acc1 += w1[i] * x;
-      acc2 += w2[i] * x;
-    }
-    out[o] = acc0;
-    out[o + 1] = acc1;
-    out[o + 2] = acc2;
-  } else if (rest == 2) {
-    const float* w0 = w + (size_t)o * in_n;
-    const float* w1 = w0 + in_n;
-    float acc0 = b[o], acc1 = b[o + 1];
-    for (int i = 0; i < in_n; ++i) {
-      const float x = in[i];
-      acc0 += w0[i] * x;
-      acc1 += w1[i] * x;
-    }
-    out[o] = acc0;
-    out[o + 1] = acc1;
-  } else if (rest == 1) {
-    ref::dense_forward(in_n, 1, in, w + (size_t)o * in_n, b + o, out + o);
+  for (; o + 4 <= out_n; o += 4) dense_rows<4>(in_n, in, w + (size_t)o * in_n, b + o, out + o);
+  switch (out_n - o) {  // 0..3 outputs left: the same loop with fewer chains
+    case 3: dense_rows<3>(in_n, in, w + (size_t)o * in_n, b + o, out + o); break;
+    case 2: dense_rows<2>(in_n, in, w + (size_t)o * in_n, b + o, out + o); break;
+    case 1: dense_rows<1>(in_n, in, w + (size_t)o * in_n, b + o, out + o); break;
+    default: break;
   }
 }
 
