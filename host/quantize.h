@@ -41,9 +41,20 @@ enum class AccCheck {
                // layers whose worst case exceeds 2^19 - 1 are reported as not guaranteed
 };
 
+// How an activation's range (and so its exponent) is chosen from the calibration images.
+enum class Observer {
+  Mse,         // the exponent, among max|x|'s and the four below it, that gives the smallest squared error
+               // (rounding plus clipping) over every value of every calibration image; the tensors from the
+               // last conv / dense layer on (the scores) keep max|x|
+  MinMax,      // max|x| (esp-ppq's min/max observer)
+  Percentile,  // the `percentile`-th percentile of |x|
+};
+const char* observer_name(Observer o);  // "mse", "minmax", "percentile"
+
 struct QuantOptions {
-  bool per_channel = false;   // one weight exponent per output channel (not for the ESP32-S3)
-  double percentile = 100.0;  // activations: 100 = max|x| (min/max), e.g. 99.99 = that percentile of |x|
+  bool per_channel = false;  // one weight exponent per output channel (not for the ESP32-S3)
+  Observer observer = Observer::Mse;
+  double percentile = 99.99;  // Observer::Percentile only, in (0, 100]
   AccCheck acc_check = AccCheck::WorstCase;
 };
 
@@ -55,11 +66,16 @@ struct CalibrationStats {
 };
 
 // Runs the float model over dataset images idx layer by layer (tv::forward_layer) and records every
-// tensor's largest magnitude (and, when options.percentile < 100, that percentile of |x| over all
-// values of all images, from a second pass with a 4096-bin histogram per tensor).
+// tensor's largest magnitude; the Mse and Percentile observers then set each range from a second pass
+// with a 4096-bin histogram of |x| per tensor (Mse: the range is 127.5 * 2^e for the chosen exponent e).
 // Throws tvh::Error when idx is empty or the dataset does not fit the model.
 CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
                            const std::vector<int>& idx, const QuantOptions& options);
+
+// The Mse observer's choice for one tensor: hist counts |x| of its non-zero values in equal bins over
+// [0, max_abs]; of the exponents exponent_for_range(max_abs) and the four below it, the one with the
+// smallest estimated squared error (clipping beyond 127 * 2^e, rounding below it); ties keep the larger.
+int mse_exponent(const std::vector<uint64_t>& hist, double max_abs);
 
 // The exponent e = ceil(log2(2 * m / 255)) for a largest magnitude m > 0 (exact, via frexp).
 int exponent_for_range(double m);

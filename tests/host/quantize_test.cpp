@@ -356,9 +356,11 @@ TEST(Quantize, DeterministicAndPercentileNeverWidensRanges) {
   tv::he_init(*plan, params.data(), 2);
   tvh::Dataset ds = random_dataset(64, 64, 3, 4, 2, 3);
   EXPECT_EQ(quantize(*plan, params, ds).blob, quantize(*plan, params, ds).blob);
-  tvh::QuantOptions p;
+  tvh::QuantOptions p, minmax;
+  p.observer = tvh::Observer::Percentile;
   p.percentile = 99.0;
-  tvh::CalibrationStats mm = tvh::calibrate(*plan, params.data(), ds, first_n(4), tvh::QuantOptions());
+  minmax.observer = tvh::Observer::MinMax;
+  tvh::CalibrationStats mm = tvh::calibrate(*plan, params.data(), ds, first_n(4), minmax);
   tvh::CalibrationStats pc = tvh::calibrate(*plan, params.data(), ds, first_n(4), p);
   EXPECT_EQ(mm.max_abs, pc.max_abs);
   bool narrower = false;
@@ -368,6 +370,83 @@ TEST(Quantize, DeterministicAndPercentileNeverWidensRanges) {
   }
   EXPECT_TRUE(narrower);
   EXPECT_THROW(tvh::calibrate(*plan, params.data(), ds, {}, p), tvh::Error);
+}
+
+// The Mse observer against its float twin: the squared error of really rounding and clipping every
+// value at each candidate exponent, computed on the values themselves.
+TEST(Quantize, MseExponentIsTheRealSmallestError) {
+  std::mt19937 rng(5);
+  auto exact_error = [](const std::vector<double>& v, int e) {
+    const double step = std::ldexp(1.0, e);
+    double err = 0;
+    for (double x : v) {
+      const double q = std::min(std::floor(x / step + 0.5), 127.0) * step;
+      err += (x - q) * (x - q);
+    }
+    return err;
+  };
+  // Heavy tails (a few large values), Gaussian, uniform, and mostly-small with rare outliers.
+  for (int kind = 0; kind < 4; ++kind) {
+    SCOPED_TRACE("kind " + std::to_string(kind));
+    std::vector<double> v;
+    std::exponential_distribution<double> ex(3.0);
+    std::normal_distribution<double> nd(0.0, 1.0);
+    std::uniform_real_distribution<double> un(0.0, 5.0);
+    for (int k = 0; k < 200000; ++k) {
+      const double x = kind == 0 ? ex(rng) : kind == 1 ? std::fabs(nd(rng)) : kind == 2 ? un(rng) : 0.05 * ex(rng);
+      v.push_back(x);
+    }
+    if (kind == 3) v.push_back(2.0);  // one outlier sets max|x| 120x above the typical value
+    const double m = *std::max_element(v.begin(), v.end());
+    std::vector<uint64_t> hist(4096, 0);
+    for (double x : v) hist[std::min<size_t>(4095, (size_t)(x / m * 4096))]++;
+    const int e_max = tvh::exponent_for_range(m);
+    const int chosen = tvh::mse_exponent(hist, m);
+    ASSERT_LE(chosen, e_max);
+    ASSERT_GE(chosen, e_max - 4);
+    double best = 1e300;
+    for (int e = e_max - 4; e <= e_max; ++e) best = std::min(best, exact_error(v, e));
+    // The histogram's estimate may pick a neighbour of nearly equal error, never a clearly worse one.
+    EXPECT_LE(exact_error(v, chosen), best * 1.05) << "chosen " << chosen << " of " << e_max;
+    if (kind == 2) {
+      EXPECT_EQ(chosen, e_max);  // uniform: nothing to gain by clipping
+    }
+    if (kind == 3) {
+      EXPECT_LE(chosen, e_max - 2);  // clipping the outlier costs less than rounding 200,000 small values
+    }
+  }
+  EXPECT_EQ(tvh::mse_exponent({}, 1.0), tvh::exponent_for_range(1.0));
+}
+
+TEST(Quantize, MseObserverNeverWidensAndKeepsTheScores) {
+  tv::ModelDesc d;
+  ASSERT_TRUE(tv::preset_model("tinyvision", 3, &d));
+  auto plan = plan_of(d);
+  std::vector<float> params(plan->param_count);
+  tv::he_init(*plan, params.data(), 6);
+  tvh::Dataset ds = random_dataset(64, 64, 3, 4, 3, 21);
+  tvh::QuantOptions minmax;
+  minmax.observer = tvh::Observer::MinMax;
+  const tvh::CalibrationStats mm = tvh::calibrate(*plan, params.data(), ds, first_n(6), minmax);
+  const tvh::CalibrationStats ms = tvh::calibrate(*plan, params.data(), ds, first_n(6), tvh::QuantOptions());
+  EXPECT_EQ(mm.max_abs, ms.max_abs);
+  const size_t scores = ms.range.size() - 1;  // the dense layer's output
+  int narrower = 0;
+  for (size_t t = 1; t < scores; ++t) {
+    if (mm.range[t] > 0) {
+      EXPECT_LE(tvh::exponent_for_range(ms.range[t]), tvh::exponent_for_range(mm.range[t])) << t;
+      narrower += tvh::exponent_for_range(ms.range[t]) < tvh::exponent_for_range(mm.range[t]);
+    }
+  }
+  EXPECT_GT(narrower, 0);
+  EXPECT_EQ(ms.range[scores], mm.range[scores]);
+  // The default writes a model the S3 runs exactly, like min/max does.
+  tvh::QuantResult r = quantize(*plan, params, ds);
+  for (const tvh::LayerQuant& q : r.layers) {
+    if (q.has_params) {
+      EXPECT_LE(q.acc_bound, tv::kS3AccLimit) << q.name;
+    }
+  }
 }
 
 TEST(Quantize, UnevenAdaptivePoolIsRefusedByName) {

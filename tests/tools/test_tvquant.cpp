@@ -117,6 +117,17 @@ TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
   json pt = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir +
                              "/pt.tvb --percentile 99.9 --json -q");
   EXPECT_EQ(pt["calibration"], "percentile");
+  EXPECT_EQ(pt["percentile"], 99.9);
+  EXPECT_EQ(j["calibration"], "mse");  // the default
+  json mm = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir +
+                             "/mm.tvb --calibration minmax --json -q");
+  EXPECT_EQ(mm["calibration"], "minmax");
+  EXPECT_NE(tvtest::run_command(tvquant() + " " + model + " --calib " + ds + " -o " + dir +
+                                    "/x.tvb --calibration minmax --percentile 99 -q",
+                                nullptr, &err),
+            0);
+  EXPECT_TRUE(err.find("--calibration") != std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir + "/x.tvb"));
   json cc = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir +
                              "/cc.tvb --acc-check calibrated --json -q");
   EXPECT_EQ(cc["acc_check"], "calibrated");

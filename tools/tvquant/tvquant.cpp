@@ -75,8 +75,8 @@ json confusion_json(const std::vector<int>& cm, int k) {
 }  // namespace
 
 int tvquant_main(int argc, char** argv) {
-  std::string model, calib, output, eval_on, calib_images = "train", acc_check = "worst-case";
-  double percentile = 100.0;
+  std::string model, calib, output, eval_on, calib_images = "train", acc_check = "worst-case", observer;
+  double percentile = 99.99;
   int val_last = 3, threads = 1;
   bool per_channel = false, as_json = false, quiet = false;
   CLI::App app{
@@ -97,9 +97,14 @@ int tvquant_main(int argc, char** argv) {
   app.add_option(
       "--eval-on", eval_on,
       "Compare float and int8 on every image of this dataset (default: the calibration dataset's validation split)");
-  app.add_option("--percentile", percentile,
-                 "Activation ranges from this percentile of |x| instead of max|x| (e.g. 99.99; default 100 = min/max)")
-      ->check(CLI::Range(1e-6, 100.0));
+  app.add_option("--calibration", observer,
+                 "How activation exponents are chosen: mse (default: the smallest rounding plus clipping error over "
+                 "the calibration images; the scores keep max|x|), minmax (max|x|) or percentile (see --percentile)")
+      ->check(CLI::IsMember({"mse", "minmax", "percentile"}));
+  CLI::Option* percentile_opt =
+      app.add_option("--percentile", percentile,
+                     "Activation ranges from this percentile of |x| (e.g. 99.99; implies --calibration percentile)")
+          ->check(CLI::Range(1e-6, 100.0));
   app.add_option("--acc-check", acc_check,
                  "20-bit accumulator rule: worst-case (default: exact on the device for any input) or calibrated (the "
                  "calibration images' sums stay a bit below the limit; layers without the guarantee are reported)")
@@ -112,6 +117,10 @@ int tvquant_main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
   if (const int rc = tvcli::parse(app, argc, argv, "tvquant"); rc >= 0) return rc;
   const tvcli::StderrLog log{quiet};
+  if (percentile_opt->count() && !observer.empty() && observer != "percentile")
+    throw tvh::Error("--percentile sets --calibration percentile, but --calibration " + observer +
+                     " was given; drop one of the two.");
+  if (observer.empty()) observer = percentile_opt->count() ? "percentile" : "mse";
 
   // Validate every input and the output before anything is computed or written.
   tvh::check_output_extension("-o", output, {".tvb"}, "a TinyVision int8 model", "name it MODEL.q8.tvb");
@@ -141,19 +150,22 @@ int tvquant_main(int argc, char** argv) {
 
   tvh::QuantOptions qo;
   qo.per_channel = per_channel;
+  qo.observer = observer == "minmax"       ? tvh::Observer::MinMax
+                : observer == "percentile" ? tvh::Observer::Percentile
+                                           : tvh::Observer::Mse;
   qo.percentile = percentile;
+  const std::string calibration =
+      qo.observer == tvh::Observer::Percentile ? "percentile " + fmt("%g", percentile) : observer;
   qo.acc_check = acc_check == "calibrated" ? tvh::AccCheck::Calibrated : tvh::AccCheck::WorstCase;
   log("calibrating on " + std::to_string(calib_idx.size()) + " images of " + calib + " (" + calib_images + ", " +
-      (percentile < 100 ? "percentile " + fmt("%g", percentile) : std::string("min/max")) + ")");
+      calibration + ")");
   tvh::CalibrationStats stats = tvh::calibrate(plan, m.params.data(), ds, calib_idx, qo);
 
   std::ostringstream prov;
   char crc[16];
   std::snprintf(crc, sizeof crc, "0x%08X", m.crc);
   prov << "tool=tvquant " << TV_VERSION << "\nsource=" << model << "\nsource_crc32=" << crc << "\ncalib=" << calib
-       << "\ncalib_images=" << calib_idx.size()
-       << "\ncalibration=" << (percentile < 100 ? "percentile " + fmt("%g", percentile) : std::string("minmax"))
-       << "\nacc_check=" << acc_check
+       << "\ncalib_images=" << calib_idx.size() << "\ncalibration=" << calibration << "\nacc_check=" << acc_check
        << "\nweights=" << (per_channel ? "per-channel (not for the ESP32-S3)" : "per-tensor") << "\n";
   const std::string preset = provenance_value(m.provenance, "preset");
   if (!preset.empty()) prov << "preset=" << preset << "\n";
@@ -231,8 +243,8 @@ int tvquant_main(int argc, char** argv) {
               {"classes", m.labels},
               {"calib", calib},
               {"calib_images", calib_idx.size()},
-              {"calibration", percentile < 100 ? "percentile" : "minmax"},
-              {"percentile", percentile},
+              {"calibration", observer},
+              {"percentile", qo.observer == tvh::Observer::Percentile ? json(percentile) : json(nullptr)},
               {"per_channel", per_channel},
               {"acc_check", acc_check},
               {"s3_compatible", !per_channel},
