@@ -65,6 +65,56 @@ bool fused_conv_pool_backward(const ModelPlan& plan, int pool_layer, const float
 #endif
 }
 
+// With the fast kernels, a ReLU next to a Conv2D, DepthwiseConv2D or (backward) MaxPool2D runs inside
+// that layer's kernel (kernel_variants.h: the same bits, one pass over memory fewer). The board's
+// build runs the layers one by one: these calls are not compiled in without TV_FAST_KERNELS.
+#if defined(TV_FAST_KERNELS) && TV_FAST_KERNELS
+constexpr bool kFuseRelu = true;
+#else
+constexpr bool kFuseRelu = false;
+#endif
+
+bool is_relu(const ModelPlan& plan, int i) {
+  return i >= 0 && i < plan.num_layers && plan.desc.layers[i].type == LayerType::ReLU;
+}
+
+// Forward of layer i and the ReLU after it in one kernel; false (nothing done) when they do not fuse.
+bool forward_with_relu(const ModelPlan& plan, int i, const float* params, const float* in, float* out) {
+  if (!kFuseRelu || !is_relu(plan, i + 1)) return false;
+#if defined(TV_FAST_KERNELS) && TV_FAST_KERNELS
+  const LayerPlan& lp = plan.layers[i];
+  const float* w = params + lp.param_offset;
+  switch (plan.desc.layers[i].type) {
+    case LayerType::Conv2D: fast::conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out); return true;
+    case LayerType::DepthwiseConv2D:
+      fast::depthwise_conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out);
+      return true;
+    default: return false;
+  }
+#else
+  (void)params, (void)in, (void)out;
+  return false;
+#endif
+}
+
+// backward_data of layer i (a Conv2D, DepthwiseConv2D or MaxPool2D) and of the ReLU before it, whose
+// output is x, in one kernel; false (nothing done) when they do not fuse.
+bool backward_data_with_relu(const ModelPlan& plan, int i, const float* w, const float* x, const float* dy, float* dx) {
+  if (!kFuseRelu || !is_relu(plan, i - 1)) return false;
+#if defined(TV_FAST_KERNELS) && TV_FAST_KERNELS
+  const LayerPlan& lp = plan.layers[i];
+  switch (plan.desc.layers[i].type) {
+    case LayerType::Conv2D: fast::conv2d_backward_data_relu(lp.geom, w, dy, dx, x); return true;
+    case LayerType::DepthwiseConv2D: fast::depthwise_conv2d_backward_data_relu(lp.geom, w, dy, dx, x); return true;
+    case LayerType::MaxPool2D: fast::maxpool2d_backward_relu(lp.geom, x, dy, dx); return true;
+    default: return false;
+  }
+#else
+  (void)w, (void)x, (void)dy, (void)dx;
+  return false;
+#endif
+}
+
 }  // namespace
 
 void forward_layer(const ModelPlan& plan, int i, const float* params, const float* in, float* out) {
@@ -125,7 +175,10 @@ static const float* run_layers(const Inference& inf) {
       continue;
     }
     float* out = low ? inf.work + plan.infer_floats - plan.layers[i].out.size() : inf.work;
-    forward_layer(plan, i, inf.params, cur, out);
+    if (forward_with_relu(plan, i, inf.params, cur, out))
+      ++i;  // the ReLU after it is done
+    else
+      forward_layer(plan, i, inf.params, cur, out);
     cur = out;
     low = !low;
   }
@@ -262,7 +315,10 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
   normalize_input(plan, image, acts);
   for (int i = 0; i < plan.num_layers; ++i) {
     const float* in = i == 0 ? acts : acts + plan.layers[i - 1].act_offset;
-    forward_layer(plan, i, params, in, acts + plan.layers[i].act_offset);
+    if (forward_with_relu(plan, i, params, in, acts + plan.layers[i].act_offset))
+      ++i;  // the ReLU runs in place on the same tensor: done
+    else
+      forward_layer(plan, i, params, in, acts + plan.layers[i].act_offset);
   }
   const int nc = plan.desc.num_classes;
   const float* logits = acts + plan.layers[plan.num_layers - 1].act_offset;
@@ -289,6 +345,7 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
   float* dy = scratch;
   bool dy_low = true;
   memcpy(dy, lane.dlogits, (size_t)nc * sizeof(float));
+  bool relu_done = false;  // the ReLU below the last layer was fused into its backward
   for (int i = plan.num_layers - 1; i >= plan.first_param_layer; --i) {
     const LayerDesc& d = plan.desc.layers[i];
     const LayerPlan& lp = plan.layers[i];
@@ -299,19 +356,25 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
     const float* w = params + lp.param_offset;
     const bool need_dx = i > plan.first_param_layer;
     float* dx = dy_low ? scratch + S - lp.in.size() : scratch;
+    const bool fused = relu_done;
+    relu_done = false;
     switch (d.type) {
       // In place: dy becomes the input's gradient where it is.
-      case LayerType::ReLU: relu_backward(y, dy, n_out); continue;
+      case LayerType::ReLU:
+        if (!fused) relu_backward(y, dy, n_out);
+        continue;
       case LayerType::LeakyReLU: leaky_relu_backward(y, dy, n_out, d.alpha); continue;
       case LayerType::Clip: continue;     // passes the gradient straight through
       case LayerType::Flatten: continue;  // only reinterprets the shape
       case LayerType::Conv2D:
         conv2d_backward_params(lp.geom, x, dy, g, g + lp.weight_count);
-        if (need_dx) conv2d_backward_data(lp.geom, w, dy, dx);
+        if (need_dx && !(relu_done = backward_data_with_relu(plan, i, w, x, dy, dx)))
+          conv2d_backward_data(lp.geom, w, dy, dx);
         break;
       case LayerType::DepthwiseConv2D:
         depthwise_conv2d_backward_params(lp.geom, x, dy, g, g + lp.weight_count);
-        if (need_dx) depthwise_conv2d_backward_data(lp.geom, w, dy, dx);
+        if (need_dx && !(relu_done = backward_data_with_relu(plan, i, w, x, dy, dx)))
+          depthwise_conv2d_backward_data(lp.geom, w, dy, dx);
         break;
       case LayerType::Dense:
         dense_backward_params((int)lp.in.size(), lp.out.c, x, dy, g, g + lp.weight_count);
@@ -320,7 +383,7 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
       case LayerType::MaxPool2D:
         // The first layer with weights done in one fused kernel: nothing below needs a gradient.
         if (fused_conv_pool_backward(plan, i, acts, dy, tr->lanes[lane_index].grad)) return loss;
-        maxpool2d_backward(lp.geom, x, dy, dx);
+        if (!(relu_done = backward_data_with_relu(plan, i, w, x, dy, dx))) maxpool2d_backward(lp.geom, x, dy, dx);
         break;
       case LayerType::AvgPool2D: avgpool2d_backward(lp.geom, dy, dx); break;
       case LayerType::AdaptiveAvgPool2D:

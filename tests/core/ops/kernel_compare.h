@@ -3,6 +3,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -43,6 +44,37 @@ inline void expect_same_bits(const char* what, const Vec& ref, const Vec& fast, 
       return;
     }
   }
+}
+
+// A valid or TensorFlow-"same" geometry along one axis.
+inline void same_or_valid(int in, int k, int stride, bool same, int* out, int* pad_before) {
+  if (same) {
+    *out = (in + stride - 1) / stride;
+    const int total = std::max((*out - 1) * stride + k - in, 0);
+    *pad_before = total / 2;
+  } else {
+    *out = (in - k) / stride + 1;
+    *pad_before = 0;
+  }
+}
+
+// A random conv geometry: mostly 3x3 or 1x1, stride 1 or 2, valid or same, up to 40 pixels wide.
+inline bool random_conv(std::mt19937& rng, tv::Geom2D* g) {
+  *g = tv::Geom2D{};
+  g->in_h = 1 + (int)(rng() % 16);
+  g->in_w = 1 + (int)(rng() % 40);
+  g->in_c = 1 + (int)(rng() % 9);
+  g->out_c = 1 + (int)(rng() % 13);
+  const int shape = (int)(rng() % 3);
+  g->k_h = shape == 0 ? 3 : (shape == 1 ? 1 : 1 + (int)(rng() % 4));
+  g->k_w = shape == 0 ? 3 : (shape == 1 ? 1 : 1 + (int)(rng() % 4));
+  g->stride_h = rng() % 4 ? 1 : 2;
+  g->stride_w = rng() % 4 ? 1 : 2;
+  const bool same = rng() % 2;
+  if (!same && (g->in_h < g->k_h || g->in_w < g->k_w)) return false;
+  same_or_valid(g->in_h, g->k_h, g->stride_h, same, &g->out_h, &g->pad_top);
+  same_or_valid(g->in_w, g->k_w, g->stride_w, same, &g->out_w, &g->pad_left);
+  return true;
 }
 
 }  // namespace kernel_compare

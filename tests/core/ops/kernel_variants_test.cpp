@@ -23,37 +23,6 @@ using kernel_compare::expect_same_bits;
 using kernel_compare::random_vec;
 using kernel_compare::Vec;
 
-// A valid or TensorFlow-"same" geometry along one axis.
-void axis(int in, int k, int stride, bool same, int* out, int* pad_before) {
-  if (same) {
-    *out = (in + stride - 1) / stride;
-    const int total = std::max((*out - 1) * stride + k - in, 0);
-    *pad_before = total / 2;
-  } else {
-    *out = (in - k) / stride + 1;
-    *pad_before = 0;
-  }
-}
-
-// A random conv geometry: mostly 3x3 or 1x1, stride 1 or 2, valid or same, up to 40 pixels wide.
-bool random_conv(std::mt19937& rng, tv::Geom2D* g) {
-  *g = tv::Geom2D{};
-  g->in_h = 1 + (int)(rng() % 16);
-  g->in_w = 1 + (int)(rng() % 40);
-  g->in_c = 1 + (int)(rng() % 9);
-  g->out_c = 1 + (int)(rng() % 13);
-  const int shape = (int)(rng() % 3);
-  g->k_h = shape == 0 ? 3 : (shape == 1 ? 1 : 1 + (int)(rng() % 4));
-  g->k_w = shape == 0 ? 3 : (shape == 1 ? 1 : 1 + (int)(rng() % 4));
-  g->stride_h = rng() % 4 ? 1 : 2;
-  g->stride_w = rng() % 4 ? 1 : 2;
-  const bool same = rng() % 2;
-  if (!same && (g->in_h < g->k_h || g->in_w < g->k_w)) return false;
-  axis(g->in_h, g->k_h, g->stride_h, same, &g->out_h, &g->pad_top);
-  axis(g->in_w, g->k_w, g->stride_w, same, &g->out_w, &g->pad_left);
-  return true;
-}
-
 void compare_conv(const tv::Geom2D& g, std::mt19937& rng, float dout_zero_fraction) {
   const std::string where = describe(g);
   const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
@@ -85,7 +54,7 @@ TEST(FastKernels, Conv2dRandomGeometries) {
   int tested = 0;
   while (tested < 400) {
     tv::Geom2D g;
-    if (!random_conv(rng, &g)) continue;
+    if (!kernel_compare::random_conv(rng, &g)) continue;
     // Dense gradients, after-a-pool sparse ones, and mostly zero ones.
     const float zeros[] = {0.0f, 0.75f, 0.97f};
     compare_conv(g, rng, zeros[tested % 3]);
@@ -119,8 +88,8 @@ TEST(FastKernels, Conv2dTinyvisionStems) {
     g.out_c = s.filters;
     g.k_h = g.k_w = 3;
     g.stride_h = g.stride_w = s.stride;
-    axis(s.h, 3, s.stride, true, &g.out_h, &g.pad_top);
-    axis(s.w, 3, s.stride, true, &g.out_w, &g.pad_left);
+    kernel_compare::same_or_valid(s.h, 3, s.stride, true, &g.out_h, &g.pad_top);
+    kernel_compare::same_or_valid(s.w, 3, s.stride, true, &g.out_w, &g.pad_left);
     compare_conv(g, rng, 0.0f);
     compare_conv(g, rng, 0.5f);
   }

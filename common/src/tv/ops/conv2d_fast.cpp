@@ -279,12 +279,23 @@ TV_INLINE void data_block(const Geom2D& g, const float* const* drow, int ky_hi, 
   }
 }
 
-}  // namespace
+// The whole output (after a reference kernel ran), or output row oy, gets e.
+TV_INLINE void epilogue_all(const simd::Epilogue& e, float* t, size_t n) {
+  if (e.any()) simd::apply_epilogue(e, t, 0, n);
+}
+TV_INLINE void epilogue_row(const simd::Epilogue& e, float* t, int y, int w, int c) {
+  const size_t row = (size_t)w * c;
+  if (e.any()) simd::apply_epilogue(e, t + (size_t)y * row, (size_t)y * row, row);
+}
 
-TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
-  if (pointwise_forward(g, in, w, b, out)) return;
+TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
+                       const simd::Epilogue& e) {
+  if (pointwise_forward(g, in, w, b, out, e)) return;
   const int sh = g.stride_h, sw = g.stride_w;
-  if (sh < 1 || sw < 1 || sw > kMaxStride || g.k_h > kMaxKernelRows) return ref::conv2d_forward(g, in, w, b, out);
+  if (sh < 1 || sw < 1 || sw > kMaxStride || g.k_h > kMaxKernelRows) {
+    ref::conv2d_forward(g, in, w, b, out);
+    return epilogue_all(e, out, (size_t)g.out_h * g.out_w * g.out_c);
+  }
   // Interior: output pixels whose whole window lies inside the input.
   const int oy_lo = (g.pad_top + sh - 1) / sh, ox_lo = (g.pad_left + sw - 1) / sw;
   const int y_room = g.in_h + g.pad_top - g.k_h, x_room = g.in_w + g.pad_left - g.k_w;
@@ -296,7 +307,10 @@ TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const flo
   const int filter = g.k_h * g.k_w * g.in_c;
   const int pw = (nx + 15) / 16 * 16 + (g.k_w - 1) / sw;  // room for two vectors per step
   const size_t ring = (size_t)g.k_h * g.in_c * sw * pw, weights = (size_t)g.out_c * filter;
-  if (ring + weights > (size_t)kScratchFloats) return ref::conv2d_forward(g, in, w, b, out);
+  if (ring + weights > (size_t)kScratchFloats) {
+    ref::conv2d_forward(g, in, w, b, out);
+    return epilogue_all(e, out, (size_t)g.out_h * g.out_w * g.out_c);
+  }
 
   float scratch[kScratchFloats] __attribute__((aligned(32)));
   float* ring_rows = scratch;
@@ -314,6 +328,7 @@ TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const flo
       for (int ox = ox_hi; ox < g.out_w; ++ox) border_pixel(g, in, wt, b, out, oy, ox);
     } else {
       for (int ox = 0; ox < g.out_w; ++ox) border_pixel(g, in, wt, b, out, oy, ox);
+      epilogue_row(e, out, oy, g.out_w, g.out_c);  // complete: no interior pixel
     }
   }
   if (!interior) return;
@@ -339,16 +354,24 @@ TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const flo
       else
         forward_blocks<0>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
     }
+    epilogue_row(e, out, oy, g.out_w, g.out_c);
   }
 }
 
-TV_TARGET_CLONES void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
-  if (pointwise_backward_data(g, w, dout, din)) return;
-  if (g.stride_h != 1 || g.stride_w != 1 || g.k_h > kMaxKernelRows) return ref::conv2d_backward_data(g, w, dout, din);
+TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout, float* din, const simd::Epilogue& e) {
+  if (pointwise_backward_data(g, w, dout, din, e)) return;
+  if (g.stride_h != 1 || g.stride_w != 1 || g.k_h > kMaxKernelRows) {
+    ref::conv2d_backward_data(g, w, dout, din);
+    return epilogue_all(e, din, (size_t)g.in_h * g.in_w * g.in_c);
+  }
+
   const int filter = g.k_h * g.k_w * g.in_c;
   const int pw = (g.in_w + 15) / 16 * 16 + g.k_w - 1;
   const size_t ring = (size_t)g.k_h * g.out_c * pw, weights = (size_t)g.out_c * filter;
-  if (ring + weights > (size_t)kScratchFloats) return ref::conv2d_backward_data(g, w, dout, din);
+  if (ring + weights > (size_t)kScratchFloats) {
+    ref::conv2d_backward_data(g, w, dout, din);
+    return epilogue_all(e, din, (size_t)g.in_h * g.in_w * g.in_c);
+  }
 
   float scratch[kScratchFloats] __attribute__((aligned(32)));
   float* ring_rows = scratch;
@@ -377,7 +400,7 @@ TV_TARGET_CLONES void conv2d_backward_data(const Geom2D& g, const float* w, cons
     if (ky_hi > g.k_h - 1) ky_hi = g.k_h - 1;
     if (ky_lo < 0) ky_lo = 0;
     float* din_row = din + (size_t)iy * g.in_w * g.in_c;
-    if (ky_hi < ky_lo) {
+    if (ky_hi < ky_lo) {  // +0, which a ReLU's backward leaves as it is
       for (size_t i = 0, n = (size_t)g.in_w * g.in_c; i < n; ++i) din_row[i] = 0.0f;
       continue;
     }
@@ -397,7 +420,28 @@ TV_TARGET_CLONES void conv2d_backward_data(const Geom2D& g, const float* w, cons
         default: data_block<1, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
       }
     }
+    epilogue_row(e, din, iy, g.in_w, g.in_c);
   }
+}
+
+}  // namespace
+
+TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
+  forward(g, in, w, b, out, simd::kNoEpilogue);
+}
+
+TV_TARGET_CLONES void conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b,
+                                          float* out) {
+  forward(g, in, w, b, out, simd::Epilogue{true, nullptr});
+}
+
+TV_TARGET_CLONES void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
+  backward_data(g, w, dout, din, simd::kNoEpilogue);
+}
+
+TV_TARGET_CLONES void conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din,
+                                                const float* y) {
+  backward_data(g, w, dout, din, simd::Epilogue{false, y});
 }
 
 }  // namespace fast

@@ -221,10 +221,9 @@ TV_INLINE void inside_range(int in_size, int k, int stride, int pad, int out_siz
   if (*hi < *lo) *hi = *lo;
 }
 
-}  // namespace
-
-TV_TARGET_CLONES void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b,
-                                               float* out) {
+// Each output row gets e once it is complete, while it is in the cache.
+TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
+                       const simd::Epilogue& e) {
   const int c_n = g.in_c, c8 = c_n / 8 * 8;
   int ox_lo, ox_hi;  // output columns whose kernel columns all lie inside the input
   inside_range(g.in_w, g.k_w, g.stride_w, g.pad_left, g.out_w, &ox_lo, &ox_hi);
@@ -256,12 +255,19 @@ TV_TARGET_CLONES void depthwise_conv2d_forward(const Geom2D& g, const float* in,
         o_px[c] = acc;
       }
     }
+    if (e.any())
+      simd::apply_epilogue(e, out + (size_t)oy * g.out_w * c_n, (size_t)oy * g.out_w * c_n, (size_t)g.out_w * c_n);
   }
 }
 
-TV_TARGET_CLONES void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
+// Each input row gets e once it is complete.
+TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout, float* din, const simd::Epilogue& e) {
   constexpr int kMaxK = 16;
-  if (g.k_h > kMaxK || g.k_w > kMaxK) return ref::depthwise_conv2d_backward_data(g, w, dout, din);
+  if (g.k_h > kMaxK || g.k_w > kMaxK) {
+    ref::depthwise_conv2d_backward_data(g, w, dout, din);
+    if (e.any()) simd::apply_epilogue(e, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
+    return;
+  }
   const int c_n = g.in_c, c8 = c_n / 8 * 8;
   // Stride 1: input columns that every kernel column reaches (ox = ix + pad_left - kx inside for
   // all kx) run several at a time, over the kernel rows whose output row exists.
@@ -300,7 +306,30 @@ TV_TARGET_CLONES void depthwise_conv2d_backward_data(const Geom2D& g, const floa
         dx[c] = acc;
       }
     }
+    if (e.any())
+      simd::apply_epilogue(e, din + (size_t)iy * g.in_w * c_n, (size_t)iy * g.in_w * c_n, (size_t)g.in_w * c_n);
   }
+}
+
+}  // namespace
+
+TV_TARGET_CLONES void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b,
+                                               float* out) {
+  forward(g, in, w, b, out, simd::kNoEpilogue);
+}
+
+TV_TARGET_CLONES void depthwise_conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b,
+                                                    float* out) {
+  forward(g, in, w, b, out, simd::Epilogue{true, nullptr});
+}
+
+TV_TARGET_CLONES void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
+  backward_data(g, w, dout, din, simd::kNoEpilogue);
+}
+
+TV_TARGET_CLONES void depthwise_conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout,
+                                                          float* din, const float* y) {
+  backward_data(g, w, dout, din, simd::Epilogue{false, y});
 }
 
 TV_TARGET_CLONES void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw,

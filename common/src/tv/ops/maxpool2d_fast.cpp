@@ -63,7 +63,9 @@ TV_INLINE void forward_window(const Geom2D& g, const float* in, float* out, int 
   L::store(out + ((size_t)oy * g.out_w + ox) * g.in_c + c, m);
 }
 
-template <class V, int KH, int KW>
+// RELU: the ReLU before the pool too: relu_backward(in, din) keeps din where in > 0, which for the
+// one non-zero element of a window is the maximum m.
+template <class V, int KH, int KW, bool RELU>
 TV_INLINE void backward_window(const Geom2D& g, const float* in, const float* dout, float* din, int oy, int ox, int c) {
   typedef Lanes<V> L;
   typedef typename L::I I;
@@ -81,7 +83,8 @@ TV_INLINE void backward_window(const Geom2D& g, const float* in, const float* do
       best = greater ? t : best;
     }
   const V zero = L::splat(0.0f);
-  const V d = zero + L::load(dout + ((size_t)oy * g.out_w + ox) * g.in_c + c);  // din starts at 0, += d
+  V d = zero + L::load(dout + ((size_t)oy * g.out_w + ox) * g.in_c + c);  // din starts at 0, += d
+  if (RELU) d = m > zero ? d : zero;
   t = L::index(0);
   for (int ky = 0; ky < k_h; ++ky)
     for (int kx = 0; kx < k_w; ++kx, t += one)
@@ -99,15 +102,33 @@ TV_INLINE void forward_all(const Geom2D& g, const float* in, float* out) {
     }
 }
 
-template <int KH, int KW>
+template <int KH, int KW, bool RELU>
 TV_INLINE void backward_all(const Geom2D& g, const float* in, const float* dout, float* din) {
   for (int oy = 0; oy < g.out_h; ++oy)
     for (int ox = 0; ox < g.out_w; ++ox) {
       int c = 0;
-      for (; c + 8 <= g.in_c; c += 8) backward_window<simd::f8, KH, KW>(g, in, dout, din, oy, ox, c);
-      for (; c + 4 <= g.in_c; c += 4) backward_window<simd::f4, KH, KW>(g, in, dout, din, oy, ox, c);
-      for (; c < g.in_c; ++c) backward_window<float, KH, KW>(g, in, dout, din, oy, ox, c);
+      for (; c + 8 <= g.in_c; c += 8) backward_window<simd::f8, KH, KW, RELU>(g, in, dout, din, oy, ox, c);
+      for (; c + 4 <= g.in_c; c += 4) backward_window<simd::f4, KH, KW, RELU>(g, in, dout, din, oy, ox, c);
+      for (; c < g.in_c; ++c) backward_window<float, KH, KW, RELU>(g, in, dout, din, oy, ox, c);
     }
+}
+
+template <bool RELU>
+TV_INLINE void backward(const Geom2D& g, const float* in, const float* dout, float* din) {
+  if (!fast_geometry(g)) {
+    ref::maxpool2d_backward(g, in, dout, din);
+    if (RELU) simd::apply_epilogue(simd::Epilogue{false, in}, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
+    return;
+  }
+  // Inputs no window covers (the last rows / columns when the size is not a multiple) get zero.
+  const int covered_h = g.out_h * g.k_h, covered_w = g.out_w * g.k_w;
+  for (int y = 0; y < g.in_h; ++y) {
+    const int x0 = y < covered_h ? covered_w : 0;
+    float* row = din + (size_t)y * g.in_w * g.in_c;
+    for (size_t i = (size_t)x0 * g.in_c, n = (size_t)g.in_w * g.in_c; i < n; ++i) row[i] = 0.0f;
+  }
+  if (g.k_h == 2 && g.k_w == 2) return backward_all<2, 2, RELU>(g, in, dout, din);
+  backward_all<0, 0, RELU>(g, in, dout, din);
 }
 
 }  // namespace
@@ -119,16 +140,11 @@ TV_TARGET_CLONES void maxpool2d_forward(const Geom2D& g, const float* in, float*
 }
 
 TV_TARGET_CLONES void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, float* din) {
-  if (!fast_geometry(g)) return ref::maxpool2d_backward(g, in, dout, din);
-  // Inputs no window covers (the last rows / columns when the size is not a multiple) get zero.
-  const int covered_h = g.out_h * g.k_h, covered_w = g.out_w * g.k_w;
-  for (int y = 0; y < g.in_h; ++y) {
-    const int x0 = y < covered_h ? covered_w : 0;
-    float* row = din + (size_t)y * g.in_w * g.in_c;
-    for (size_t i = (size_t)x0 * g.in_c, n = (size_t)g.in_w * g.in_c; i < n; ++i) row[i] = 0.0f;
-  }
-  if (g.k_h == 2 && g.k_w == 2) return backward_all<2, 2>(g, in, dout, din);
-  backward_all<0, 0>(g, in, dout, din);
+  backward<false>(g, in, dout, din);
+}
+
+TV_TARGET_CLONES void maxpool2d_backward_relu(const Geom2D& g, const float* in, const float* dout, float* din) {
+  backward<true>(g, in, dout, din);
 }
 
 }  // namespace fast

@@ -42,9 +42,10 @@ TV_INLINE void transpose(const float* src, int rows, int cols, float* dst) {
 
 // C[p][j..] for NP rows of A (P x K) times B (K x N, row-major), NV vectors of columns starting at
 // column j: acc = init; acc += A[p][k] * B[k][j..] for k ascending. init: a row of N values to start
-// from (bias), or null for +0.
+// from (bias), or null for +0. e: applied to each sum as it is stored (e.mask indexed like c).
 template <int NP, int NV>
-TV_INLINE void rows_times(const float* a, int k_n, const float* b, int n, int j, const float* init, float* c) {
+TV_INLINE void rows_times(const float* a, int k_n, const float* b, int n, int j, const float* init, float* c,
+                          const simd::Epilogue& e) {
   f8 acc[NP][NV];
   for (int p = 0; p < NP; ++p)
     for (int v = 0; v < NV; ++v) acc[p][v] = init ? load8(init + j + 8 * v) : splat8(0.0f);
@@ -56,24 +57,34 @@ TV_INLINE void rows_times(const float* a, int k_n, const float* b, int n, int j,
       for (int v = 0; v < NV; ++v) acc[p][v] += av * bv[v];
     }
   }
+  const f8 zero = splat8(0.0f);
   for (int p = 0; p < NP; ++p)
-    for (int v = 0; v < NV; ++v) store8(c + (size_t)p * n + j + 8 * v, acc[p][v]);
+    for (int v = 0; v < NV; ++v) {
+      const size_t at = (size_t)p * n + j + 8 * v;
+      f8 r = acc[p][v];
+      if (e.relu) r = r > zero ? r : zero;
+      if (e.mask) r = load8(e.mask + at) > zero ? r : zero;
+      store8(c + at, r);
+    }
 }
 
 template <int NP>
-TV_INLINE void rows_times_all(const float* a, int k_n, const float* b, int n, const float* init, float* c) {
+TV_INLINE void rows_times_all(const float* a, int k_n, const float* b, int n, const float* init, float* c,
+                              const simd::Epilogue& e) {
   int j = 0;  // at most 4 x 2 vector sums: with 16 vector registers, more would spill
-  for (; j + 16 <= n; j += 16) rows_times<NP, 2>(a, k_n, b, n, j, init, c);
-  for (; j < n; j += 8) rows_times<NP, 1>(a, k_n, b, n, j, init, c);
+  for (; j + 16 <= n; j += 16) rows_times<NP, 2>(a, k_n, b, n, j, init, c, e);
+  for (; j < n; j += 8) rows_times<NP, 1>(a, k_n, b, n, j, init, c, e);
 }
 
-// C (P x N) = init + A (P x K) * B (K x N), every sum in k order.
-TV_INLINE void matmul(const float* a, int p_n, int k_n, const float* b, int n, const float* init, float* c) {
+// C (P x N) = init + A (P x K) * B (K x N), every sum in k order, then e (e.mask indexed like c).
+TV_INLINE void matmul(const float* a, int p_n, int k_n, const float* b, int n, const float* init, float* c,
+                      const simd::Epilogue& e) {
   int p = 0;
+  auto rows = [&](int at) { return simd::Epilogue{e.relu, e.mask ? e.mask + (size_t)at * n : nullptr}; };
   if (n < 16)  // one vector of columns: eight rows at a time for eight independent sums
-    for (; p + 8 <= p_n; p += 8) rows_times_all<8>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
-  for (; p + 4 <= p_n; p += 4) rows_times_all<4>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
-  for (; p < p_n; ++p) rows_times_all<1>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n);
+    for (; p + 8 <= p_n; p += 8) rows_times_all<8>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n, rows(p));
+  for (; p + 4 <= p_n; p += 4) rows_times_all<4>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n, rows(p));
+  for (; p < p_n; ++p) rows_times_all<1>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n, rows(p));
 }
 
 // dW[o][i..] += d[p][o] * x[p][i..] for p ascending, NO rows of dW, NV vectors of i from column j.
@@ -115,17 +126,19 @@ TV_INLINE void params_rows(const float* x, const float* d, int p_n, int in_c, in
 
 }  // namespace
 
-TV_TARGET_CLONES bool pointwise_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
+TV_TARGET_CLONES bool pointwise_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
+                                        const simd::Epilogue& e) {
   if (!fits(g)) return false;
   float wt[kMaxWeights] __attribute__((aligned(32)));
   transpose(w, g.out_c, g.in_c, wt);  // in_c x out_c
-  matmul(in, g.in_h * g.in_w, g.in_c, wt, g.out_c, b, out);
+  matmul(in, g.in_h * g.in_w, g.in_c, wt, g.out_c, b, out, e);
   return true;
 }
 
-TV_TARGET_CLONES bool pointwise_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
+TV_TARGET_CLONES bool pointwise_backward_data(const Geom2D& g, const float* w, const float* dout, float* din,
+                                              const simd::Epilogue& e) {
   if (!fits(g) || !simd::all_finite(w, (size_t)g.out_c * g.in_c)) return false;
-  matmul(dout, g.in_h * g.in_w, g.out_c, w, g.in_c, nullptr, din);
+  matmul(dout, g.in_h * g.in_w, g.out_c, w, g.in_c, nullptr, din, e);
   return true;
 }
 
