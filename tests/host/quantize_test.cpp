@@ -75,6 +75,20 @@ std::unique_ptr<tv::ModelPlan> plan_of(const tv::ModelDesc& d) {
   return p;
 }
 
+// A preset's network for `classes` classes with He-init weights from `seed`.
+struct InitModel {
+  std::unique_ptr<tv::ModelPlan> plan;
+  std::vector<float> params;
+};
+InitModel he_model(const char* preset, int classes, uint64_t seed) {
+  tv::ModelDesc d;
+  EXPECT_TRUE(tv::preset_model(preset, classes, &d)) << preset;
+  InitModel m{plan_of(d), {}};
+  m.params.resize(m.plan->param_count);
+  tv::he_init(*m.plan, m.params.data(), seed);
+  return m;
+}
+
 // A model input of h x w x c at pixel / 255.
 tv::ModelDesc input_model(int h, int w, int c, int classes) {
   tv::ModelDesc d;
@@ -349,11 +363,9 @@ TEST(Quantize, CalibratedCheckReportsLayersWithoutTheGuarantee) {
 }
 
 TEST(Quantize, DeterministicAndPercentileNeverWidensRanges) {
-  tv::ModelDesc d;
-  ASSERT_TRUE(tv::preset_model("tinyvision", 2, &d));
-  auto plan = plan_of(d);
-  std::vector<float> params(plan->param_count);
-  tv::he_init(*plan, params.data(), 2);
+  InitModel m = he_model("tinyvision", 2, 2);
+  const auto& plan = m.plan;
+  const std::vector<float>& params = m.params;
   tvh::Dataset ds = random_dataset(64, 64, 3, 4, 2, 3);
   EXPECT_EQ(quantize(*plan, params, ds).blob, quantize(*plan, params, ds).blob);
   tvh::QuantOptions p, minmax;
@@ -419,11 +431,9 @@ TEST(Quantize, MseExponentIsTheRealSmallestError) {
 }
 
 TEST(Quantize, MseObserverNeverWidensAndKeepsTheScores) {
-  tv::ModelDesc d;
-  ASSERT_TRUE(tv::preset_model("tinyvision", 3, &d));
-  auto plan = plan_of(d);
-  std::vector<float> params(plan->param_count);
-  tv::he_init(*plan, params.data(), 6);
+  InitModel m = he_model("tinyvision", 3, 6);
+  const auto& plan = m.plan;
+  const std::vector<float>& params = m.params;
   tvh::Dataset ds = random_dataset(64, 64, 3, 4, 3, 21);
   tvh::QuantOptions minmax;
   minmax.observer = tvh::Observer::MinMax;

@@ -32,42 +32,37 @@ Vec relu_output(std::mt19937& rng, size_t n) {
   return y;
 }
 
-void compare_conv(const tv::Geom2D& g, std::mt19937& rng) {
-  const std::string where = describe(g);
+// Layer forward (in, w, b -> out) and backward_data (w, dout -> din) of the reference, and the fused
+// fast kernels, compared on random data with n_w weights and n_b biases.
+template <class RefForward, class FusedForward, class RefData, class FusedData>
+void compare_layer(const tv::Geom2D& g, size_t n_w, size_t n_b, std::mt19937& rng, const char* name,
+                   RefForward ref_forward, FusedForward fused_forward, RefData ref_data, FusedData fused_data) {
+  const std::string where = std::string(name) + " " + describe(g);
   const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
-  const size_t n_w = (size_t)g.out_c * g.k_h * g.k_w * g.in_c;
-  const Vec in = random_vec(rng, n_in), w = random_vec(rng, n_w), b = random_vec(rng, g.out_c);
+  const Vec in = random_vec(rng, n_in), w = random_vec(rng, n_w), b = random_vec(rng, n_b);
   Vec ref(n_out, 777.0f), fused(n_out, -777.0f);
-  tv::ref::conv2d_forward(g, in.data(), w.data(), b.data(), ref.data());
+  ref_forward(g, in.data(), w.data(), b.data(), ref.data());
   tv::ref::relu_forward(ref.data(), n_out);
-  tv::fast::conv2d_forward_relu(g, in.data(), w.data(), b.data(), fused.data());
-  expect_same_bits("conv2d_forward_relu", ref, fused, where);
+  fused_forward(g, in.data(), w.data(), b.data(), fused.data());
+  expect_same_bits("forward + relu", ref, fused, where);
 
   const Vec dout = random_vec(rng, n_out, 0.3f), y = relu_output(rng, n_in);
   Vec dref(n_in, 777.0f), dfused(n_in, -777.0f);
-  tv::ref::conv2d_backward_data(g, w.data(), dout.data(), dref.data());
+  ref_data(g, w.data(), dout.data(), dref.data());
   tv::ref::relu_backward(y.data(), dref.data(), n_in);
-  tv::fast::conv2d_backward_data_relu(g, w.data(), dout.data(), dfused.data(), y.data());
-  expect_same_bits("conv2d_backward_data_relu", dref, dfused, where);
+  fused_data(g, w.data(), dout.data(), dfused.data(), y.data());
+  expect_same_bits("backward_data + relu_backward", dref, dfused, where);
+}
+
+void compare_conv(const tv::Geom2D& g, std::mt19937& rng) {
+  compare_layer(g, (size_t)g.out_c * g.k_h * g.k_w * g.in_c, (size_t)g.out_c, rng, "conv2d", tv::ref::conv2d_forward,
+                tv::fast::conv2d_forward_relu, tv::ref::conv2d_backward_data, tv::fast::conv2d_backward_data_relu);
 }
 
 void compare_depthwise(const tv::Geom2D& g, std::mt19937& rng) {
-  const std::string where = describe(g);
-  const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
-  const size_t n_w = (size_t)g.k_h * g.k_w * g.in_c;
-  const Vec in = random_vec(rng, n_in), w = random_vec(rng, n_w), b = random_vec(rng, g.in_c);
-  Vec ref(n_out, 777.0f), fused(n_out, -777.0f);
-  tv::ref::depthwise_conv2d_forward(g, in.data(), w.data(), b.data(), ref.data());
-  tv::ref::relu_forward(ref.data(), n_out);
-  tv::fast::depthwise_conv2d_forward_relu(g, in.data(), w.data(), b.data(), fused.data());
-  expect_same_bits("depthwise_conv2d_forward_relu", ref, fused, where);
-
-  const Vec dout = random_vec(rng, n_out, 0.3f), y = relu_output(rng, n_in);
-  Vec dref(n_in, 777.0f), dfused(n_in, -777.0f);
-  tv::ref::depthwise_conv2d_backward_data(g, w.data(), dout.data(), dref.data());
-  tv::ref::relu_backward(y.data(), dref.data(), n_in);
-  tv::fast::depthwise_conv2d_backward_data_relu(g, w.data(), dout.data(), dfused.data(), y.data());
-  expect_same_bits("depthwise_conv2d_backward_data_relu", dref, dfused, where);
+  compare_layer(g, (size_t)g.k_h * g.k_w * g.in_c, (size_t)g.in_c, rng, "depthwise", tv::ref::depthwise_conv2d_forward,
+                tv::fast::depthwise_conv2d_forward_relu, tv::ref::depthwise_conv2d_backward_data,
+                tv::fast::depthwise_conv2d_backward_data_relu);
 }
 
 void compare_maxpool(const tv::Geom2D& g, std::mt19937& rng) {
