@@ -84,6 +84,20 @@ TV_INLINE void params_3x3(const Geom2D& g, const float* in, const float* dout, f
     for (int ox = 0; ox < g.out_w; ++ox) {
       const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, 3, g.in_w);
       const int ix0 = ox * g.stride_w - g.pad_left;
+      if (ry.begin == 0 && ry.end == 3 && rx.begin == 0 && rx.end == 3) {
+        // This pixel and the next ones whose whole window lies inside: no per-tap checks.
+        const size_t step = (size_t)g.stride_w * c_n, row = (size_t)g.in_w * c_n;
+        const float* x = in + ((size_t)iy0 * g.in_w + ix0) * c_n + c0;
+        const float* dp = dout + ((size_t)oy * g.out_w + ox) * c_n + c0;
+        for (; ox < g.out_w && ox * g.stride_w - g.pad_left + 3 <= g.in_w; ++ox, x += step, dp += c_n) {
+          const f8 d = load8(dp);
+          bias += d;
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) acc[ky * 3 + kx] += d * load8(x + ky * row + (size_t)kx * c_n);
+        }
+        --ox;
+        continue;
+      }
       const f8 d = load8(dout + ((size_t)oy * g.out_w + ox) * c_n + c0);
       bias += d;
       // Offset of tap (0, 0), which may lie in the padding (then only valid taps are read).
@@ -172,8 +186,11 @@ template <int K>
 TV_INLINE void forward_runs(const Geom2D& g, const float* in, const float* w, const float* b, float* out, int oy,
                             TapRange ry, int lo, int hi, int c0) {
   int ox = lo;
-  if (K == 3 && g.stride_w == 1)
+  if (K == 3 && g.stride_w == 1) {
+    if (simd::wide_registers())
+      for (; ox + 12 <= hi; ox += 12) forward_run_3wide<12>(g, in, w, b, out, oy, ry, ox, c0);
     for (; ox + 6 <= hi; ox += 6) forward_run_3wide<6>(g, in, w, b, out, oy, ry, ox, c0);
+  }
   for (; ox + 8 <= hi; ox += 8) forward_run<8, K>(g, in, w, b, out, oy, ry, ox, c0);
   for (; ox + 4 <= hi; ox += 4) forward_run<4, K>(g, in, w, b, out, oy, ry, ox, c0);
   for (; ox < hi; ++ox) forward_run<1, K>(g, in, w, b, out, oy, ry, ox, c0);
@@ -204,8 +221,11 @@ template <int K>
 TV_INLINE void data_runs(const Geom2D& g, const float* w, const float* dout, float* din, int iy, int ky_lo, int ky_hi,
                          int lo, int hi, int c0) {
   int ix = lo;
-  if (K == 3)
+  if (K == 3) {
+    if (simd::wide_registers())
+      for (; ix + 12 <= hi; ix += 12) data_run_3wide<12>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
     for (; ix + 6 <= hi; ix += 6) data_run_3wide<6>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
+  }
   for (; ix + 8 <= hi; ix += 8) data_run<8, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
   for (; ix + 4 <= hi; ix += 4) data_run<4, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
   for (; ix < hi; ++ix) data_run<1, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);

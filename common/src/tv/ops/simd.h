@@ -157,6 +157,19 @@ TV_SIMD_INLINE bool all_finite(const float* v, size_t n) {
   return tail == 0.0f;
 }
 
+// True when the running CPU has 32 vector registers (AVX-512VL): the loader then runs the x86-64-v4
+// clones of TV_TARGET_CLONES functions, where blocks of up to about 28 vectors stay in registers; in
+// the other clones (and off x86-64) a kernel keeps the blocks that fit 16. Only the block size changes,
+// never the order of any sum.
+TV_SIMD_INLINE bool wide_registers() {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TV_NO_TARGET_CLONES)
+  static const bool wide = __builtin_cpu_supports("avx512vl");
+  return wide;
+#else
+  return false;
+#endif
+}
+
 // What a kernel fused with the ReLU next to it does to each value it writes, with the expressions of
 // relu_forward and relu_backward (so the bits are those of running the layers one by one):
 // relu: v > 0 ? v : 0 (the ReLU after the layer, forward); mask: mask[i] > 0 ? v : 0 (the ReLU
