@@ -84,13 +84,16 @@ bool forward_with_relu(const ModelPlan& plan, int i, const float* params, const 
 #if defined(TV_FAST_KERNELS) && TV_FAST_KERNELS
   const LayerPlan& lp = plan.layers[i];
   const float* w = params + lp.param_offset;
-  switch (plan.desc.layers[i].type) {
-    case LayerType::Conv2D: fast::conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out); return true;
-    case LayerType::DepthwiseConv2D:
-      fast::depthwise_conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out);
-      return true;
-    default: return false;
+  const LayerType t = plan.desc.layers[i].type;  // only these fuse: not a dispatch over every type
+  if (t == LayerType::Conv2D) {
+    fast::conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out);
+    return true;
   }
+  if (t == LayerType::DepthwiseConv2D) {
+    fast::depthwise_conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out);
+    return true;
+  }
+  return false;
 #else
   (void)params, (void)in, (void)out;
   return false;
@@ -103,12 +106,16 @@ bool backward_data_with_relu(const ModelPlan& plan, int i, const float* w, const
   if (!kFuseRelu || !is_relu(plan, i - 1)) return false;
 #if defined(TV_FAST_KERNELS) && TV_FAST_KERNELS
   const LayerPlan& lp = plan.layers[i];
-  switch (plan.desc.layers[i].type) {
-    case LayerType::Conv2D: fast::conv2d_backward_data_relu(lp.geom, w, dy, dx, x); return true;
-    case LayerType::DepthwiseConv2D: fast::depthwise_conv2d_backward_data_relu(lp.geom, w, dy, dx, x); return true;
-    case LayerType::MaxPool2D: fast::maxpool2d_backward_relu(lp.geom, x, dy, dx); return true;
-    default: return false;
-  }
+  const LayerType t = plan.desc.layers[i].type;  // only these fuse: not a dispatch over every type
+  if (t == LayerType::Conv2D)
+    fast::conv2d_backward_data_relu(lp.geom, w, dy, dx, x);
+  else if (t == LayerType::DepthwiseConv2D)
+    fast::depthwise_conv2d_backward_data_relu(lp.geom, w, dy, dx, x);
+  else if (t == LayerType::MaxPool2D)
+    fast::maxpool2d_backward_relu(lp.geom, x, dy, dx);
+  else
+    return false;
+  return true;
 #else
   (void)w, (void)x, (void)dy, (void)dx;
   return false;
