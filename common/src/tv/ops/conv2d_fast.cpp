@@ -14,6 +14,10 @@
 // is never -0) as long as w is finite, which is also what makes the reference's skip of zero dout
 // invisible.
 //
+// conv2d_forward_relu / conv2d_backward_data_relu (a ReLU fused in, kernel_variants.h): each output
+// row gets the ReLU's expression as soon as it is complete, while it is in L1; the 1x1 path applies it
+// to each stored vector.
+//
 // Weight gradients: conv2d_params_fast.cpp. 1x1 layers first try the matrix-product paths of
 // pointwise_fast.cpp.
 //

@@ -18,6 +18,9 @@
 // the reference.
 //
 // Channels left over after the vectors (c % 8) run scalar code with the same order.
+//
+// The _relu variants (kernel_variants.h) apply the ReLU's expression to each output row once it is
+// complete (forward), or the mask of the ReLU before the layer to each input-gradient row.
 #include "tv/ops/kernel_variants.h"
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"

@@ -3,7 +3,8 @@
 // is unrolled, and the backward writes every input gradient once instead of zeroing the buffer and
 // searching each window again per channel. Same comparisons in the same order (only a strictly
 // greater value replaces the running maximum, so the first maximum in row-major order wins), same
-// bits as maxpool2d.cpp, which handles every other geometry.
+// bits as maxpool2d.cpp, which handles every other geometry. maxpool2d_backward_relu also applies the
+// backward of the ReLU before the pool to the one gradient each window passes on.
 #include "tv/ops/kernel_variants.h"
 #include "tv/ops/simd.h"
 
