@@ -77,6 +77,10 @@ CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const
 // smallest estimated squared error (clipping beyond 127 * 2^e, rounding below it); ties keep the larger.
 int mse_exponent(const std::vector<uint64_t>& hist, double max_abs);
 
+// ESP-DL fuses ReLU and Clip into the layer before them: that layer's output exponent is calibrated on
+// the last fused activation's output. The index of that tensor in CalibrationStats (layer + 1).
+int calibrated_tensor(const tv::ModelPlan& plan, int layer);
+
 // The exponent e = ceil(log2(2 * m / 255)) for a largest magnitude m > 0 (exact, via frexp).
 int exponent_for_range(double m);
 

@@ -154,8 +154,8 @@ int tvquant_main(int argc, char** argv) {
                 : observer == "percentile" ? tvh::Observer::Percentile
                                            : tvh::Observer::Mse;
   qo.percentile = percentile;
-  const std::string calibration =
-      qo.observer == tvh::Observer::Percentile ? "percentile " + fmt("%g", percentile) : observer;
+  const std::string calibration = qo.observer == tvh::Observer::Percentile ? "percentile " + fmt("%g", percentile)
+                                                                           : tvh::observer_name(qo.observer);
   qo.acc_check = acc_check == "calibrated" ? tvh::AccCheck::Calibrated : tvh::AccCheck::WorstCase;
   log("calibrating on " + std::to_string(calib_idx.size()) + " images of " + calib + " (" + calib_images + ", " +
       calibration + ")");
@@ -243,7 +243,7 @@ int tvquant_main(int argc, char** argv) {
               {"classes", m.labels},
               {"calib", calib},
               {"calib_images", calib_idx.size()},
-              {"calibration", observer},
+              {"calibration", tvh::observer_name(qo.observer)},
               {"percentile", qo.observer == tvh::Observer::Percentile ? json(percentile) : json(nullptr)},
               {"per_channel", per_channel},
               {"acc_check", acc_check},

@@ -1,0 +1,155 @@
+// Calibration: the float model over the calibration images, and the activation observers (min/max,
+// percentile, mse) that turn what it saw into the ranges the exponents come from (host/quantize.h).
+#include <algorithm>
+#include <cmath>
+
+#include "host/error.h"
+#include "host/quantize.h"
+#include "host/text.h"
+#include "tv/layer_table.h"
+#include "tv/net.h"
+
+namespace tvh {
+
+namespace {
+
+constexpr int kHistogramBins = 4096;
+
+}  // namespace
+
+int calibrated_tensor(const tv::ModelPlan& plan, int layer) {
+  int k = layer;
+  while (k + 1 < plan.num_layers && tv::layer_info(plan.desc.layers[k + 1].type).int8_fused) ++k;
+  return k + 1;
+}
+
+const char* observer_name(Observer o) {
+  switch (o) {
+    case Observer::Mse: return "mse";
+    case Observer::MinMax: return "minmax";
+    case Observer::Percentile: return "percentile";
+  }
+  return "?";
+}
+
+int exponent_for_range(double m) {
+  if (!(m > 0)) return 0;
+  int k;
+  double frac = std::frexp(2.0 * m / 255.0, &k);  // s = frac * 2^k, frac in [0.5, 1)
+  return frac == 0.5 ? k - 1 : k;                 // ceil(log2(s))
+}
+
+namespace {
+
+// The squared error of quantizing the values counted in h (equal bins over [0, m]) at exponent e:
+// values beyond 127 * 2^e clip, values below half a step round to 0, the rest round with an error of
+// step^2 / 12 on average.
+double quantization_error(const std::vector<uint64_t>& h, double m, int e) {
+  const double step = std::ldexp(1.0, e), top = 127.0 * step, width = m / (double)h.size();
+  double err = 0;
+  for (size_t b = 0; b < h.size(); ++b) {
+    if (!h[b]) continue;
+    const double v = ((double)b + 0.5) * width;
+    const double d2 = v > top ? (v - top) * (v - top) : v < step / 2 ? v * v : step * step / 12;
+    err += (double)h[b] * d2;
+  }
+  return err;
+}
+
+}  // namespace
+
+int mse_exponent(const std::vector<uint64_t>& hist, double max_abs) {
+  const int e_max = exponent_for_range(max_abs);
+  if (hist.empty() || !(max_abs > 0)) return e_max;
+  int best = e_max;
+  double best_err = quantization_error(hist, max_abs, e_max);
+  for (int e = e_max - 1; e >= e_max - 4; --e) {
+    const double err = quantization_error(hist, max_abs, e);
+    if (err < best_err) best_err = err, best = e;
+  }
+  return best;
+}
+
+CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
+                           const std::vector<int>& idx, const QuantOptions& options) {
+  if (idx.empty()) throw Error(ds.source + ": no calibration images (the split left none).");
+  if (ds.height != plan.input.h || ds.width != plan.input.w || ds.channels != plan.input.c)
+    throw Error(ds.source + ": decoded at a size other than the model's input.");
+  if (!(options.percentile > 0 && options.percentile <= 100))
+    throw Error("the percentile must be in (0, 100], not " + fmt("%g", options.percentile) + ".");
+  const int L = plan.num_layers;
+  CalibrationStats s;
+  s.images = (int)idx.size();
+  s.max_abs.assign((size_t)L + 1, 0.0);
+  std::vector<float> a(plan.max_activation), b(plan.max_activation);
+  const float scale = plan.desc.input.scale, offset = plan.desc.input.offset;
+  auto run = [&](int image, auto&& visit) {
+    const uint8_t* px = ds.image((size_t)image);
+    const size_t n = plan.input.size();
+    for (size_t k = 0; k < n; ++k) a[k] = (float)px[k] * scale + offset;
+    float* cur = a.data();
+    float* nxt = b.data();
+    visit(0, cur, n);
+    for (int i = 0; i < L; ++i) {
+      if (tv::layer_in_place(plan.desc.layers[i].type)) {
+        tv::forward_layer(plan, i, params, cur, cur);
+      } else {
+        tv::forward_layer(plan, i, params, cur, nxt);
+        std::swap(cur, nxt);
+      }
+      visit(i + 1, cur, plan.layers[i].out.size());
+    }
+  };
+  for (int image : idx)
+    run(image, [&](int t, const float* x, size_t n) {
+      double m = s.max_abs[(size_t)t];
+      for (size_t k = 0; k < n; ++k) m = std::max(m, (double)std::fabs(x[k]));
+      s.max_abs[(size_t)t] = m;
+    });
+  s.range = s.max_abs;
+  if (options.observer == Observer::MinMax) return s;
+  const bool mse = options.observer == Observer::Mse;
+  std::vector<std::vector<uint64_t>> hist((size_t)L + 1, std::vector<uint64_t>(kHistogramBins, 0));
+  for (int image : idx)
+    run(image, [&](int t, const float* x, size_t n) {
+      const double m = s.max_abs[(size_t)t];
+      if (!(m > 0)) return;
+      auto& h = hist[(size_t)t];
+      for (size_t k = 0; k < n; ++k) {
+        if (mse && x[k] == 0.f) continue;  // exact at every exponent
+        int bin = (int)(std::fabs(x[k]) / m * kHistogramBins);
+        h[(size_t)std::min(bin, kHistogramBins - 1)]++;
+      }
+    });
+  // The scores (the last conv / dense layer's output, after its fused activation) and what follows keep
+  // max|x|: clipping them can turn the top class into a tie.
+  int scores = L + 1;
+  for (int i = L - 1; i >= 0; --i)
+    if (tv::layer_info(plan.desc.layers[i].type).int8 == tv::Int8Exponent::WithWeights) {
+      scores = calibrated_tensor(plan, i);
+      break;
+    }
+  for (int t = 1; t <= L; ++t) {
+    const auto& h = hist[(size_t)t];
+    const double m = s.max_abs[(size_t)t];
+    if (mse) {
+      if (t < scores && m > 0) s.range[(size_t)t] = 127.5 * std::ldexp(1.0, mse_exponent(h, m));
+      continue;
+    }
+    uint64_t total = 0;
+    for (uint64_t c : h) total += c;
+    if (!total) continue;
+    const double want = options.percentile / 100.0 * (double)total;
+    uint64_t cum = 0;
+    for (int bin = 0; bin < kHistogramBins; ++bin) {
+      cum += h[(size_t)bin];
+      if ((double)cum >= want) {
+        s.range[(size_t)t] = m * (bin + 1) / kHistogramBins;
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace tvh
