@@ -17,6 +17,7 @@
 #if defined(__x86_64__) && defined(__linux__) && !defined(__AVX2__) && !defined(TV_NO_TARGET_CLONES) && \
     defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6
 #define TV_TARGET_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#define TV_HAVE_TARGET_CLONES 1
 #else
 #define TV_TARGET_CLONES
 #endif
@@ -162,11 +163,13 @@ TV_SIMD_INLINE bool all_finite(const float* v, size_t n) {
 // the other clones (and off x86-64) a kernel keeps the blocks that fit 16. Only the block size changes,
 // never the order of any sum.
 TV_SIMD_INLINE bool wide_registers() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TV_NO_TARGET_CLONES)
+#if defined(__AVX512VL__)
+  return true;  // the whole build targets AVX-512
+#elif defined(TV_HAVE_TARGET_CLONES)
   static const bool wide = __builtin_cpu_supports("avx512vl");
   return wide;
 #else
-  return false;
+  return false;  // a build for one narrower target (e.g. -mavx2), or no x86-64
 #endif
 }
 
