@@ -239,8 +239,12 @@ template <int SW>
 TV_INLINE void forward_blocks(int ob, const Geom2D& g, const float* const* rows, int pw, int nx, const float* wb,
                               const float* bias, float* out) {
   switch (ob) {
-    case 8: return forward_block<8, 1, SW>(g, rows, pw, nx, wb, bias, out);
-    case 4: return forward_block<4, 2, SW>(g, rows, pw, nx, wb, bias, out);
+    case 8:
+      if (simd::wide_registers()) return forward_block<8, 2, SW>(g, rows, pw, nx, wb, bias, out);
+      return forward_block<8, 1, SW>(g, rows, pw, nx, wb, bias, out);
+    case 4:
+      if (simd::wide_registers()) return forward_block<4, 4, SW>(g, rows, pw, nx, wb, bias, out);
+      return forward_block<4, 2, SW>(g, rows, pw, nx, wb, bias, out);
     case 3: return forward_block<3, 2, SW>(g, rows, pw, nx, wb, bias, out);
     case 2: return forward_block<2, 2, SW>(g, rows, pw, nx, wb, bias, out);
     default: return forward_block<1, 2, SW>(g, rows, pw, nx, wb, bias, out);
@@ -398,6 +402,7 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
   if (cols > pw - (lead > 0 ? lead : 0)) cols = pw - (lead > 0 ? lead : 0);
   int next_row = 0;  // next dout row to copy into the ring
   const float* drow[kMaxKernelRows];
+  const bool wide = simd::wide_registers();  // blocks of twice the pixels fit the registers
   for (int iy = 0; iy < g.in_h; ++iy) {
     // Kernel rows whose output row oy = iy + pad_top - ky exists, oy ascending = ky descending.
     int ky_hi = iy + g.pad_top, ky_lo = iy + g.pad_top - g.out_h + 1;
@@ -417,8 +422,18 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
       ib = block_size(g.in_c - i0);
       const float* wb = wd + (size_t)i0 * g.k_h * g.k_w * g.out_c;
       switch (ib) {
-        case 8: data_block<8, 1>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
-        case 4: data_block<4, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
+        case 8:
+          if (wide)
+            data_block<8, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
+          else
+            data_block<8, 1>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
+          break;
+        case 4:
+          if (wide)
+            data_block<4, 4>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
+          else
+            data_block<4, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
+          break;
         case 3: data_block<3, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
         case 2: data_block<2, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
         default: data_block<1, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
