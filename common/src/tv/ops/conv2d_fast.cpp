@@ -287,6 +287,16 @@ TV_INLINE void data_block(const Geom2D& g, const float* const* drow, int ky_hi, 
   }
 }
 
+// data_block with NV vectors of pixels per step, or twice as many when 32 vector registers hold them.
+template <int IB, int NV>
+TV_INLINE void data_blocks(bool wide, const Geom2D& g, const float* const* drow, int ky_hi, int ky_lo, int pw,
+                           const float* wd, float* din) {
+  if (wide)
+    data_block<IB, 2 * NV>(g, drow, ky_hi, ky_lo, pw, wd, din);
+  else
+    data_block<IB, NV>(g, drow, ky_hi, ky_lo, pw, wd, din);
+}
+
 // The whole output (after a reference kernel ran), or output row oy, gets e.
 TV_INLINE void epilogue_all(const simd::Epilogue& e, float* t, size_t n) {
   if (e.any()) simd::apply_epilogue(e, t, 0, n);
@@ -422,18 +432,8 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
       ib = block_size(g.in_c - i0);
       const float* wb = wd + (size_t)i0 * g.k_h * g.k_w * g.out_c;
       switch (ib) {
-        case 8:
-          if (wide)
-            data_block<8, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
-          else
-            data_block<8, 1>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
-          break;
-        case 4:
-          if (wide)
-            data_block<4, 4>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
-          else
-            data_block<4, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
-          break;
+        case 8: data_blocks<8, 1>(wide, g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
+        case 4: data_blocks<4, 2>(wide, g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
         case 3: data_block<3, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
         case 2: data_block<2, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
         default: data_block<1, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
