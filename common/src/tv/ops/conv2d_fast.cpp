@@ -297,22 +297,13 @@ TV_INLINE void data_blocks(bool wide, const Geom2D& g, const float* const* drow,
     data_block<IB, NV>(g, drow, ky_hi, ky_lo, pw, wd, din);
 }
 
-// The whole output (after a reference kernel ran), or output row oy, gets e.
-TV_INLINE void epilogue_all(const simd::Epilogue& e, float* t, size_t n) {
-  if (e.any()) simd::apply_epilogue(e, t, 0, n);
-}
-TV_INLINE void epilogue_row(const simd::Epilogue& e, float* t, int y, int w, int c) {
-  const size_t row = (size_t)w * c;
-  if (e.any()) simd::apply_epilogue(e, t + (size_t)y * row, (size_t)y * row, row);
-}
-
 TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
-                       const simd::Epilogue& e) {
+                       const Epilogue& e) {
   if (pointwise_forward(g, in, w, b, out, e)) return;
   const int sh = g.stride_h, sw = g.stride_w;
   if (sh < 1 || sw < 1 || sw > kMaxStride || g.k_h > kMaxKernelRows) {
     ref::conv2d_forward(g, in, w, b, out);
-    return epilogue_all(e, out, (size_t)g.out_h * g.out_w * g.out_c);
+    return apply_epilogue(e, out, 0, (size_t)g.out_h * g.out_w * g.out_c);
   }
   // Interior: output pixels whose whole window lies inside the input.
   const int oy_lo = (g.pad_top + sh - 1) / sh, ox_lo = (g.pad_left + sw - 1) / sw;
@@ -327,7 +318,7 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
   const size_t ring = (size_t)g.k_h * g.in_c * sw * pw, weights = (size_t)g.out_c * filter;
   if (ring + weights > (size_t)kScratchFloats) {
     ref::conv2d_forward(g, in, w, b, out);
-    return epilogue_all(e, out, (size_t)g.out_h * g.out_w * g.out_c);
+    return apply_epilogue(e, out, 0, (size_t)g.out_h * g.out_w * g.out_c);
   }
 
   float scratch[kScratchFloats] __attribute__((aligned(32)));
@@ -346,7 +337,7 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
       for (int ox = ox_hi; ox < g.out_w; ++ox) border_pixel(g, in, wt, b, out, oy, ox);
     } else {
       for (int ox = 0; ox < g.out_w; ++ox) border_pixel(g, in, wt, b, out, oy, ox);
-      epilogue_row(e, out, oy, g.out_w, g.out_c);  // complete: no interior pixel
+      apply_epilogue_row(e, out, oy, g.out_w, g.out_c);  // complete: no interior pixel
     }
   }
   if (!interior) return;
@@ -372,15 +363,15 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
       else
         forward_blocks<0>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
     }
-    epilogue_row(e, out, oy, g.out_w, g.out_c);
+    apply_epilogue_row(e, out, oy, g.out_w, g.out_c);
   }
 }
 
-TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout, float* din, const simd::Epilogue& e) {
+TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout, float* din, const Epilogue& e) {
   if (pointwise_backward_data(g, w, dout, din, e)) return;
   if (g.stride_h != 1 || g.stride_w != 1 || g.k_h > kMaxKernelRows) {
     ref::conv2d_backward_data(g, w, dout, din);
-    return epilogue_all(e, din, (size_t)g.in_h * g.in_w * g.in_c);
+    return apply_epilogue(e, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
   }
 
   const int filter = g.k_h * g.k_w * g.in_c;
@@ -388,7 +379,7 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
   const size_t ring = (size_t)g.k_h * g.out_c * pw, weights = (size_t)g.out_c * filter;
   if (ring + weights > (size_t)kScratchFloats) {
     ref::conv2d_backward_data(g, w, dout, din);
-    return epilogue_all(e, din, (size_t)g.in_h * g.in_w * g.in_c);
+    return apply_epilogue(e, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
   }
 
   float scratch[kScratchFloats] __attribute__((aligned(32)));
@@ -439,28 +430,28 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
         default: data_block<1, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
       }
     }
-    epilogue_row(e, din, iy, g.in_w, g.in_c);
+    apply_epilogue_row(e, din, iy, g.in_w, g.in_c);
   }
 }
 
 }  // namespace
 
 TV_TARGET_CLONES void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
-  forward(g, in, w, b, out, simd::kNoEpilogue);
+  forward(g, in, w, b, out, kNoEpilogue);
 }
 
 TV_TARGET_CLONES void conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b,
                                           float* out) {
-  forward(g, in, w, b, out, simd::Epilogue{true, nullptr});
+  forward(g, in, w, b, out, Epilogue{true, nullptr});
 }
 
 TV_TARGET_CLONES void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
-  backward_data(g, w, dout, din, simd::kNoEpilogue);
+  backward_data(g, w, dout, din, kNoEpilogue);
 }
 
 TV_TARGET_CLONES void conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din,
                                                 const float* y) {
-  backward_data(g, w, dout, din, simd::Epilogue{false, y});
+  backward_data(g, w, dout, din, Epilogue{false, y});
 }
 
 }  // namespace fast

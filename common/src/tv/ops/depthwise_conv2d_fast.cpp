@@ -246,7 +246,7 @@ TV_INLINE void inside_range(int in_size, int k, int stride, int pad, int out_siz
 
 // Each output row gets e once it is complete, while it is in the cache.
 TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
-                       const simd::Epilogue& e) {
+                       const Epilogue& e) {
   const int c_n = g.in_c, c8 = c_n / 8 * 8;
   int ox_lo, ox_hi;  // output columns whose kernel columns all lie inside the input
   inside_range(g.in_w, g.k_w, g.stride_w, g.pad_left, g.out_w, &ox_lo, &ox_hi);
@@ -278,17 +278,16 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
         o_px[c] = acc;
       }
     }
-    if (e.any())
-      simd::apply_epilogue(e, out + (size_t)oy * g.out_w * c_n, (size_t)oy * g.out_w * c_n, (size_t)g.out_w * c_n);
+    apply_epilogue_row(e, out, oy, g.out_w, c_n);
   }
 }
 
 // Each input row gets e once it is complete.
-TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout, float* din, const simd::Epilogue& e) {
+TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout, float* din, const Epilogue& e) {
   constexpr int kMaxK = 16;
   if (g.k_h > kMaxK || g.k_w > kMaxK) {
     ref::depthwise_conv2d_backward_data(g, w, dout, din);
-    if (e.any()) simd::apply_epilogue(e, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
+    apply_epilogue(e, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
     return;
   }
   const int c_n = g.in_c, c8 = c_n / 8 * 8;
@@ -329,8 +328,7 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
         dx[c] = acc;
       }
     }
-    if (e.any())
-      simd::apply_epilogue(e, din + (size_t)iy * g.in_w * c_n, (size_t)iy * g.in_w * c_n, (size_t)g.in_w * c_n);
+    apply_epilogue_row(e, din, iy, g.in_w, c_n);
   }
 }
 
@@ -338,21 +336,21 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
 
 TV_TARGET_CLONES void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b,
                                                float* out) {
-  forward(g, in, w, b, out, simd::kNoEpilogue);
+  forward(g, in, w, b, out, kNoEpilogue);
 }
 
 TV_TARGET_CLONES void depthwise_conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b,
                                                     float* out) {
-  forward(g, in, w, b, out, simd::Epilogue{true, nullptr});
+  forward(g, in, w, b, out, Epilogue{true, nullptr});
 }
 
 TV_TARGET_CLONES void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
-  backward_data(g, w, dout, din, simd::kNoEpilogue);
+  backward_data(g, w, dout, din, kNoEpilogue);
 }
 
 TV_TARGET_CLONES void depthwise_conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout,
                                                           float* din, const float* y) {
-  backward_data(g, w, dout, din, simd::Epilogue{false, y});
+  backward_data(g, w, dout, din, Epilogue{false, y});
 }
 
 TV_TARGET_CLONES void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw,

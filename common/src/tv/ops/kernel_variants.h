@@ -68,6 +68,28 @@ void depthwise_conv2d_backward_data_relu(const Geom2D& g, const float* w, const 
                                          const float* y);
 void maxpool2d_backward_relu(const Geom2D& g, const float* in, const float* dout, float* din);
 
+// What a kernel fused with a ReLU does to the values it writes: relu, the ReLU after the layer
+// (relu_forward's v > 0 ? v : 0); mask, the ReLU before it in the backward (relu_backward with y =
+// mask, indexed like the values written).
+struct Epilogue {
+  bool relu;
+  const float* mask;
+};
+constexpr Epilogue kNoEpilogue = {false, nullptr};
+
+// e on elements [at, at + n) of tensor t, by the ReLU kernels themselves (the same bits as the
+// separate layer); row y of a tensor of w pixels of c channels.
+inline void apply_epilogue(const Epilogue& e, float* t, size_t at, size_t n) {
+  if (e.relu)
+    relu_forward(t + at, n);
+  else if (e.mask)
+    relu_backward(e.mask + at, t + at, n);
+}
+inline void apply_epilogue_row(const Epilogue& e, float* t, int y, int w, int c) {
+  const size_t row = (size_t)w * c;
+  apply_epilogue(e, t, (size_t)y * row, row);
+}
+
 }  // namespace fast
 
 // True when the tv:: entry points of tv/ops.h run the fast variants.

@@ -118,7 +118,7 @@ template <bool RELU>
 TV_INLINE void backward(const Geom2D& g, const float* in, const float* dout, float* din) {
   if (!fast_geometry(g)) {
     ref::maxpool2d_backward(g, in, dout, din);
-    if (RELU) simd::apply_epilogue(simd::Epilogue{false, in}, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
+    if (RELU) relu_backward(in, din, (size_t)g.in_h * g.in_w * g.in_c);
     return;
   }
   // Inputs no window covers (the last rows / columns when the size is not a multiple) get zero.

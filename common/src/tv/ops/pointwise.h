@@ -3,15 +3,15 @@
 // the data has no such path; the caller then runs its general code. Same bits as tv::ref::conv2d_* (see the file).
 #pragma once
 #include "tv/ops.h"
-#include "tv/ops/simd.h"
+#include "tv/ops/kernel_variants.h"
 
 namespace tv {
 namespace fast {
 // e: applied to each output as it is stored (a fused ReLU, simd.h).
 bool pointwise_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
-                       const simd::Epilogue& e = simd::kNoEpilogue);
+                       const Epilogue& e = kNoEpilogue);
 bool pointwise_backward_data(const Geom2D& g, const float* w, const float* dout, float* din,
-                             const simd::Epilogue& e = simd::kNoEpilogue);
+                             const Epilogue& e = kNoEpilogue);
 bool pointwise_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
 }  // namespace fast
 }  // namespace tv

@@ -45,7 +45,7 @@ TV_INLINE void transpose(const float* src, int rows, int cols, float* dst) {
 // from (bias), or null for +0. e: applied to each sum as it is stored (e.mask indexed like c).
 template <int NP, int NV>
 TV_INLINE void rows_times(const float* a, int k_n, const float* b, int n, int j, const float* init, float* c,
-                          const simd::Epilogue& e) {
+                          const Epilogue& e) {
   f8 acc[NP][NV];
   for (int p = 0; p < NP; ++p)
     for (int v = 0; v < NV; ++v) acc[p][v] = init ? load8(init + j + 8 * v) : splat8(0.0f);
@@ -70,7 +70,7 @@ TV_INLINE void rows_times(const float* a, int k_n, const float* b, int n, int j,
 
 template <int NP>
 TV_INLINE void rows_times_all(const float* a, int k_n, const float* b, int n, const float* init, float* c,
-                              const simd::Epilogue& e) {
+                              const Epilogue& e) {
   int j = 0;  // at most 4 x 2 vector sums: with 16 vector registers, more would spill
   for (; j + 16 <= n; j += 16) rows_times<NP, 2>(a, k_n, b, n, j, init, c, e);
   for (; j < n; j += 8) rows_times<NP, 1>(a, k_n, b, n, j, init, c, e);
@@ -78,9 +78,9 @@ TV_INLINE void rows_times_all(const float* a, int k_n, const float* b, int n, co
 
 // C (P x N) = init + A (P x K) * B (K x N), every sum in k order, then e (e.mask indexed like c).
 TV_INLINE void matmul(const float* a, int p_n, int k_n, const float* b, int n, const float* init, float* c,
-                      const simd::Epilogue& e) {
+                      const Epilogue& e) {
   int p = 0;
-  auto rows = [&](int at) { return simd::Epilogue{e.relu, e.mask ? e.mask + (size_t)at * n : nullptr}; };
+  auto rows = [&](int at) { return Epilogue{e.relu, e.mask ? e.mask + (size_t)at * n : nullptr}; };
   if (n < 16)  // one vector of columns: eight rows at a time for eight independent sums
     for (; p + 8 <= p_n; p += 8) rows_times_all<8>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n, rows(p));
   for (; p + 4 <= p_n; p += 4) rows_times_all<4>(a + (size_t)p * k_n, k_n, b, n, init, c + (size_t)p * n, rows(p));
@@ -127,7 +127,7 @@ TV_INLINE void params_rows(const float* x, const float* d, int p_n, int in_c, in
 }  // namespace
 
 TV_TARGET_CLONES bool pointwise_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
-                                        const simd::Epilogue& e) {
+                                        const Epilogue& e) {
   if (!fits(g)) return false;
   float wt[kMaxWeights] __attribute__((aligned(32)));
   transpose(w, g.out_c, g.in_c, wt);  // in_c x out_c
@@ -136,7 +136,7 @@ TV_TARGET_CLONES bool pointwise_forward(const Geom2D& g, const float* in, const 
 }
 
 TV_TARGET_CLONES bool pointwise_backward_data(const Geom2D& g, const float* w, const float* dout, float* din,
-                                              const simd::Epilogue& e) {
+                                              const Epilogue& e) {
   if (!fits(g) || !simd::all_finite(w, (size_t)g.out_c * g.in_c)) return false;
   matmul(dout, g.in_h * g.in_w, g.out_c, w, g.in_c, nullptr, din, e);
   return true;

@@ -173,34 +173,6 @@ TV_SIMD_INLINE bool wide_registers() {
 #endif
 }
 
-// What a kernel fused with the ReLU next to it does to each value it writes, with the expressions of
-// relu_forward and relu_backward (so the bits are those of running the layers one by one):
-// relu: v > 0 ? v : 0 (the ReLU after the layer, forward); mask: mask[i] > 0 ? v : 0 (the ReLU
-// before the layer, backward: mask = that ReLU's output, indexed like the values written).
-struct Epilogue {
-  bool relu;
-  const float* mask;
-  bool any() const { return relu || mask; }
-};
-constexpr Epilogue kNoEpilogue = {false, nullptr};
-
-// Applies e to the n values at out, which are elements [at, at + n) of the tensor.
-TV_SIMD_INLINE void apply_epilogue(const Epilogue& e, float* out, size_t at, size_t n) {
-  const f8 zero = splat8(0.0f);
-  size_t i = 0;
-  if (e.relu) {
-    for (; i + 8 <= n; i += 8) {
-      const f8 v = load8(out + i);
-      store8(out + i, v > zero ? v : zero);
-    }
-    for (; i < n; ++i) out[i] = out[i] > 0.0f ? out[i] : 0.0f;
-  } else if (e.mask) {
-    const float* m = e.mask + at;
-    for (; i + 8 <= n; i += 8) store8(out + i, load8(m + i) > zero ? load8(out + i) : zero);
-    for (; i < n; ++i) out[i] = m[i] > 0.0f ? out[i] : 0.0f;
-  }
-}
-
 }  // namespace simd
 
 // The fast kernels (tv::fast) name the vector type and its loads and stores without the prefix.
