@@ -109,11 +109,20 @@ CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const
   s.range = s.max_abs;
   if (options.observer == Observer::MinMax) return s;
   const bool mse = options.observer == Observer::Mse;
+  // The scores (the last conv / dense layer's output, after its fused activation) and what follows keep
+  // max|x| under mse: clipping them can turn the top class into a tie.
+  int scores = L + 1;
+  for (int i = L - 1; i >= 0; --i)
+    if (tv::layer_info(plan.desc.layers[i].type).int8 == tv::Int8Exponent::WithWeights) {
+      scores = calibrated_tensor(plan, i);
+      break;
+    }
+  const int last = mse ? scores - 1 : L;  // the last tensor whose range a histogram sets
   std::vector<std::vector<uint64_t>> hist((size_t)L + 1, std::vector<uint64_t>(kHistogramBins, 0));
   for (int image : idx)
     run(image, [&](int t, const float* x, size_t n) {
       const double m = s.max_abs[(size_t)t];
-      if (!(m > 0)) return;
+      if (t == 0 || t > last || !(m > 0)) return;  // the input's exponent is fixed by the pixel rule
       auto& h = hist[(size_t)t];
       for (size_t k = 0; k < n; ++k) {
         if (mse && x[k] == 0.f) continue;  // exact at every exponent
@@ -121,19 +130,11 @@ CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const
         h[(size_t)std::min(bin, kHistogramBins - 1)]++;
       }
     });
-  // The scores (the last conv / dense layer's output, after its fused activation) and what follows keep
-  // max|x|: clipping them can turn the top class into a tie.
-  int scores = L + 1;
-  for (int i = L - 1; i >= 0; --i)
-    if (tv::layer_info(plan.desc.layers[i].type).int8 == tv::Int8Exponent::WithWeights) {
-      scores = calibrated_tensor(plan, i);
-      break;
-    }
-  for (int t = 1; t <= L; ++t) {
+  for (int t = 1; t <= last; ++t) {
     const auto& h = hist[(size_t)t];
     const double m = s.max_abs[(size_t)t];
     if (mse) {
-      if (t < scores && m > 0) s.range[(size_t)t] = 127.5 * std::ldexp(1.0, mse_exponent(h, m));
+      if (m > 0) s.range[(size_t)t] = 127.5 * std::ldexp(1.0, mse_exponent(h, m));
       continue;
     }
     uint64_t total = 0;
