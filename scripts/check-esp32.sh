@@ -118,12 +118,14 @@ fi
 # same compile without -DARDUINO (no pragma) does fuse in dense.cpp, so the check can see a contraction.
 FMA_FLAGS=(-std=gnu++17 -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -fno-exceptions -fno-rtti
            -Icommon/src -S -o -)
-fused() {  # fused FILE [flags]: how many fused multiply-adds the compiled FILE holds
-  local f=$1
+fused() {  # fused FILE [flags]: how many fused multiply-adds the compiled FILE holds (a failed compile fails)
+  local f=$1 asm
   shift
-  "$CXX" "${FMA_FLAGS[@]}" "$@" "$f" | grep -cE '\bvfn?m[as]\.f32' || true
+  asm=$("$CXX" "${FMA_FLAGS[@]}" "$@" "$f") || { echo "check-esp32: $f does not compile for the fp-contract check" >&2; exit 1; }
+  grep -cE '\bvfn?m[as]\.f32' <<<"$asm" || true
 }
-if [ "$(fused common/src/tv/ops/dense.cpp)" -eq 0 ]; then
+control=$(fused common/src/tv/ops/dense.cpp)  # under set -e, a failed compile ends the script here
+if [ "$control" -eq 0 ]; then
   : >"$LOG"
   fail "the fp-contract check's control: dense.cpp compiled without the pragma shows no fused multiply-add"
 fi
