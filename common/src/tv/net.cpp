@@ -65,61 +65,42 @@ bool fused_conv_pool_backward(const ModelPlan& plan, int pool_layer, const float
 #endif
 }
 
-// With the fast kernels, a ReLU next to a Conv2D, DepthwiseConv2D or (backward) MaxPool2D runs inside
-// that layer's kernel (kernel_variants.h: the same bits, one pass over memory fewer). The board's
-// build runs the layers one by one: these calls are not compiled in without TV_FAST_KERNELS.
-#if defined(TV_FAST_KERNELS) && TV_FAST_KERNELS
-constexpr bool kFuseRelu = true;
-#else
-constexpr bool kFuseRelu = false;
-#endif
-
+// A ReLU next to a Conv2D, DepthwiseConv2D or (backward) MaxPool2D runs with that layer (tv/ops.h's
+// *_relu entry points: the same bits; the fast kernels save the ReLU's own pass over memory).
 bool is_relu(const ModelPlan& plan, int i) {
   return i >= 0 && i < plan.num_layers && plan.desc.layers[i].type == LayerType::ReLU;
 }
 
-// Forward of layer i and the ReLU after it in one kernel; false (nothing done) when they do not fuse.
+// Forward of layer i and the ReLU after it; false (nothing done) when they do not go together.
 bool forward_with_relu(const ModelPlan& plan, int i, const float* params, const float* in, float* out) {
-  if (!kFuseRelu || !is_relu(plan, i + 1)) return false;
-#if defined(TV_FAST_KERNELS) && TV_FAST_KERNELS
+  if (!is_relu(plan, i + 1)) return false;
   const LayerPlan& lp = plan.layers[i];
   const float* w = params + lp.param_offset;
   const LayerType t = plan.desc.layers[i].type;  // only these fuse: not a dispatch over every type
-  if (t == LayerType::Conv2D) {
-    fast::conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out);
-    return true;
-  }
-  if (t == LayerType::DepthwiseConv2D) {
-    fast::depthwise_conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out);
-    return true;
-  }
-  return false;
-#else
-  (void)params, (void)in, (void)out;
-  return false;
-#endif
-}
-
-// backward_data of layer i (a Conv2D, DepthwiseConv2D or MaxPool2D) and of the ReLU before it, whose
-// output is x, in one kernel; false (nothing done) when they do not fuse.
-bool backward_data_with_relu(const ModelPlan& plan, int i, const float* w, const float* x, const float* dy, float* dx) {
-  if (!kFuseRelu || !is_relu(plan, i - 1)) return false;
-#if defined(TV_FAST_KERNELS) && TV_FAST_KERNELS
-  const LayerPlan& lp = plan.layers[i];
-  const LayerType t = plan.desc.layers[i].type;  // only these fuse: not a dispatch over every type
   if (t == LayerType::Conv2D)
-    fast::conv2d_backward_data_relu(lp.geom, w, dy, dx, x);
+    conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out);
   else if (t == LayerType::DepthwiseConv2D)
-    fast::depthwise_conv2d_backward_data_relu(lp.geom, w, dy, dx, x);
-  else if (t == LayerType::MaxPool2D)
-    fast::maxpool2d_backward_relu(lp.geom, x, dy, dx);
+    depthwise_conv2d_forward_relu(lp.geom, in, w, w + lp.weight_count, out);
   else
     return false;
   return true;
-#else
-  (void)w, (void)x, (void)dy, (void)dx;
-  return false;
-#endif
+}
+
+// backward_data of layer i (a Conv2D, DepthwiseConv2D or MaxPool2D) and of the ReLU before it, whose
+// output is x; false (nothing done) when they do not go together.
+bool backward_data_with_relu(const ModelPlan& plan, int i, const float* w, const float* x, const float* dy, float* dx) {
+  if (!is_relu(plan, i - 1)) return false;
+  const LayerPlan& lp = plan.layers[i];
+  const LayerType t = plan.desc.layers[i].type;  // only these fuse: not a dispatch over every type
+  if (t == LayerType::Conv2D)
+    conv2d_backward_data_relu(lp.geom, w, dy, dx, x);
+  else if (t == LayerType::DepthwiseConv2D)
+    depthwise_conv2d_backward_data_relu(lp.geom, w, dy, dx, x);
+  else if (t == LayerType::MaxPool2D)
+    maxpool2d_backward_relu(lp.geom, x, dy, dx);
+  else
+    return false;
+  return true;
 }
 
 }  // namespace
@@ -352,7 +333,6 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
   float* dy = scratch;
   bool dy_low = true;
   memcpy(dy, lane.dlogits, (size_t)nc * sizeof(float));
-  bool relu_done = false;  // the ReLU below the last layer was fused into its backward
   for (int i = plan.num_layers - 1; i >= plan.first_param_layer; --i) {
     const LayerDesc& d = plan.desc.layers[i];
     const LayerPlan& lp = plan.layers[i];
@@ -363,13 +343,10 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
     const float* w = params + lp.param_offset;
     const bool need_dx = i > plan.first_param_layer;
     float* dx = dy_low ? scratch + S - lp.in.size() : scratch;
-    const bool fused = relu_done;
-    relu_done = false;
+    bool relu_done = false;  // the ReLU below this layer went with its backward_data
     switch (d.type) {
       // In place: dy becomes the input's gradient where it is.
-      case LayerType::ReLU:
-        if (!fused) relu_backward(y, dy, n_out);
-        continue;
+      case LayerType::ReLU: relu_backward(y, dy, n_out); continue;
       case LayerType::LeakyReLU: leaky_relu_backward(y, dy, n_out, d.alpha); continue;
       case LayerType::Clip: continue;     // passes the gradient straight through
       case LayerType::Flatten: continue;  // only reinterprets the shape
@@ -401,6 +378,7 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
     if (!need_dx) break;
     dy = dx;
     dy_low = !dy_low;
+    if (relu_done) --i;  // and so did the ReLU below it
   }
   return loss;
 }

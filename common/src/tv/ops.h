@@ -71,6 +71,16 @@ void relu_forward(float* x, size_t n);
 void relu_backward(const float* y, float* dy, size_t n);                     // dy *= (y > 0)
 void leaky_relu_forward(float* x, size_t n, float alpha);                    // x = x > 0 ? x : alpha * x
 void leaky_relu_backward(const float* y, float* dy, size_t n, float alpha);  // dy *= y > 0 ? 1 : alpha
+// A layer and the ReLU beside it, the same bits as the two one by one (the fast kernels apply the
+// ReLU while the layer's output is still in the cache; the reference runs them one after the other).
+// Forward: the layer, then relu_forward(out). Backward: the layer's backward_data, then
+// relu_backward(y, din) for the ReLU before it (y: its output, the layer's input; `in` for max-pool).
+void conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
+void depthwise_conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
+void conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din, const float* y);
+void depthwise_conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din,
+                                         const float* y);
+void maxpool2d_backward_relu(const Geom2D& g, const float* in, const float* dout, float* din);
 // Clamp to [lo, hi]; its gradient passes straight through (as the reference firmware does), so it
 // has no backward.
 void clip_forward(float* x, size_t n, float lo, float hi);

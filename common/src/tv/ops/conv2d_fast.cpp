@@ -201,7 +201,7 @@ TV_INLINE void border_pixel(const Geom2D& g, const float* in, const float* wt, c
 
 // Output channels [o0, o0 + OB) of nx interior pixels of one row, NV vectors of 8 pixels per step.
 // rows[ky]: the planar input row kernel row ky reads (in_c * sw planes of pw floats, from the first
-// pixel's first tap, see to_planar_strided; pw >= nx rounded up to 16, plus (k_w - 1) / sw). wt: the
+// pixel's first tap, see to_planar_strided; pw >= nx rounded up to pixels_per_step, plus (k_w - 1) / sw). wt: the
 // block's weights as [ky][kx][ic][OB]. out: the first pixel's channel o0.
 template <int OB, int NV, int SW>
 TV_INLINE void forward_block(const Geom2D& g, const float* const* rows, int pw, int nx, const float* wt,
@@ -234,21 +234,28 @@ TV_INLINE void forward_block(const Geom2D& g, const float* const* rows, int pw, 
   }
 }
 
-// forward_block for a block of ob output channels; SW: the column stride (0: read it from g).
+// forward_block for a block of ob output channels; SW: the column stride (0: read it from g). wide: 32
+// vector registers, so the 8- and 4-channel blocks take twice the pixels per step (kPixelsPerStep).
 template <int SW>
-TV_INLINE void forward_blocks(int ob, const Geom2D& g, const float* const* rows, int pw, int nx, const float* wb,
-                              const float* bias, float* out) {
+TV_INLINE void forward_blocks(bool wide, int ob, const Geom2D& g, const float* const* rows, int pw, int nx,
+                              const float* wb, const float* bias, float* out) {
   switch (ob) {
     case 8:
-      if (simd::wide_registers()) return forward_block<8, 2, SW>(g, rows, pw, nx, wb, bias, out);
+      if (wide) return forward_block<8, 2, SW>(g, rows, pw, nx, wb, bias, out);
       return forward_block<8, 1, SW>(g, rows, pw, nx, wb, bias, out);
     case 4:
-      if (simd::wide_registers()) return forward_block<4, 4, SW>(g, rows, pw, nx, wb, bias, out);
+      if (wide) return forward_block<4, 4, SW>(g, rows, pw, nx, wb, bias, out);
       return forward_block<4, 2, SW>(g, rows, pw, nx, wb, bias, out);
     case 3: return forward_block<3, 2, SW>(g, rows, pw, nx, wb, bias, out);
     case 2: return forward_block<2, 2, SW>(g, rows, pw, nx, wb, bias, out);
     default: return forward_block<1, 2, SW>(g, rows, pw, nx, wb, bias, out);
   }
+}
+
+// The most pixels a block step reads (every vector of the step, past the row's end too): planar rows
+// are padded to a multiple of it.
+TV_INLINE int pixels_per_step(bool wide) {
+  return wide ? 32 : 16;
 }
 
 // ---- backward_data ----
@@ -287,14 +294,20 @@ TV_INLINE void data_block(const Geom2D& g, const float* const* drow, int ky_hi, 
   }
 }
 
-// data_block with NV vectors of pixels per step, or twice as many when 32 vector registers hold them.
-template <int IB, int NV>
-TV_INLINE void data_blocks(bool wide, const Geom2D& g, const float* const* drow, int ky_hi, int ky_lo, int pw,
+// data_block for a block of ib input channels; wide as in forward_blocks.
+TV_INLINE void data_blocks(bool wide, int ib, const Geom2D& g, const float* const* drow, int ky_hi, int ky_lo, int pw,
                            const float* wd, float* din) {
-  if (wide)
-    data_block<IB, 2 * NV>(g, drow, ky_hi, ky_lo, pw, wd, din);
-  else
-    data_block<IB, NV>(g, drow, ky_hi, ky_lo, pw, wd, din);
+  switch (ib) {
+    case 8:
+      if (wide) return data_block<8, 2>(g, drow, ky_hi, ky_lo, pw, wd, din);
+      return data_block<8, 1>(g, drow, ky_hi, ky_lo, pw, wd, din);
+    case 4:
+      if (wide) return data_block<4, 4>(g, drow, ky_hi, ky_lo, pw, wd, din);
+      return data_block<4, 2>(g, drow, ky_hi, ky_lo, pw, wd, din);
+    case 3: return data_block<3, 2>(g, drow, ky_hi, ky_lo, pw, wd, din);
+    case 2: return data_block<2, 2>(g, drow, ky_hi, ky_lo, pw, wd, din);
+    default: return data_block<1, 2>(g, drow, ky_hi, ky_lo, pw, wd, din);
+  }
 }
 
 TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
@@ -306,15 +319,15 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
     return apply_epilogue(e, out, 0, (size_t)g.out_h * g.out_w * g.out_c);
   }
   // Interior: output pixels whose whole window lies inside the input.
-  const int oy_lo = (g.pad_top + sh - 1) / sh, ox_lo = (g.pad_left + sw - 1) / sw;
-  const int y_room = g.in_h + g.pad_top - g.k_h, x_room = g.in_w + g.pad_left - g.k_w;
-  const int oy_hi_raw = y_room < 0 ? 0 : y_room / sh + 1, ox_hi_raw = x_room < 0 ? 0 : x_room / sw + 1;
-  const int oy_hi = oy_hi_raw < g.out_h ? oy_hi_raw : g.out_h;
-  const int ox_hi = ox_hi_raw < g.out_w ? ox_hi_raw : g.out_w;
+  int oy_lo, oy_hi, ox_lo, ox_hi;
+  inside_range(g.in_h, g.k_h, sh, g.pad_top, g.out_h, &oy_lo, &oy_hi);
+  inside_range(g.in_w, g.k_w, sw, g.pad_left, g.out_w, &ox_lo, &ox_hi);
   const bool interior = ox_hi > ox_lo && oy_hi > oy_lo;
   const int nx = interior ? ox_hi - ox_lo : 0;
   const int filter = g.k_h * g.k_w * g.in_c;
-  const int pw = (nx + 15) / 16 * 16 + (g.k_w - 1) / sw;  // room for two vectors per step
+  const bool wide = simd::wide_registers();
+  const int per_step = pixels_per_step(wide);
+  const int pw = (nx + per_step - 1) / per_step * per_step + (g.k_w - 1) / sw;  // room for a whole last step
   const size_t ring = (size_t)g.k_h * g.in_c * sw * pw, weights = (size_t)g.out_c * filter;
   if (ring + weights > (size_t)kScratchFloats) {
     ref::conv2d_forward(g, in, w, b, out);
@@ -357,11 +370,11 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
       ob = block_size(g.out_c - o0);
       const float* wb = wt + (size_t)o0 * filter;
       if (sw == 1)
-        forward_blocks<1>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+        forward_blocks<1>(wide, ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
       else if (sw == 2)
-        forward_blocks<2>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+        forward_blocks<2>(wide, ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
       else
-        forward_blocks<0>(ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+        forward_blocks<0>(wide, ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
     }
     apply_epilogue_row(e, out, oy, g.out_w, g.out_c);
   }
@@ -375,7 +388,9 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
   }
 
   const int filter = g.k_h * g.k_w * g.in_c;
-  const int pw = (g.in_w + 15) / 16 * 16 + g.k_w - 1;
+  const bool wide = simd::wide_registers();
+  const int per_step = pixels_per_step(wide);
+  const int pw = (g.in_w + per_step - 1) / per_step * per_step + g.k_w - 1;
   const size_t ring = (size_t)g.k_h * g.out_c * pw, weights = (size_t)g.out_c * filter;
   if (ring + weights > (size_t)kScratchFloats) {
     ref::conv2d_backward_data(g, w, dout, din);
@@ -403,7 +418,6 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
   if (cols > pw - (lead > 0 ? lead : 0)) cols = pw - (lead > 0 ? lead : 0);
   int next_row = 0;  // next dout row to copy into the ring
   const float* drow[kMaxKernelRows];
-  const bool wide = simd::wide_registers();  // blocks of twice the pixels fit the registers
   for (int iy = 0; iy < g.in_h; ++iy) {
     // Kernel rows whose output row oy = iy + pad_top - ky exists, oy ascending = ky descending.
     int ky_hi = iy + g.pad_top, ky_lo = iy + g.pad_top - g.out_h + 1;
@@ -422,13 +436,7 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
     for (int i0 = 0, ib; i0 < g.in_c; i0 += ib) {
       ib = block_size(g.in_c - i0);
       const float* wb = wd + (size_t)i0 * g.k_h * g.k_w * g.out_c;
-      switch (ib) {
-        case 8: data_blocks<8, 1>(wide, g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
-        case 4: data_blocks<4, 2>(wide, g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
-        case 3: data_block<3, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
-        case 2: data_block<2, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
-        default: data_block<1, 2>(g, drow, ky_hi, ky_lo, pw, wb, din_row + i0); break;
-      }
+      data_blocks(wide, ib, g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
     }
     apply_epilogue_row(e, din, iy, g.in_w, g.in_c);
   }

@@ -75,47 +75,49 @@ TV_INLINE void data_vectors(const Geom2D& g, const float* w, const float* dout, 
   for (int v = 0; v < V; ++v) store8(dx + c0 + 8 * v, acc[v]);
 }
 
-// backward_params of a 3x3 kernel for channels [c0, c0 + 8): every output pixel in row-major order.
+// backward_params of one output pixel of a 3x3 kernel whose window may leave the input: only the valid
+// taps (ry, rx) are added. base: the offset of tap (0, 0), which may lie in the padding.
+TV_INLINE void params_3x3_border(const Geom2D& g, const float* in, f8 d, ptrdiff_t base, TapRange ry, TapRange rx,
+                                 f8* acc) {
+  for (int ky = ry.begin; ky < ry.end; ++ky)
+    for (int kx = rx.begin; kx < rx.end; ++kx)
+      acc[ky * 3 + kx] += d * load8(in + (base + ((ptrdiff_t)ky * g.in_w + kx) * g.in_c));
+}
+
+// backward_params of a 3x3 kernel for channels [c0, c0 + 8): every output pixel in row-major order;
+// the pixels whose window lies wholly inside run without per-tap checks.
 TV_INLINE void params_3x3(const Geom2D& g, const float* in, const float* dout, float* dw, float* db, int c0) {
   const int c_n = g.in_c;
   f8 acc[9];
   for (int t = 0; t < 9; ++t) acc[t] = load8(dw + (size_t)t * c_n + c0);
   f8 bias = load8(db + c0);
+  int ox_lo, ox_hi;  // output columns whose kernel columns all lie inside the input
+  inside_range(g.in_w, 3, g.stride_w, g.pad_left, g.out_w, &ox_lo, &ox_hi);
+  const size_t step = (size_t)g.stride_w * c_n, row = (size_t)g.in_w * c_n;
   for (int oy = 0; oy < g.out_h; ++oy) {
     const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, 3, g.in_h);
     const int iy0 = oy * g.stride_h - g.pad_top;
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, 3, g.in_w);
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      if (ry.begin == 0 && ry.end == 3 && rx.begin == 0 && rx.end == 3) {
-        // This pixel and the next ones whose whole window lies inside: no per-tap checks.
-        const size_t step = (size_t)g.stride_w * c_n, row = (size_t)g.in_w * c_n;
-        const float* x = in + ((size_t)iy0 * g.in_w + ix0) * c_n + c0;
-        const float* dp = dout + ((size_t)oy * g.out_w + ox) * c_n + c0;
-        for (; ox < g.out_w && ox * g.stride_w - g.pad_left + 3 <= g.in_w; ++ox, x += step, dp += c_n) {
-          const f8 d = load8(dp);
-          bias += d;
-          for (int ky = 0; ky < 3; ++ky)
-            for (int kx = 0; kx < 3; ++kx) acc[ky * 3 + kx] += d * load8(x + ky * row + (size_t)kx * c_n);
-        }
-        --ox;
-        continue;
-      }
-      const f8 d = load8(dout + ((size_t)oy * g.out_w + ox) * c_n + c0);
+    const bool rows_inside = ry.begin == 0 && ry.end == 3;
+    const float* d_row = dout + (size_t)oy * g.out_w * c_n + c0;
+    auto border = [&](int ox) __attribute__((always_inline)) {
+      const f8 d = load8(d_row + (size_t)ox * c_n);
       bias += d;
-      // Offset of tap (0, 0), which may lie in the padding (then only valid taps are read).
-      const ptrdiff_t base = ((ptrdiff_t)iy0 * g.in_w + ix0) * (ptrdiff_t)c_n + c0;
-      if (ry.begin == 0 && ry.end == 3 && rx.begin == 0 && rx.end == 3) {
-        const float* x = in + base;
+      const int ix0 = ox * g.stride_w - g.pad_left;
+      params_3x3_border(g, in, d, ((ptrdiff_t)iy0 * g.in_w + ix0) * (ptrdiff_t)c_n + c0, ry,
+                        valid_taps(ox, g.stride_w, g.pad_left, 3, g.in_w), acc);
+    };
+    const int lo = rows_inside ? ox_lo : g.out_w, hi = rows_inside ? ox_hi : g.out_w;
+    for (int ox = 0; ox < lo; ++ox) border(ox);
+    if (hi > lo) {  // then rows_inside: iy0 >= 0
+      const float* x = in + ((size_t)iy0 * g.in_w + (size_t)(lo * g.stride_w - g.pad_left)) * c_n + c0;
+      for (int ox = lo; ox < hi; ++ox, x += step) {
+        const f8 d = load8(d_row + (size_t)ox * c_n);
+        bias += d;
         for (int ky = 0; ky < 3; ++ky)
-          for (int kx = 0; kx < 3; ++kx) acc[ky * 3 + kx] += d * load8(x + ((ptrdiff_t)ky * g.in_w + kx) * c_n);
-      } else {
-        for (int ky = 0; ky < 3; ++ky)
-          for (int kx = 0; kx < 3; ++kx)
-            if (ky >= ry.begin && ky < ry.end && kx >= rx.begin && kx < rx.end)
-              acc[ky * 3 + kx] += d * load8(in + (base + ((ptrdiff_t)ky * g.in_w + kx) * c_n));
+          for (int kx = 0; kx < 3; ++kx) acc[ky * 3 + kx] += d * load8(x + ky * row + (size_t)kx * c_n);
       }
     }
+    for (int ox = hi; ox < g.out_w; ++ox) border(ox);
   }
   for (int t = 0; t < 9; ++t) store8(dw + (size_t)t * c_n + c0, acc[t]);
   store8(db + c0, bias);
@@ -232,16 +234,6 @@ TV_INLINE void data_runs(const Geom2D& g, const float* w, const float* dout, flo
   for (; ix + 8 <= hi; ix += 8) data_run<8, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
   for (; ix + 4 <= hi; ix += 4) data_run<4, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
   for (; ix < hi; ++ix) data_run<1, K>(g, w, dout, din, iy, ky_lo, ky_hi, ix, c0);
-}
-
-// The columns [lo, hi) of an axis whose every tap lies inside (forward: output columns; the caller
-// clips hi to the output size).
-TV_INLINE void inside_range(int in_size, int k, int stride, int pad, int out_size, int* lo, int* hi) {
-  *lo = (pad + stride - 1) / stride;
-  const int room = in_size + pad - k;
-  *hi = room < 0 ? 0 : room / stride + 1;
-  if (*hi > out_size) *hi = out_size;
-  if (*hi < *lo) *hi = *lo;
 }
 
 // Each output row gets e once it is complete, while it is in the cache.

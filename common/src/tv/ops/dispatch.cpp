@@ -70,6 +70,22 @@ void relu_forward(float* x, size_t n) {
 void relu_backward(const float* y, float* dy, size_t n) {
   TV_KERNELS::relu_backward(y, dy, n);
 }
+void conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
+  TV_KERNELS::conv2d_forward_relu(g, in, w, b, out);
+}
+void depthwise_conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
+  TV_KERNELS::depthwise_conv2d_forward_relu(g, in, w, b, out);
+}
+void conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din, const float* y) {
+  TV_KERNELS::conv2d_backward_data_relu(g, w, dout, din, y);
+}
+void depthwise_conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din,
+                                         const float* y) {
+  TV_KERNELS::depthwise_conv2d_backward_data_relu(g, w, dout, din, y);
+}
+void maxpool2d_backward_relu(const Geom2D& g, const float* in, const float* dout, float* din) {
+  TV_KERNELS::maxpool2d_backward_relu(g, in, dout, din);
+}
 void leaky_relu_forward(float* x, size_t n, float alpha) {
   TV_KERNELS::leaky_relu_forward(x, n, alpha);
 }

@@ -31,7 +31,13 @@
   void relu_backward(const float* y, float* dy, size_t n);                                                          \
   void leaky_relu_forward(float* x, size_t n, float alpha);                                                         \
   void leaky_relu_backward(const float* y, float* dy, size_t n, float alpha);                                       \
-  void clip_forward(float* x, size_t n, float lo, float hi);
+  void clip_forward(float* x, size_t n, float lo, float hi);                                                        \
+  void conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out);           \
+  void depthwise_conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out); \
+  void conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din, const float* y);   \
+  void depthwise_conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din,          \
+                                           const float* y);                                                         \
+  void maxpool2d_backward_relu(const Geom2D& g, const float* in, const float* dout, float* din);
 
 namespace tv {
 
@@ -55,18 +61,6 @@ struct ActivationStep {
 };
 bool conv2d_pool_backward_params(const Geom2D& conv, const Geom2D& pool, const ActivationStep* acts, int n_acts,
                                  const float* in, const float* y, const float* dpool, float* dw, float* db);
-
-// A layer fused with a ReLU beside it, the same bits as running the two one by one, without the
-// ReLU's separate pass over memory (each output row, or block of pixels, gets the ReLU while it is
-// still in the cache). Forward: the layer, then relu_forward on out. Backward: the layer's
-// backward_data, then relu_backward(y, din) for the ReLU before it (y: that ReLU's output, which is
-// this layer's input; for max-pooling it is `in`).
-void conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
-void depthwise_conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
-void conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din, const float* y);
-void depthwise_conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din,
-                                         const float* y);
-void maxpool2d_backward_relu(const Geom2D& g, const float* in, const float* dout, float* din);
 
 // What a kernel fused with a ReLU does to the values it writes: relu, the ReLU after the layer
 // (relu_forward's v > 0 ? v : 0); mask, the ReLU before it in the backward (relu_backward with y =

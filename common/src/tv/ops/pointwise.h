@@ -7,7 +7,7 @@
 
 namespace tv {
 namespace fast {
-// e: applied to each output as it is stored (a fused ReLU, simd.h).
+// e: a fused ReLU (kernel_variants.h), applied to each output vector as it is stored.
 bool pointwise_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
                        const Epilogue& e = kNoEpilogue);
 bool pointwise_backward_data(const Geom2D& g, const float* w, const float* dout, float* din,

@@ -57,6 +57,8 @@ TV_INLINE void rows_times(const float* a, int k_n, const float* b, int n, int j,
       for (int v = 0; v < NV; ++v) acc[p][v] += av * bv[v];
     }
   }
+  // The fused ReLU on the vectors as they are stored: relu_forward's and relu_backward's expressions
+  // in registers (applying them to the stored block afterwards measured 2 % slower in training).
   const f8 zero = splat8(0.0f);
   for (int p = 0; p < NP; ++p)
     for (int v = 0; v < NV; ++v) {

@@ -22,6 +22,16 @@ inline TapRange valid_taps(int o, int stride, int pad, int k, int in_size) {
   return r;
 }
 
+// The output coordinates [lo, hi) of one axis whose every tap lies inside the input (hi >= lo; the
+// range is empty when no window fits).
+inline void inside_range(int in_size, int k, int stride, int pad, int out_size, int* lo, int* hi) {
+  *lo = (pad + stride - 1) / stride;
+  const int room = in_size + pad - k;
+  *hi = room < 0 ? 0 : room / stride + 1;
+  if (*hi > out_size) *hi = out_size;
+  if (*hi < *lo) *hi = *lo;
+}
+
 // Visits every output pixel of the window op g, row by row, as
 //   f(ry, rx, iy0, ix0, px)
 // with the taps of each axis that land inside the input (ry, rx), the input coordinates of tap
