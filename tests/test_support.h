@@ -2,10 +2,22 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace tvtest {
+
+// FNV-1a over the bits of 32-bit floats: the checksums the pinned same-bits tests compare.
+struct Fnv1a {
+  uint32_t h = 2166136261u;
+  void add(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    h = (h ^ u) * 16777619u;
+  }
+};
 // Absolute path of a file in the source tree.
 std::string source_path(const std::string& rel);
 // Absolute path of ../shared/<rel>; "" when ../shared is absent.

@@ -3,12 +3,9 @@
 // queued two billion touches; a number beyond a long overflowed sscanf).
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "test_support.h"
-
-namespace fs = std::filesystem;
 
 TEST(TvsimScript, ADirectiveBeyondItsLimitIsRefusedAndIgnored) {
   const std::string bin = tvtest::bin_path("tvsim");

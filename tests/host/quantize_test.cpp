@@ -75,18 +75,21 @@ std::unique_ptr<tv::ModelPlan> plan_of(const tv::ModelDesc& d) {
   return p;
 }
 
-// A preset's network for `classes` classes with He-init weights from `seed`.
+// A network with He-init weights from `seed`; by preset name for `classes` classes.
 struct InitModel {
   std::unique_ptr<tv::ModelPlan> plan;
   std::vector<float> params;
 };
-InitModel he_model(const char* preset, int classes, uint64_t seed) {
-  tv::ModelDesc d;
-  EXPECT_TRUE(tv::preset_model(preset, classes, &d)) << preset;
+InitModel he_model(const tv::ModelDesc& d, uint64_t seed) {
   InitModel m{plan_of(d), {}};
   m.params.resize(m.plan->param_count);
   tv::he_init(*m.plan, m.params.data(), seed);
   return m;
+}
+InitModel he_model(const char* preset, int classes, uint64_t seed) {
+  tv::ModelDesc d;
+  EXPECT_TRUE(tv::preset_model(preset, classes, &d)) << preset;
+  return he_model(d, seed);
 }
 
 // A model input of h x w x c at pixel / 255.
@@ -303,11 +306,7 @@ TEST(Quantize, PresetModelsRunBitExactAndKeepTheConvention) {
   for (const char* preset : {"webmcu", "tinyvision"}) {
     for (bool per_channel : {false, true}) {
       SCOPED_TRACE(std::string(preset) + (per_channel ? " per-channel" : " per-tensor"));
-      tv::ModelDesc d;
-      ASSERT_TRUE(tv::preset_model(preset, 3, &d));
-      auto plan = plan_of(d);
-      std::vector<float> params(plan->param_count);
-      tv::he_init(*plan, params.data(), 11);
+      auto [plan, params] = he_model(preset, 3, 11);
       tvh::Dataset ds = random_dataset(64, 64, 3, 6, 3, 5);
       tvh::QuantOptions o;
       o.per_channel = per_channel;
@@ -345,9 +344,7 @@ TEST(Quantize, CalibratedCheckReportsLayersWithoutTheGuarantee) {
   // The webmcu dense layer has 6,728 inputs: with He-init weights its worst case exceeds 20 bits.
   tv::ModelDesc d;
   tv::webmcu_model(3, &d);
-  auto plan = plan_of(d);
-  std::vector<float> params(plan->param_count);
-  tv::he_init(*plan, params.data(), 4);
+  auto [plan, params] = he_model(d, 4);
   tvh::Dataset ds = random_dataset(64, 64, 3, 4, 3, 8);
   tvh::QuantOptions o;
   o.acc_check = tvh::AccCheck::Calibrated;
@@ -363,9 +360,7 @@ TEST(Quantize, CalibratedCheckReportsLayersWithoutTheGuarantee) {
 }
 
 TEST(Quantize, DeterministicAndPercentileNeverWidensRanges) {
-  InitModel m = he_model("tinyvision", 2, 2);
-  const auto& plan = m.plan;
-  const std::vector<float>& params = m.params;
+  auto [plan, params] = he_model("tinyvision", 2, 2);
   tvh::Dataset ds = random_dataset(64, 64, 3, 4, 2, 3);
   EXPECT_EQ(quantize(*plan, params, ds).blob, quantize(*plan, params, ds).blob);
   tvh::QuantOptions p, minmax;
@@ -431,9 +426,7 @@ TEST(Quantize, MseExponentIsTheRealSmallestError) {
 }
 
 TEST(Quantize, MseObserverNeverWidensAndKeepsTheScores) {
-  InitModel m = he_model("tinyvision", 3, 6);
-  const auto& plan = m.plan;
-  const std::vector<float>& params = m.params;
+  auto [plan, params] = he_model("tinyvision", 3, 6);
   tvh::Dataset ds = random_dataset(64, 64, 3, 4, 3, 21);
   tvh::QuantOptions minmax;
   minmax.observer = tvh::Observer::MinMax;
@@ -465,9 +458,7 @@ TEST(Quantize, UnevenAdaptivePoolIsRefusedByName) {
   tv::add_layer(&d, tv::adaptive_avgpool_layer(3, 3));  // 8 -> 3: unequal bins
   tv::add_layer(&d, tv::flatten_layer());
   tv::add_layer(&d, tv::dense_layer());
-  auto plan = plan_of(d);
-  std::vector<float> params(plan->param_count);
-  tv::he_init(*plan, params.data(), 1);
+  auto [plan, params] = he_model(d, 1);
   tvh::Dataset ds = random_dataset(10, 10, 1, 3, 2, 1);
   try {
     quantize(*plan, params, ds);
@@ -502,9 +493,7 @@ TEST(Prune, RemovingDeadChannelsKeepsTheOutputs) {
   tv::add_layer(&d, tv::relu_layer());
   tv::add_layer(&d, tv::flatten_layer());
   tv::add_layer(&d, tv::dense_layer());
-  auto plan = plan_of(d);
-  std::vector<float> params(plan->param_count);
-  tv::he_init(*plan, params.data(), 21);
+  auto [plan, params] = he_model(d, 21);
   for (float& p : params) p += 0.01f;  // non-zero biases everywhere
   auto kill = [&](int layer, int ch) {
     const tv::LayerPlan& lp = plan->layers[layer];
@@ -567,9 +556,7 @@ TEST(Prune, FlattenFollowsHwcOrderAndGlobalPoolFollowsChannels) {
   tv::add_layer(&g, tv::relu_layer());
   tv::add_layer(&g, tv::global_avgpool_layer());
   tv::add_layer(&g, tv::dense_layer());
-  auto gp = plan_of(g);
-  std::vector<float> gparams(gp->param_count);
-  tv::he_init(*gp, gparams.data(), 6);
+  auto [gp, gparams] = he_model(g, 6);
   tvh::PruneResult gr = tvh::prune_model(*gp, gparams.data(), 0.4);
   auto gs = plan_of(gr.desc);
   EXPECT_EQ(gs->layers[3].in.size(), 3u);

@@ -162,23 +162,7 @@ inline std::vector<uint8_t> hand_blob(const tv::ModelDesc& d, int32_t first_bias
     tensors.push_back(tw);
     tensors.push_back(tb);
   }
-  const std::vector<std::string> labels = labels_for(d);
-  std::vector<const char*> lp;
-  for (const auto& l : labels) lp.push_back(l.c_str());
-  tv::BlobContents c;
-  c.model = &d;
-  c.labels = lp.data();
-  c.num_labels = int(lp.size());
-  c.provenance = "tool=test\n";
-  c.tensors = tensors.data();
-  c.num_tensors = int(tensors.size());
-  c.act_exps = act.data();
-  c.num_act_exps = L + 1;
-  c.flags = tv::kBlobFlagInt8;
-  std::vector<uint8_t> blob(tv::blob_encoded_size(c));
-  size_t written = 0;
-  EXPECT_TRUE(tv::blob_encode(c, blob.data(), blob.size(), &written).ok());
-  return blob;
+  return tvh::encode_blob(*plan, labels_for(d), "tool=test\n", tensors.data(), int(tensors.size()), act);
 }
 
 inline tvh::EspdlExport export_of(const std::vector<uint8_t>& blob, const tvh::EspdlExportOptions& o = {}) {

@@ -113,13 +113,12 @@ TEST(FusedRelu, DepthwiseGeometries) {
   std::mt19937 rng(403);
   const int channels[] = {1, 3, 8, 13, 16, 32, 40, 64};
   for (int t = 0; t < 200; ++t) {
-    tv::Geom2D g{};
     const int c = channels[t % 8];
-    const int k = t % 5 == 0 ? 5 : 3, stride = 1 + t % 2, in = 2 + (int)(rng() % 20);
-    const bool same = rng() % 2 || in < k;
-    kernel_compare::same_or_valid(in, k, stride, same, &g.out_h, &g.pad_top);
-    g = tv::Geom2D{in, in + 3, c, g.out_h, 0, c, k, k, stride, stride, g.pad_top, 0};
-    kernel_compare::same_or_valid(in + 3, k, stride, same, &g.out_w, &g.pad_left);
+    const int k = t % 5 == 0 ? 5 : 3, stride = 1 + t % 2, h = 2 + (int)(rng() % 20), w = h + 3;
+    const bool same = rng() % 2 || h < k;
+    tv::Geom2D g{h, w, c, 0, 0, c, k, k, stride, stride, 0, 0};
+    kernel_compare::same_or_valid(h, k, stride, same, &g.out_h, &g.pad_top);
+    kernel_compare::same_or_valid(w, k, stride, same, &g.out_w, &g.pad_left);
     compare_depthwise(g, rng);
   }
   compare_depthwise(square(32, 8, 8, 3, 1, 1, 32), rng);     // the default preset's first block

@@ -32,12 +32,8 @@ namespace tv {
 namespace fast {
 namespace {
 
-using simd::f8;
 using simd::load4;
-using simd::load8;
-using simd::splat8;
 using simd::store4;
-using simd::store8;
 
 constexpr int kScratchFloats = 8192;  // 32 KB of stack per call
 constexpr int kMaxKernelRows = 64;

@@ -33,13 +33,9 @@ namespace fast {
 namespace {
 
 using simd::f4;
-using simd::f8;
 using simd::load4;
-using simd::load8;
 using simd::splat4;
-using simd::splat8;
 using simd::store4;
-using simd::store8;
 
 constexpr int kMaxRowPixels = 512;  // pixels of one output row
 
