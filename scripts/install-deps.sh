@@ -3,7 +3,7 @@
 set -euo pipefail
 PKGS=(cmake make g++ pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libturbojpeg0-dev
       libjpeg62-turbo-dev libpng-dev libexif-dev libjpeg-turbo-progs libzip-dev zlib1g-dev libflatbuffers-dev
-      flatbuffers-compiler clang libclang-rt-dev python3
+      flatbuffers-compiler clang libclang-rt-dev python3 libserialport-dev
       g++-multilib gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib libnewlib-arm-none-eabi)
 # g++-multilib: the core and the firmware app are also built and tested as 32-bit programs (-m32), as on
 # the board; gcc-arm-none-eabi + newlib: the ESP32 sources are type-checked against the real headers.

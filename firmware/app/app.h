@@ -83,7 +83,7 @@ class App {
 
  private:
   enum class Mode : uint8_t { Menu, Capture, Infer };
-  enum class Input : uint8_t { None, Next, Select, Stop, Help };
+  enum class Input : uint8_t { None, Next, Select, Stop, Help, Link };
 
   // ---- output ----
   void say(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -133,6 +133,11 @@ class App {
   void choose_recipe(const char* provenance, size_t len);
   void print_model();
   bool save_model(Reason* why);
+
+  // ---- the USB link (link_app.cpp, protocol in link.cpp) ----
+  friend class AppLink;
+  // Serves a tvlink session (its first byte has been read), then shows the menu again.
+  void serve_link_session();
 
   // ---- training (train.cpp) ----
   void train();

@@ -1,0 +1,23 @@
+// tvsim --pty: the simulated board's serial port as a pseudo-terminal, as the board's USB serial
+// port appears on a PC. tvsim keeps the slave side open itself, so one PC program after another can
+// open it (nothing is lost or hung up between them); what the board writes while nobody reads is
+// dropped after a short wait, as a USB CDC port drops it with no host listening.
+#pragma once
+#include <stddef.h>
+
+#include <string>
+
+namespace tvsim {
+
+struct Pty {
+  int master = -1;
+  int slave = -1;  // held open by tvsim
+  std::string path;
+};
+
+// Opens a pseudo-terminal in raw mode; false with the reason.
+bool open_pty(Pty* pty, std::string* why);
+// Writes n bytes to fd, waiting at most timeout_ms for room; the rest is dropped.
+void write_within(int fd, const void* data, size_t n, int timeout_ms);
+
+}  // namespace tvsim
