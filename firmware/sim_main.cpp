@@ -55,6 +55,7 @@ const char* kUsage =
     "                       printed as the first line of stdout, and the board serves one PC program\n"
     "                       after another on it (tvlink, a terminal) until tvsim is stopped\n"
     "  --sd-free-bytes N    the free card space the board reports (default: the folder's file system)\n"
+    "  --link-rate N        with --pty: the serial link carries N bytes per second each way\n"
     "  --version            print the version and exit\n"
     "exit status: 0 at the end of the input, 1 the app halted (a failure, as for every tool), 2 bad\n"
     "arguments (usage), 86 the simulated power cut of --power-cut-at\n";
@@ -62,7 +63,7 @@ const char* kUsage =
 // Every option that takes a value (for suggesting the nearest to a mistyped one).
 const std::vector<std::string> kValueOptions = {
     "--sd",   "--camera", "--labels", "--preset",      "--epochs",           "--val-last",
-    "--seed", "--cores",  "--oled",   "--psram-bytes", "--sd-fail-write-at", "--power-cut-at", "--sd-free-bytes"};
+    "--seed", "--cores",  "--oled",   "--psram-bytes", "--sd-fail-write-at", "--power-cut-at", "--sd-free-bytes", "--link-rate"};
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::fprintf(stderr, "tvsim: %s\n\n%s", msg.c_str(), kUsage);
@@ -149,6 +150,8 @@ int main(int argc, char** argv) {
       opt.fail_write_at = number(a, v);
     else if (a == "--power-cut-at")
       opt.power_cut_at = number(a, v);
+    else if (a == "--link-rate")
+      opt.link_rate = number(a, v);
     else if (a == "--sd-free-bytes")
       opt.sd_free_bytes = number(a, v);
   }

@@ -55,6 +55,7 @@ SimHal::SimHal(const SimOptions& options) : opt_(options), start_(std::chrono::s
     std::string why;
     if (!open_pty(&pty_, &why)) throw tvh::Error("tvsim: " + why);
     in_fd_ = pty_.master;
+    pace_in_.rate = pace_out_.rate = opt_.link_rate;
   }
   ticker_ = std::thread([this] { tick_thread(); });
 }
@@ -138,6 +139,7 @@ void SimHal::tick_thread() {
 
 void SimHal::serial_write(const char* text, size_t n) {
   if (opt_.pty) {
+    pace_out_.take(n);
     write_within(pty_.master, text, n, 50);
     return;
   }
@@ -156,6 +158,7 @@ void SimHal::pump_stdin(int timeout_ms) {
   char buf[4096];
   const ssize_t r = ::read(in_fd_, buf, sizeof buf);
   if (r < 0 && opt_.pty) return;  // nothing after all (the port stays open)
+  if (r > 0 && opt_.pty) pace_in_.take((size_t)r);
   if (r <= 0)
     input_eof_ = true;
   else

@@ -53,6 +53,7 @@ struct SimOptions {
   int cores = 2;
   bool pty = false;                // the serial port is a pseudo-terminal (tvsim --pty), not stdin/stdout
   long long sd_free_bytes = -1;    // the card's free bytes as the board reports them; -1 = the folder's
+  long long link_rate = 0;         // --pty: bytes per second each way (0 = the pty's own speed)
 };
 
 class SimHal : public tvfw::Hal {
@@ -96,6 +97,7 @@ class SimHal : public tvfw::Hal {
   std::atomic<uint64_t> skipped_ms_{0};
   // serial input
   Pty pty_;
+  Pace pace_in_, pace_out_;
   int in_fd_ = 0;
   std::string input_;
   size_t input_pos_ = 0;

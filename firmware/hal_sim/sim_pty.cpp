@@ -8,6 +8,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <thread>
+
 namespace tvsim {
 
 bool open_pty(Pty* pty, std::string* why) {
@@ -34,6 +36,13 @@ bool open_pty(Pty* pty, std::string* why) {
   pty->slave = s;
   pty->path = name;
   return true;
+}
+
+void Pace::take(size_t n) {
+  if (rate <= 0) return;
+  bytes += n;
+  const auto due = start + std::chrono::microseconds((long long)(bytes * 1000000ull / (unsigned long long)rate));
+  std::this_thread::sleep_until(due);
 }
 
 void write_within(int fd, const void* data, size_t n, int timeout_ms) {

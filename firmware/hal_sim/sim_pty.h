@@ -5,6 +5,7 @@
 #pragma once
 #include <stddef.h>
 
+#include <chrono>
 #include <string>
 
 namespace tvsim {
@@ -13,6 +14,16 @@ struct Pty {
   int master = -1;
   int slave = -1;  // held open by tvsim
   std::string path;
+};
+
+// One direction of a link of `rate` bytes per second (tvsim --link-rate, for the bench and the
+// interrupted-transfer test); 0 = as fast as the pty goes.
+struct Pace {
+  long long rate = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  unsigned long long bytes = 0;
+  // Waits until n more bytes have had time to pass.
+  void take(size_t n);
 };
 
 // Opens a pseudo-terminal in raw mode; false with the reason.
