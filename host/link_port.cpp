@@ -68,7 +68,8 @@ std::string sp_error(const std::string& what) {
 class UsbPort : public SerialPort {
  public:
   explicit UsbPort(const std::string& path) : path_(path) {
-    if (sp_get_port_by_name(path.c_str(), &port_) != SP_OK) throw Error(sp_error("no serial port " + path));
+    if (sp_get_port_by_name(path.c_str(), &port_) != SP_OK)
+      throw Error(sp_error("cannot use " + path + " as a serial port") + "; name the board's port (e.g. /dev/ttyACM0)");
     if (sp_open(port_, SP_MODE_READ_WRITE) != SP_OK) {
       const std::string m = sp_error("cannot open the port " + path);
       sp_free_port(port_);

@@ -71,7 +71,7 @@ class AppLink : public LinkHandler {
     // The same checks as a model read from the card at boot (it decodes, plans, its engine accepts
     // it, it fits the memory; labels become folder names by the same rules), with its bytes held.
     if (!a_.try_blob(data, size, &keep, &inner)) {
-      why->set("refused: %s", inner.text);
+      why->set("%s", inner.text);
       hal.psram_free(data);
       restore();
       return false;

@@ -141,11 +141,11 @@ TEST(TvlinkPush, CorruptOversizedAndUnrunnableModelsAreRefusedAndChangeNothing) 
   {
     PtyBoard board("--sd " + quote(card) + kFree);
     ASSERT_FALSE(board.port().empty()) << board.err();
-    EXPECT_TRUE(has(expect_refused(board, card, dir + "/corrupt.tvb").reason, "refused: ")) << "corrupt";
-    EXPECT_TRUE(has(expect_refused(board, card, dir + "/photo.tvb").reason, "refused: ")) << "photo";
-    EXPECT_TRUE(has(expect_refused(board, card, dir + "/short.tvb").reason, "refused: ")) << "short";
+    EXPECT_TRUE(has(expect_refused(board, card, dir + "/corrupt.tvb").reason, ": CRC-32 mismatch: the blob is corrupted"));
+    EXPECT_TRUE(has(expect_refused(board, card, dir + "/photo.tvb").reason, ": not a TinyVision blob (bad magic)"));
+    EXPECT_TRUE(has(expect_refused(board, card, dir + "/short.tvb").reason, ": the blob is truncated"));
     EXPECT_TRUE(has(expect_refused(board, card, dir + "/17classes.tvb").reason,
-                    "refused: it has 17 classes; this firmware handles 2 to 16"));
+                    ": it has 17 classes; this firmware handles 2 to 16"));
   }
   {  // larger than the card's free space
     PtyBoard board("--sd " + quote(card) + " --sd-free-bytes 1000");
@@ -160,7 +160,7 @@ TEST(TvlinkPush, CorruptOversizedAndUnrunnableModelsAreRefusedAndChangeNothing) 
     PtyBoard board("--sd " + quote(card) + kFree + " --psram-bytes " + std::to_string(im.params_bytes + im.work_bytes));
     ASSERT_FALSE(board.port().empty()) << board.err();
     const Refusal r = expect_refused(board, card, float_tvb);
-    EXPECT_TRUE(has(r.reason, "refused: it needs ")) << r.reason;
+    EXPECT_TRUE(has(r.reason, ": it needs ")) << r.reason;
     EXPECT_TRUE(has(r.reason, " bytes of PSRAM to run (float weights + work buffer ")) << r.reason;
   }
   {  // larger than this firmware takes at all
