@@ -63,6 +63,11 @@ class MemoryBoard : public tvfw::Hal {
   size_t psram_budget = 8u << 20, psram_used = 0;
   int decodes = 0, overflows = 0;
 
+  // What the app still holds when the board goes (it never frees its model: the board just loses power).
+  ~MemoryBoard() override {
+    for (auto& b : blocks) free(b.first);
+  }
+
   uint32_t millis() override { return (uint32_t)(now_us_ / 1000); }
   uint64_t micros() override { return now_us_ += 10; }
   void delay_ms(uint32_t ms) override { now_us_ += 1000ull * ms; }
