@@ -178,7 +178,7 @@ std::string LinkClient::push(const std::vector<uint8_t>& blob, const std::functi
   w.start(chunks, now_ms());
   while (!w.done()) {
     while (w.can_send()) {
-      const uint32_t k = w.next++;
+      const uint32_t k = w.take();
       const size_t off = (size_t)k * lk::kMaxPayload;
       send(lk::kData, k, blob.data() + off, std::min(lk::kMaxPayload, blob.size() - off));
     }

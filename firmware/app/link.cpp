@@ -139,7 +139,7 @@ void stream_file(uint32_t seq, const char* path) {
   w.start(chunks + 1, g.hal->millis());
   while (!w.done()) {
     while (w.can_send()) {
-      const uint32_t k = w.next++;
+      const uint32_t k = w.take();
       if (k == chunks) {
         uint8_t end[4];
         tv::write_le32(end, crc);

@@ -93,22 +93,30 @@ namespace link {
 struct SendWindow {
   uint32_t base = 0;  // oldest chunk not acknowledged
   uint32_t next = 0;  // next chunk to send
+  uint32_t sent = 0;  // chunks sent at least once (acks up to here are real, even after a rewind)
   uint32_t total = 0;
   uint32_t last_ms = 0;  // time of the last progress (or resend)
   uint32_t retries = 0;
 
   void start(uint32_t chunks, uint32_t now_ms) {
-    base = next = 0;
+    base = next = sent = 0;
     total = chunks;
     last_ms = now_ms;
     retries = 0;
   }
   bool can_send() const { return next < total && next - base < kWindow; }
+  // Takes the next chunk to send (call only when can_send()).
+  uint32_t take() {
+    if (next + 1 > sent) sent = next + 1;
+    return next++;
+  }
   bool done() const { return base >= total; }
-  // An Ack saying `next_expected`; true when it moved the window.
+  // An Ack saying `next_expected`; true when it moved the window. An ack of chunks sent before a
+  // rewind still counts (they were in flight); one beyond what was ever sent is stale or wrong.
   bool ack(uint32_t next_expected, uint32_t now_ms) {
-    if (next_expected <= base || next_expected > next) return false;
+    if (next_expected <= base || next_expected > sent) return false;
     base = next_expected;
+    if (next < base) next = base;
     last_ms = now_ms;
     retries = 0;
     return true;
