@@ -10,8 +10,13 @@
 
 #include "card.h"
 #include "hal.h"
+#include "tv/link_frame.h"
 
 namespace tvfw {
+
+// The serial port's receive buffer the board needs for a full window of frames from the PC (the
+// sketch sets it before Serial.begin; the cores' default of 256 bytes would drop most of a window).
+constexpr size_t kLinkSerialRxBytes = tv::link::kWindow * tv::link::kMaxFrameBytes;
 
 // What the protocol asks of the application.
 class LinkHandler {
