@@ -69,6 +69,7 @@ struct Session {
   uint32_t end_seq = 0;
   uint8_t end_type = 0;
   Reason end_text;
+  Reason done, why;  // scratch (off the loop task's stack)
   uint32_t last_rx_ms = 0;
 };
 Session g;
@@ -221,7 +222,8 @@ void push_begin(const lk::Frame& fr) {
     return;
   }
   const uint32_t size = tv::read_le32(fr.payload), crc = tv::read_le32(fr.payload + 4);
-  Reason why;
+  Reason& why = g.why;
+  why = Reason();
   const long long card_free = g.hal->sd_free_bytes();
   const size_t psram_free = g.hal->psram_free_bytes();
   if (!g.hal->sd_ready())
@@ -263,7 +265,10 @@ void push_end(uint32_t seq) {
     send_text(g.end_type, seq, g.end_text.text);
     return;
   }
-  Reason done, why;
+  Reason& done = g.done;
+  Reason& why = g.why;
+  done = Reason();
+  why = Reason();
   if (!g.push) {
     why.set("no model was sent (push it again)");
   } else if ((uint64_t)g.push_next * lk::kMaxPayload < g.push_size) {
@@ -288,7 +293,8 @@ void push_end(uint32_t seq) {
 
 // Answers one request; false after Bye.
 bool handle(const lk::Frame& fr) {
-  Reason why;
+  Reason& why = g.why;
+  why = Reason();
   switch (fr.type) {
     case lk::kHello: {
       uint8_t out[12];

@@ -67,7 +67,9 @@ class AppLink : public LinkHandler {
   bool install_model(uint8_t* data, size_t size, Reason* done, Reason* why) override {
     Hal& hal = a_.hal_;
     bool keep = false;
-    Reason inner;
+    static Reason inner, card;  // off the loop task's stack
+    inner = Reason();
+    card = Reason();
     // The same checks as a model read from the card at boot (it decodes, plans, its engine accepts
     // it, it fits the memory; labels become folder names by the same rules), with its bytes held.
     if (!a_.try_blob(data, size, &keep, &inner)) {
@@ -76,7 +78,6 @@ class AppLink : public LinkHandler {
       restore();
       return false;
     }
-    Reason card;
     if (!hal.exists(kHeaderDir) && !hal.mkdir(kHeaderDir))
       card.set("cannot create %s", kHeaderDir);
     else
