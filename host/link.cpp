@@ -85,6 +85,7 @@ const lk::Frame* LinkClient::next(int timeout_ms) {
 
 lk::Frame LinkClient::request(uint8_t type, const void* payload, size_t len, int timeout_ms) {
   const uint32_t seq = ++seq_;
+  ++stats_.requests;
   for (int attempt = 0; attempt < 4; ++attempt) {
     send(type, seq, payload, len);
     const double deadline = now_s() + timeout_ms / 1000.0;

@@ -51,6 +51,7 @@ struct LinkStats {
   double seconds = 0;          // time in transfers
   double waiting_seconds = 0;  // of which: waiting with a full window (for acks)
   uint64_t resends = 0;        // windows sent again after silence
+  uint64_t requests = 0;       // request/answer round trips
 };
 
 class LinkClient {

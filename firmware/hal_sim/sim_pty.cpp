@@ -40,9 +40,10 @@ bool open_pty(Pty* pty, std::string* why) {
 
 void Pace::take(size_t n) {
   if (rate <= 0) return;
-  bytes += n;
-  const auto due = start + std::chrono::microseconds((long long)(bytes * 1000000ull / (unsigned long long)rate));
-  std::this_thread::sleep_until(due);
+  const auto now = std::chrono::steady_clock::now();
+  if (free_at < now) free_at = now;
+  free_at += std::chrono::microseconds((long long)((unsigned long long)n * 1000000ull / (unsigned long long)rate));
+  std::this_thread::sleep_until(free_at);
 }
 
 void write_within(int fd, const void* data, size_t n, int timeout_ms) {

@@ -20,9 +20,8 @@ struct Pty {
 // interrupted-transfer test); 0 = as fast as the pty goes.
 struct Pace {
   long long rate = 0;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  unsigned long long bytes = 0;
-  // Waits until n more bytes have had time to pass.
+  std::chrono::steady_clock::time_point free_at{};  // when the bytes taken so far are through
+  // Waits until n more bytes have had time to pass (an idle link banks no time).
   void take(size_t n);
 };
 
