@@ -62,8 +62,8 @@ const char* kUsage =
 
 // Every option that takes a value (for suggesting the nearest to a mistyped one).
 const std::vector<std::string> kValueOptions = {
-    "--sd",   "--camera", "--labels", "--preset",      "--epochs",           "--val-last",
-    "--seed", "--cores",  "--oled",   "--psram-bytes", "--sd-fail-write-at", "--power-cut-at", "--sd-free-bytes", "--link-rate"};
+    "--sd",    "--camera", "--labels",      "--preset",           "--epochs",       "--val-last",      "--seed",
+    "--cores", "--oled",   "--psram-bytes", "--sd-fail-write-at", "--power-cut-at", "--sd-free-bytes", "--link-rate"};
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::fprintf(stderr, "tvsim: %s\n\n%s", msg.c_str(), kUsage);

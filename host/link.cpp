@@ -42,8 +42,9 @@ LinkClient::LinkClient(SerialPort& port) : port_(port), rx_(4096), tx_(lk::kMaxF
     }
   }
   if (!ok)
-    throw Error("the board does not answer the tvlink protocol on this port (is it a TinyVision board, idle in its "
-                "menu, with this firmware?)");
+    throw Error(
+        "the board does not answer the tvlink protocol on this port (is it a TinyVision board, idle in its "
+        "menu, with this firmware?)");
   if (hello.len < 12 || tv::read_le32(hello.payload) != lk::kVersion ||
       tv::read_le32(hello.payload + 4) != lk::kMaxPayload)
     throw Error("the board speaks another version of the tvlink protocol: update its firmware or tvlink");

@@ -40,7 +40,8 @@ class PtyPort : public SerialPort {
         n -= (size_t)w;
         continue;
       }
-      if (w < 0 && errno != EAGAIN && errno != EINTR) throw Error("writing to " + path_ + " failed: " + strerror(errno));
+      if (w < 0 && errno != EAGAIN && errno != EINTR)
+        throw Error("writing to " + path_ + " failed: " + strerror(errno));
       pollfd pf{fd_, POLLOUT, 0};
       if (::poll(&pf, 1, 5000) <= 0) throw Error("the port " + path_ + " takes no more bytes (is the board stuck?)");
     }
@@ -49,7 +50,8 @@ class PtyPort : public SerialPort {
     pollfd pf{fd_, POLLIN, 0};
     if (::poll(&pf, 1, timeout_ms) <= 0) return 0;
     const ssize_t r = ::read(fd_, p, n);
-    if (r < 0 && errno != EAGAIN && errno != EINTR) throw Error("reading from " + path_ + " failed: " + strerror(errno));
+    if (r < 0 && errno != EAGAIN && errno != EINTR)
+      throw Error("reading from " + path_ + " failed: " + strerror(errno));
     return r > 0 ? (size_t)r : 0;
   }
 
@@ -135,7 +137,8 @@ std::string choose_port(const std::string& given) {
   if (!given.empty()) return given;
   const std::vector<std::string> ports = usb_serial_ports();
   if (ports.size() == 1) return ports[0];
-  if (ports.empty()) throw UsageError("no USB serial port is attached: plug the board in, or name its port (e.g. /dev/ttyACM0)");
+  if (ports.empty())
+    throw UsageError("no USB serial port is attached: plug the board in, or name its port (e.g. /dev/ttyACM0)");
   std::string names;
   for (const std::string& p : ports) names += (names.empty() ? "" : ", ") + p;
   throw UsageError(std::to_string(ports.size()) + " USB serial ports are attached (" + names +

@@ -72,7 +72,8 @@ PullReport pull_photos(LinkClient& link, const std::string& dest,
     const std::string rel = it.cls + "/" + it.name;
     if (::lstat(local.c_str(), &st) == 0) {
       if (!S_ISREG(st.st_mode)) {
-        r.kept.push_back(local + " (" + (S_ISLNK(st.st_mode) ? std::string("a symbolic link") : non_regular_kind(local)) + ")");
+        r.kept.push_back(local + " (" +
+                         (S_ISLNK(st.st_mode) ? std::string("a symbolic link") : non_regular_kind(local)) + ")");
       } else {
         uint32_t size = 0, crc = 0;
         link.crc(rel, &size, &crc);

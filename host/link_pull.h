@@ -22,6 +22,7 @@ struct PullReport {
 // skipped, one that differs is named in `kept` and never overwritten. Writes only regular files inside
 // dest, each through a temporary file renamed into place; class or file names that could leave dest
 // ("..", "/", control characters) are refused. `progress` gets a line now and then.
-PullReport pull_photos(LinkClient& link, const std::string& dest, const std::function<void(const std::string&)>& progress);
+PullReport pull_photos(LinkClient& link, const std::string& dest,
+                       const std::function<void(const std::string&)>& progress);
 
 }  // namespace tvh

@@ -31,7 +31,8 @@ bool link_images_path(const uint8_t* rel, size_t n, char* out, Reason* why) {
       continue;
     }
     const size_t len = i - part;
-    if (n > 0 && (len == 0 || (len == 1 && rel[part] == '.') || (len == 2 && rel[part] == '.' && rel[part + 1] == '.'))) {
+    if (n > 0 &&
+        (len == 0 || (len == 1 && rel[part] == '.') || (len == 2 && rel[part] == '.' && rel[part + 1] == '.'))) {
       why->set("the path has an empty, '.' or '..' part: only files under %s are served", kImagesDir);
       return false;
     }
@@ -159,8 +160,10 @@ void stream_file(uint32_t seq, const char* path) {
       send(lk::kData, k, g.ring[k % lk::kWindow], g.ring_len[k % lk::kWindow]);
     }
     const lk::Frame* fr = next_frame(w.can_send() ? 0 : 2);
-    if (fr && fr->type == lk::kAck && fr->len >= 4) w.ack(tv::read_le32(fr->payload), g.hal->millis());
-    else if (fr) break;  // the PC moved on (a new request): this transfer is over
+    if (fr && fr->type == lk::kAck && fr->len >= 4)
+      w.ack(tv::read_le32(fr->payload), g.hal->millis());
+    else if (fr)
+      break;  // the PC moved on (a new request): this transfer is over
     if (!w.tick(g.hal->millis())) break;
   }
   g.hal->file_close(f);

@@ -96,13 +96,13 @@ class AppLink : public LinkHandler {
       hal.psram_free(data);
     a_.tier_ = WeightTier::SD;
     a_.trained_weights_ = true;
-    snprintf(a_.weights_source_, sizeof a_.weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", kModelPath,
-             (unsigned)size, (unsigned)crc, a_.int8_ ? ", int8" : "");
+    snprintf(a_.weights_source_, sizeof a_.weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", kModelPath, (unsigned)size,
+             (unsigned)crc, a_.int8_ ? ", int8" : "");
     if (a_.menu_index_ >= a_.menu_items()) a_.menu_index_ = 0;
     a_.say("USB link: installed %s; the previous model is kept as %s", a_.weights_source_, kModelBakPath);
     a_.print_model();
-    done->set("installed %s (%u bytes, CRC-32 0x%08x): %d classes, %s engine, in use now", kModelPath,
-              (unsigned)size, (unsigned)crc, a_.num_classes_, a_.int8_ ? "int8" : "float");
+    done->set("installed %s (%u bytes, CRC-32 0x%08x): %d classes, %s engine, in use now", kModelPath, (unsigned)size,
+              (unsigned)crc, a_.num_classes_, a_.int8_ ? "int8" : "float");
     return true;
   }
 

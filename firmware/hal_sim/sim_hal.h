@@ -51,9 +51,9 @@ struct SimOptions {
   long long fail_write_at = -1;   // bytes accepted before writes fail; -1 = never
   long long power_cut_at = -1;    // card units before the power goes; -1 = never
   int cores = 2;
-  bool pty = false;                // the serial port is a pseudo-terminal (tvsim --pty), not stdin/stdout
-  long long sd_free_bytes = -1;    // the card's free bytes as the board reports them; -1 = the folder's
-  long long link_rate = 0;         // --pty: bytes per second each way (0 = the pty's own speed)
+  bool pty = false;              // the serial port is a pseudo-terminal (tvsim --pty), not stdin/stdout
+  long long sd_free_bytes = -1;  // the card's free bytes as the board reports them; -1 = the folder's
+  long long link_rate = 0;       // --pty: bytes per second each way (0 = the pty's own speed)
 };
 
 class SimHal : public tvfw::Hal {

@@ -1,11 +1,11 @@
 // The USB link's frame codec and send window (common/src/tv/link_frame.h): round trips, every
 // corruption caught, lying lengths, text between frames, and the go-back-N window's rules.
+#include "tv/link_frame.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "tv/link_frame.h"
 
 namespace lk = tv::link;
 
@@ -110,8 +110,8 @@ TEST(LinkWindow, AcksMoveTheWindowOnlyForward) {
   lk::SendWindow w;
   w.start(20, 1000);
   while (w.can_send()) w.take();
-  EXPECT_EQ(w.next, lk::kWindow);  // a full window, then wait
-  EXPECT_FALSE(w.ack(0, 1001));    // nothing new
+  EXPECT_EQ(w.next, lk::kWindow);              // a full window, then wait
+  EXPECT_FALSE(w.ack(0, 1001));                // nothing new
   EXPECT_FALSE(w.ack(lk::kWindow + 1, 1001));  // beyond what was sent: a wrong or stale seq
   EXPECT_TRUE(w.ack(3, 1002));
   EXPECT_EQ(w.base, 3u);

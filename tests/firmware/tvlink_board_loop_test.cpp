@@ -54,10 +54,10 @@ TEST(TvlinkBoardLoop, CapturePullTrainQuantizePushInfer) {
 
   // 3-4. tvtrain, tvquant
   std::string out, err;
-  ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvtrain")) + " " + quote(photos) + " -o " +
-                                    quote(work + "/model.tvb"),
-                                &out, &err),
-            0)
+  ASSERT_EQ(
+      tvtest::run_command(
+          quote(tvtest::bin_path("tvtrain")) + " " + quote(photos) + " -o " + quote(work + "/model.tvb"), &out, &err),
+      0)
       << err;
   ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvquant")) + " " + quote(work + "/model.tvb") + " --calib " +
                                     quote(photos) + " -o " + quote(work + "/model.q8.tvb"),

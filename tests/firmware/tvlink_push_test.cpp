@@ -71,7 +71,8 @@ Refusal expect_refused(const PtyBoard& board, const std::string& card, const std
   EXPECT_EQ(linktest::snapshot(card), before);
   const tvtest::CommandResult after = tvlink("status " + quote(board.port()));
   EXPECT_EQ(after.status, 0) << after.err;
-  EXPECT_EQ(after.out.substr(0, after.out.find("psram_free")), status_before.substr(0, status_before.find("psram_free")));
+  EXPECT_EQ(after.out.substr(0, after.out.find("psram_free")),
+            status_before.substr(0, status_before.find("psram_free")));
   return Refusal{r.err};
 }
 
@@ -108,8 +109,7 @@ TEST(TvlinkPush, AnInt8ModelIsInstalledAndInfersWithoutAReboot) {
   EXPECT_TRUE(has(out, ", int8), int8 engine")) << out;
   const auto preds = simtest::predictions(out);
   ASSERT_EQ(preds.size(), frames) << out;
-  EXPECT_EQ(simtest::confusion(preds, cam, simtest::kShapes2),
-            simtest::tvtrain_eval_confusion(images, q8, ""));
+  EXPECT_EQ(simtest::confusion(preds, cam, simtest::kShapes2), simtest::tvtrain_eval_confusion(images, q8, ""));
 }
 
 TEST(TvlinkPush, CorruptOversizedAndUnrunnableModelsAreRefusedAndChangeNothing) {
@@ -141,7 +141,8 @@ TEST(TvlinkPush, CorruptOversizedAndUnrunnableModelsAreRefusedAndChangeNothing) 
   {
     PtyBoard board("--sd " + quote(card) + kFree);
     ASSERT_FALSE(board.port().empty()) << board.err();
-    EXPECT_TRUE(has(expect_refused(board, card, dir + "/corrupt.tvb").reason, ": CRC-32 mismatch: the blob is corrupted"));
+    EXPECT_TRUE(
+        has(expect_refused(board, card, dir + "/corrupt.tvb").reason, ": CRC-32 mismatch: the blob is corrupted"));
     EXPECT_TRUE(has(expect_refused(board, card, dir + "/photo.tvb").reason, ": not a TinyVision blob (bad magic)"));
     EXPECT_TRUE(has(expect_refused(board, card, dir + "/short.tvb").reason, ": the blob is truncated"));
     EXPECT_TRUE(has(expect_refused(board, card, dir + "/17classes.tvb").reason,
@@ -150,9 +151,9 @@ TEST(TvlinkPush, CorruptOversizedAndUnrunnableModelsAreRefusedAndChangeNothing) 
   {  // larger than the card's free space
     PtyBoard board("--sd " + quote(card) + " --sd-free-bytes 1000");
     ASSERT_FALSE(board.port().empty()) << board.err();
-    EXPECT_TRUE(has(expect_refused(board, card, float_tvb).reason,
-                    "the model is " + std::to_string(fs::file_size(float_tvb)) +
-                        " bytes but the card has only 1000 bytes free"));
+    EXPECT_TRUE(has(
+        expect_refused(board, card, float_tvb).reason,
+        "the model is " + std::to_string(fs::file_size(float_tvb)) + " bytes but the card has only 1000 bytes free"));
   }
   {  // the float model needs more PSRAM than the board has (the int8 one in use fits)
     const tvh::LoadedModel model = tvh::load_model(float_tvb);

@@ -81,8 +81,10 @@ int body(int argc, char** argv) {
                 r.unchanged);
     for (const std::string& k : r.kept) std::fprintf(stderr, "tvlink: kept %s, not overwritten\n", k.c_str());
     if (!r.kept.empty())
-      std::fprintf(stderr, "tvlink: %zu local files differ from the board's and were left as they are: move them "
-                   "away and pull again to get the board's\n", r.kept.size());
+      std::fprintf(stderr,
+                   "tvlink: %zu local files differ from the board's and were left as they are: move them "
+                   "away and pull again to get the board's\n",
+                   r.kept.size());
     return r.kept.empty() ? tvh::kExitOk : tvh::kExitFailure;
   }
   try {

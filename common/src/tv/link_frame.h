@@ -15,16 +15,16 @@ namespace link {
 
 constexpr uint8_t kMagic0 = 0xA5;
 constexpr uint8_t kMagic1 = 0x5A;
-constexpr uint32_t kVersion = 1;                 // protocol version (in Hello)
-constexpr size_t kMaxPayload = 2048;             // payload bytes of one frame
-constexpr size_t kHeaderBytes = 9;               // magic, type, seq, len
+constexpr uint32_t kVersion = 1;      // protocol version (in Hello)
+constexpr size_t kMaxPayload = 2048;  // payload bytes of one frame
+constexpr size_t kHeaderBytes = 9;    // magic, type, seq, len
 constexpr size_t kCrcBytes = 4;
 constexpr size_t kMaxFrameBytes = kHeaderBytes + kMaxPayload + kCrcBytes;
-constexpr uint32_t kWindow = 8;                  // data frames in flight before an ack is needed
-constexpr size_t kMaxPath = 128;                 // longest path in a request (bytes, no terminator)
-constexpr uint32_t kRetryMs = 400;               // resend what is not acknowledged after this
-constexpr uint32_t kMaxRetries = 8;              // then the transfer is abandoned
-constexpr uint32_t kIdleMs = 4000;               // the board leaves the protocol after this silence
+constexpr uint32_t kWindow = 8;      // data frames in flight before an ack is needed
+constexpr size_t kMaxPath = 128;     // longest path in a request (bytes, no terminator)
+constexpr uint32_t kRetryMs = 400;   // resend what is not acknowledged after this
+constexpr uint32_t kMaxRetries = 8;  // then the transfer is abandoned
+constexpr uint32_t kIdleMs = 4000;   // the board leaves the protocol after this silence
 
 // Message types. Requests go from the PC to the board; the board answers each with Ok, Err or the
 // answer named beside it, echoing the request's seq.
