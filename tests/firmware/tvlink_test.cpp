@@ -1,6 +1,7 @@
 // tvlink against the simulated board (tvsim --pty), as real child processes: status, pulling the
 // card's photos byte for byte and incrementally, the board's refusals of paths outside /images.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
@@ -67,14 +68,23 @@ TEST(Tvlink, PullNeverOverwritesALocalFileThatDiffers) {
   fs::create_directories(dest + "/1circle");
   tvtest::write_text(dest + "/1circle/img_001.jpg", "my own file");
   fs::create_symlink("/etc/hostname", dest + "/1circle/img_002.jpg");
+  ASSERT_EQ(mkfifo((dest + "/1circle/img_000.jpg").c_str(), 0644), 0);
   const tvtest::CommandResult r = tvlink("pull " + quote(board.port()) + " " + quote(dest));
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_TRUE(has(r.out, "4 photos copied")) << r.out;
+  EXPECT_TRUE(has(r.out, "3 photos copied")) << r.out;
+  EXPECT_TRUE(has(r.err, "kept " + dest + "/1circle/img_000.jpg (a FIFO (named pipe))")) << r.err;
   EXPECT_TRUE(has(r.err, "kept " + dest + "/1circle/img_001.jpg (differs from the board's ")) << r.err;
   EXPECT_TRUE(has(r.err, "kept " + dest + "/1circle/img_002.jpg (a symbolic link)")) << r.err;
   EXPECT_EQ(tvtest::read_text(dest + "/1circle/img_001.jpg"), "my own file");
   EXPECT_TRUE(fs::is_symlink(dest + "/1circle/img_002.jpg"));
-  EXPECT_EQ(tvtest::read_text(dest + "/1circle/img_000.jpg"), tvtest::read_text(card + "/images/1circle/img_000.jpg"));
+  EXPECT_EQ(tvtest::read_text(dest + "/0blank/img_000.jpg"), tvtest::read_text(card + "/images/0blank/img_000.jpg"));
+  // a class folder that is a link elsewhere is never written through
+  const std::string other = tvtest::temp_dir("elsewhere"), dest2 = tvtest::temp_dir("pulled2");
+  fs::create_symlink(other, dest2 + "/0blank");
+  const tvtest::CommandResult l = tvlink("pull " + quote(board.port()) + " " + quote(dest2));
+  EXPECT_EQ(l.status, 1);
+  EXPECT_TRUE(has(l.err, dest2 + "/0blank exists and is not a folder (a symbolic link)")) << l.err;
+  EXPECT_TRUE(fs::is_empty(other));
 }
 
 TEST(Tvlink, TheBoardServesNothingOutsideImages) {
