@@ -70,3 +70,43 @@ TEST(Link32, ForgedModelsAreRefusedWithoutAnOverflowAndChangeNothing) {
   }
   EXPECT_GT(refused, 10);
 }
+
+TEST(Link32, DataOutOfOrderOrRepeatedIsIgnoredAndAMissingFrameRefused) {
+  namespace lk = tv::link;
+  const Bytes model = tinyvision_blob(6);
+  ASSERT_GT(model.size(), 3 * lk::kMaxPayload);  // at least four Data frames
+  auto data = [&](Bytes* s, uint32_t k) {
+    const size_t off = (size_t)k * lk::kMaxPayload;
+    add_frame(s, lk::kData, k, model.data() + off, std::min(lk::kMaxPayload, model.size() - off));
+  };
+  const uint32_t chunks = (uint32_t)((model.size() + lk::kMaxPayload - 1) / lk::kMaxPayload);
+  Bytes head;
+  add_frame(&head, lk::kHello, 1, nullptr, 0);
+  uint8_t begin[8];
+  tv::write_le32(begin, (uint32_t)model.size());
+  tv::write_le32(begin + 4, tv::crc32(0, model.data(), model.size()));
+  add_frame(&head, lk::kPushBegin, 2, begin, sizeof begin);
+  {  // 0, 0 again, 2 (ahead: dropped), 1, 2, ...: what go-back-N delivers after a loss
+    LinkBoard b(5);
+    Bytes s = head;
+    data(&s, 0);
+    data(&s, 0);
+    data(&s, 2);
+    for (uint32_t k = 1; k < chunks; ++k) data(&s, k);
+    add_frame(&s, lk::kPushEnd, 3, nullptr, 0);
+    ASSERT_TRUE(run_stream(*b.app, b.board, s));
+    EXPECT_EQ(b.board.files["/header/model.tvb"], model) << b.board.out;
+  }
+  {  // frame 1 never arrives: the board refuses at PushEnd, the card unchanged
+    LinkBoard b(5);
+    const auto before = b.board.files;
+    Bytes s = head;
+    for (uint32_t k = 0; k < chunks; ++k)
+      if (k != 1) data(&s, k);
+    add_frame(&s, lk::kPushEnd, 3, nullptr, 0);
+    ASSERT_TRUE(run_stream(*b.app, b.board, s));
+    EXPECT_EQ(b.board.files, before);
+    EXPECT_NE(b.board.out.find("only part of the model arrived"), std::string::npos);
+    EXPECT_NE(b.board.out.find("USB link: the PC fell silent; back to the menu"), std::string::npos);
+  }
+}
