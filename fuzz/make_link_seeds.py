@@ -22,6 +22,6 @@ with open(model, "rb") as f, open(os.path.join(out, "push.bin"), "wb") as o:
 s = frame(1, 1) + frame(2, 2) + frame(3, 3, struct.pack("<I", 0)) + frame(3, 4, struct.pack("<I", 0) + b"0blank")
 s += frame(4, 5, b"0blank/img_0.jpg") + frame(5, 6, b"0blank/img_0.jpg")
 s += frame(0x43, 0, struct.pack("<I", 1)) + frame(0x43, 1, struct.pack("<I", 2))
-s += frame(5, 7, b"../header/model.tvb") + frame(8, 8)
+s += frame(5, 7, b"../header/model.tvb") + frame(9, 8, struct.pack("<H", 2) + b"0blank") + frame(8, 9)
 with open(os.path.join(out, "requests.bin"), "wb") as o:
     o.write(b"\x01" + s[1:])

@@ -84,10 +84,10 @@ const lk::Frame* LinkClient::next(int timeout_ms) {
   }
 }
 
-lk::Frame LinkClient::request(uint8_t type, const void* payload, size_t len, int timeout_ms) {
+lk::Frame LinkClient::request(uint8_t type, const void* payload, size_t len, int timeout_ms, int attempts) {
   const uint32_t seq = ++seq_;
   ++stats_.requests;
-  for (int attempt = 0; attempt < 4; ++attempt) {
+  for (int attempt = 0; attempt < attempts; ++attempt) {
     send(type, seq, payload, len);
     const double deadline = now_s() + timeout_ms / 1000.0;
     for (;;) {
@@ -197,6 +197,19 @@ std::string LinkClient::push(const std::vector<uint8_t>& blob, const std::functi
   stats_.seconds += now_s() - t0;
   // The board verifies and installs it now (reads it back from the card): give it time.
   return text_of(request(lk::kPushEnd, nullptr, 0, 15000));
+}
+
+}  // namespace tvh
+
+namespace tvh {
+
+std::string LinkClient::capture(const std::string& label, int count) {
+  std::vector<uint8_t> req(2 + label.size());
+  tv::write_le16(req.data(), (uint16_t)count);
+  std::memcpy(req.data() + 2, label.data(), label.size());
+  // the board saves one photo after the other (a card write each); sent once: a repeat would take
+  // the photos again
+  return text_of(request(tv::link::kCapture, req.data(), req.size(), 5000 + 500 * count, 1));
 }
 
 }  // namespace tvh

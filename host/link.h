@@ -72,6 +72,8 @@ class LinkClient {
   std::vector<uint8_t> read(const std::string& rel, const std::function<void(uint64_t)>& progress = nullptr);
   // Sends a model; returns what the board installed, or throws BoardRefused with its reason.
   std::string push(const std::vector<uint8_t>& blob, const std::function<void(uint64_t)>& progress = nullptr);
+  // Has the board take `count` photos of a class; returns what it saved, or throws BoardRefused.
+  std::string capture(const std::string& label, int count);
 
   const LinkStats& stats() const { return stats_; }
 
@@ -80,8 +82,9 @@ class LinkClient {
   // The next frame within timeout_ms, or null.
   const tv::link::Frame* next(int timeout_ms);
   // Sends a request and waits for its answer (a frame echoing its seq, of another type than Ack and
-  // Data), resending on silence; throws BoardRefused on Err, tvh::Error when the board stays silent.
-  tv::link::Frame request(uint8_t type, const void* payload, size_t len, int timeout_ms = 1500);
+  // Data), sending it again on silence (up to `attempts` times in all); throws BoardRefused on Err,
+  // tvh::Error when the board stays silent.
+  tv::link::Frame request(uint8_t type, const void* payload, size_t len, int timeout_ms = 1500, int attempts = 4);
 
   SerialPort& port_;
   tv::link::FrameParser parser_;

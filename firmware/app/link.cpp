@@ -341,6 +341,14 @@ bool handle(const lk::Frame& fr) {
     case lk::kPushBegin: push_begin(fr); return true;
     case lk::kData: push_data(fr); return true;
     case lk::kPushEnd: push_end(fr.seq); return true;
+    case lk::kCapture: {
+      Reason& done = g.done;
+      done = Reason();
+      const bool ok = fr.len >= 2 && g.handler->capture((const char*)fr.payload + 2, fr.len - 2u,
+                                                        tv::read_le16(fr.payload), &done, &why);
+      send_text(ok ? lk::kOk : lk::kErr, fr.seq, ok ? done.text : (why.text[0] ? why.text : "a short request"));
+      return true;
+    }
     case lk::kBye: send(lk::kOk, fr.seq, nullptr, 0); return false;
     case lk::kAck: return true;  // a late ack of a finished transfer
     default: send_text(lk::kErr, fr.seq, "unknown request type"); return true;

@@ -29,6 +29,9 @@ class LinkHandler {
   // True with what was installed in `done`; false with why (the card and the model in use are
   // then unchanged).
   virtual bool install_model(uint8_t* data, size_t size, Reason* done, Reason* why) = 0;
+  // Takes `count` photos of the class named `label` (len bytes) as the menu's capture does. True with
+  // what was saved in `done`; false with why.
+  virtual bool capture(const char* label, size_t len, int count, Reason* done, Reason* why) = 0;
 };
 
 // "" or "<class>" or "<class>/<file>" relative to /images: true with the card path in out

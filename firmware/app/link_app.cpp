@@ -106,6 +106,36 @@ class AppLink : public LinkHandler {
     return true;
   }
 
+  bool capture(const char* label, size_t len, int count, Reason* done, Reason* why) override {
+    int cls = -1;
+    for (int i = 0; i < a_.num_classes_; ++i)
+      if (strlen(a_.labels_[i]) == len && memcmp(a_.labels_[i], label, len) == 0) cls = i;
+    if (cls < 0) {
+      why->set("the model in use has no class named '%.*s'", (int)(len < 40 ? len : 40), label);
+      return false;
+    }
+    if (count < 1 || count > tv::link::kMaxCaptures) {
+      why->set("%d photos asked for; one request takes 1 to %d", count, tv::link::kMaxCaptures);
+      return false;
+    }
+    a_.enter_capture(cls);
+    if (a_.mode_ != App::Mode::Capture) {
+      why->set("cannot capture: no SD card, or %s/%s cannot be created", kImagesDir, a_.labels_[cls]);
+      return false;
+    }
+    const int before = a_.capture_count_;
+    for (int i = 0; i < count && a_.capture_count_ - before == i; ++i) a_.capture_one();
+    const int saved = a_.capture_count_ - before;
+    a_.mode_ = App::Mode::Menu;
+    if (saved == 0) {
+      why->set("no photo was saved (the camera gave no frame, or the card refused it)");
+      return false;
+    }
+    done->set("saved %d photo%s of %s (%d on the card)", saved, saved == 1 ? "" : "s", a_.labels_[cls],
+              a_.capture_count_);
+    return true;
+  }
+
  private:
   // The card is unchanged: the model it holds (or the tier after it) is loaded again.
   void restore() {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "host/link.h"
 #include "link_support.h"
@@ -126,4 +127,31 @@ TEST(Tvlink, TheBoardServesNothingOutsideImages) {
   EXPECT_TRUE(has(link.status(), "class=0blank 2"));
   // and what is inside /images is served
   EXPECT_EQ(link.read("0blank/img_000.jpg").size(), fs::file_size(card + "/images/0blank/img_000.jpg"));
+}
+
+TEST(Tvlink, CaptureTakesPhotosWithTheBoardsCamera) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvlink");
+  const std::string card = tvtest::temp_dir("capcard"), cam = tvtest::temp_dir("capcam");
+  const std::vector<std::string> frames = simtest::sorted_jpegs(simtest::shapes_dir() + "/1circle");
+  for (size_t i = 0; i < 4; ++i) fs::copy_file(simtest::shapes_dir() + "/1circle/" + frames[i], cam + "/" + frames[i]);
+  PtyBoard board("--sd " + quote(card) + " --camera " + quote(cam) + " --labels 0blank,1circle");
+  ASSERT_FALSE(board.port().empty()) << board.err();
+  const tvtest::CommandResult r = tvlink("capture " + quote(board.port()) + " --class 1circle --count 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "saved 3 photos of 1circle (3 on the card)\n");
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(tvtest::read_text(card + "/images/1circle/img_" + std::to_string(i) + ".jpg"),
+              tvtest::read_text(cam + "/" + frames[i]));
+  const tvtest::CommandResult unknown = tvlink("capture " + quote(board.port()) + " --class 2cross");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_TRUE(has(unknown.err, "the board took no photo: the model in use has no class named '2cross'")) << unknown.err;
+  // one frame left in the camera: one photo, then none
+  const tvtest::CommandResult rest = tvlink("capture " + quote(board.port()) + " --class 0blank --count 5");
+  EXPECT_EQ(rest.status, 0) << rest.err;
+  EXPECT_EQ(rest.out, "saved 1 photo of 0blank (1 on the card)\n");
+  const tvtest::CommandResult none = tvlink("capture " + quote(board.port()) + " --class 0blank");
+  EXPECT_EQ(none.status, 1);
+  EXPECT_TRUE(has(none.err, "no photo was saved")) << none.err;
+  EXPECT_TRUE(has(tvlink("status " + quote(board.port())).out, "class=0blank 1\nclass=1circle 3\n"));
 }

@@ -2,6 +2,7 @@
 //   tvlink status [PORT]            what the board runs and holds
 //   tvlink pull [PORT] DEST         the card's /images/<class>/ photos into DEST/<class>/ (incremental)
 //   tvlink push [PORT] MODEL.tvb    verified on the board, installed as /header/model.tvb, in use at once
+//   tvlink capture [PORT] --class NAME [--count N]   photos taken by the board's camera
 #include <unistd.h>
 
 #include <cstdio>
@@ -53,12 +54,21 @@ int body(int argc, char** argv) {
   pull->add_option("ARGS", pull_args, "[PORT] DEST")->expected(1, 2)->required();
   CLI::App* push = app.add_subcommand("push", "install a model (.tvb, float or int8) on the board, verified first");
   push->add_option("ARGS", push_args, "[PORT] MODEL.tvb")->expected(1, 2)->required();
+  std::vector<std::string> capture_args;
+  std::string capture_class;
+  int capture_count = 1;
+  CLI::App* capture = app.add_subcommand("capture", "take photos with the board's camera into /images/<class>/");
+  capture->add_option("PORT", capture_args, "the board's serial port (default: the one USB serial port attached)")
+      ->expected(0, 1);
+  capture->add_option("--class", capture_class, "the class (one of the model's, as tvlink status lists them)")
+      ->required();
+  capture->add_option("--count", capture_count, "how many photos")->check(CLI::Range(1, tv::link::kMaxCaptures));
   const int parsed = tvcli::parse(app, argc, argv, "tvlink");
   if (parsed >= 0) return parsed;
 
   std::string port, arg;
-  if (*status)
-    port = status_args.empty() ? "" : status_args[0];
+  if (*status || *capture)
+    port = *status ? (status_args.empty() ? "" : status_args[0]) : (capture_args.empty() ? "" : capture_args[0]);
   else
     split_args(*pull ? pull_args : push_args, *pull ? "DEST" : "MODEL.tvb", &port, &arg);
   std::vector<uint8_t> blob;
@@ -72,6 +82,18 @@ int body(int argc, char** argv) {
     std::fputs(link.status().c_str(), stdout);
     link.bye();
     return tvh::kExitOk;
+  }
+  if (*capture) {
+    try {
+      const std::string done = link.capture(capture_class, capture_count);
+      link.bye();
+      std::printf("%s\n", done.c_str());
+      return tvh::kExitOk;
+    } catch (const tvh::BoardRefused& e) {
+      link.bye();
+      std::fprintf(stderr, "tvlink: the board took no photo: %s\n", e.what());
+      return tvh::kExitFailure;
+    }
   }
   if (*pull) {
     const tvh::PullReport r = tvh::pull_photos(link, arg, progress);

@@ -22,6 +22,7 @@ constexpr size_t kCrcBytes = 4;
 constexpr size_t kMaxFrameBytes = kHeaderBytes + kMaxPayload + kCrcBytes;
 constexpr uint32_t kWindow = 8;      // data frames in flight before an ack is needed
 constexpr size_t kMaxPath = 128;     // longest path in a request (bytes, no terminator)
+constexpr int kMaxCaptures = 1000;   // most photos one Capture request takes
 constexpr uint32_t kRetryMs = 400;   // resend what is not acknowledged after this
 constexpr uint32_t kMaxRetries = 8;  // then the transfer is abandoned
 constexpr uint32_t kIdleMs = 4000;   // the board leaves the protocol after this silence
@@ -37,6 +38,7 @@ enum Type : uint8_t {
   kPushBegin = 0x06,  // u32 size, u32 crc32 -> Ok (send the Data), or Err
   kPushEnd = 0x07,    // (after every Data is acked) -> Ok: what was installed, or Err: why not
   kBye = 0x08,        // -> Ok; the board returns to its text menu
+  kCapture = 0x09,    // u16 count, class label -> Ok: what was saved, or Err
   kOk = 0x40,
   kErr = 0x41,   // payload: one sentence, why
   kData = 0x42,  // seq = index of the chunk, payload = bytes
