@@ -24,6 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   board.dirs.insert("/images/0blank");
   board.files["/images/0blank/img_0.jpg"] = jpeg_header(48, 48, 1);
   board.files["/header/model.tvb"] = old_model;
+  board.frames = {jpeg_header(48, 48, 2), jpeg_header(48, 48, 3)};  // for Capture requests
   tvfw::AppConfig cfg;
   tvfw::App app(board, cfg);
   app.setup();
