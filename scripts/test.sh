@@ -89,11 +89,11 @@ for target in config weights tvsim_script; do
   grep -E '^Done [0-9]+ runs' build/fuzz/fuzz_$target.log | sed "s/^/fuzz_$target: /"
 done
 # The board's USB link protocol with the firmware app behind it, 64- and 32-bit, seeded with a pushed
-# model and a session of requests (fuzz/make_link_seeds.py).
-cmake --build build/fuzz -j"$JOBS" --target fuzz_link fuzz_link_m32 fuzz_make_seed
+# model and a session of requests, and the PC's client fed a board's answers (fuzz/make_link_seeds.py).
+cmake --build build/fuzz -j"$JOBS" --target fuzz_link fuzz_link_m32 fuzz_link_host fuzz_make_seed
 build/fuzz/bin/fuzz_make_seed build/fuzz/seed-link.tvb
-for target in link link_m32; do
-  python3 fuzz/make_link_seeds.py build/fuzz/seed-link.tvb build/fuzz/corpus-$target
+for target in link link_m32 link_host; do
+  python3 fuzz/make_link_seeds.py build/fuzz/seed-link.tvb build/fuzz/corpus-$target build/fuzz/corpus-link_host
   build/fuzz/bin/fuzz_$target -max_total_time="$MORE_FUZZ_SECONDS" -seed=1 -rss_limit_mb=2048 \
     build/fuzz/corpus-$target 2>build/fuzz/fuzz_$target.log \
     || { tail -40 build/fuzz/fuzz_$target.log; echo "fuzz_$target found a crash"; exit 1; }
