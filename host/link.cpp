@@ -22,6 +22,9 @@ uint32_t now_ms() {
       .count();
 }
 
+constexpr uint32_t kMaxReadBytes = 64u << 20;  // the largest file a pull copies (photos are KBs)
+constexpr size_t kMaxListEntries = 1000000;    // the most entries of one folder
+
 std::string text_of(const lk::Frame& f) {
   return std::string((const char*)f.payload, f.len);
 }
@@ -127,6 +130,8 @@ std::vector<RemoteEntry> LinkClient::list(const std::string& rel) {
       any = true;
     }
     if (f.len < 1 || f.payload[0] == 0 || !any) return out;
+    if (out.size() > kMaxListEntries)
+      throw Error("the board lists more than " + std::to_string(kMaxListEntries) + " entries in /images/" + rel);
   }
 }
 
@@ -142,6 +147,9 @@ std::vector<uint8_t> LinkClient::read(const std::string& rel, const std::functio
   const lk::Frame ok = request(lk::kRead, rel.data(), rel.size());
   if (ok.len < 4) throw Error("the board sent a short answer for /images/" + rel);
   const uint32_t size = tv::read_le32(ok.payload);
+  if (size > kMaxReadBytes)
+    throw Error("the board announces /images/" + rel + " as " + std::to_string(size) +
+                " bytes; tvlink copies files of up to " + std::to_string(kMaxReadBytes) + " bytes");
   const uint32_t chunks = (uint32_t)(((uint64_t)size + lk::kMaxPayload - 1) / lk::kMaxPayload);
   std::vector<uint8_t> data;
   data.reserve(size);

@@ -110,3 +110,15 @@ TEST(Link32, DataOutOfOrderOrRepeatedIsIgnoredAndAMissingFrameRefused) {
     EXPECT_NE(b.board.out.find("USB link: the PC fell silent; back to the menu"), std::string::npos);
   }
 }
+
+TEST(Link32, APushedModelsLabelsBecomeFolderNamesByTheBootRules) {
+  LinkBoard b(5);
+  const char* const labels[] = {"../header", "ok", "a/b"};
+  const Bytes pushed = tinyvision_blob(6, labels);
+  ASSERT_TRUE(run_stream(*b.app, b.board, push_stream(pushed)));
+  EXPECT_EQ(b.board.files["/header/model.tvb"], pushed);  // the file as sent
+  // but no class folder outside /images: the unusable names are class<i>, as at boot
+  EXPECT_NE(b.board.out.find("note: the model has no usable folder name for some classes"), std::string::npos);
+  EXPECT_NE(b.board.out.find("  class 0: class0\n  class 1: ok\n  class 2: class2\n"), std::string::npos)
+      << b.board.out;
+}

@@ -178,8 +178,9 @@ class MemoryBoard : public tvfw::Hal {
 
 const char* const kLabels[] = {"0blank", "1circle", "2cross"};
 
-// A tinyvision model for kLabels with He-init weights, as .tvb bytes (empty if the core refuses it).
-inline Bytes tinyvision_blob(uint64_t seed) {
+// A tinyvision model for 3 classes (kLabels unless given) with He-init weights, as .tvb bytes (empty
+// if the core refuses it).
+inline Bytes tinyvision_blob(uint64_t seed, const char* const* labels = kLabels) {
   tv::ModelDesc desc;
   if (!tv::preset_model("tinyvision", 3, &desc)) return Bytes();
   static tv::ModelPlan plan;
@@ -189,7 +190,7 @@ inline Bytes tinyvision_blob(uint64_t seed) {
   std::vector<tv::BlobTensor> tensors(tv::kMaxBlobTensors);
   tv::BlobContents c;
   c.model = &desc;
-  c.labels = kLabels;
+  c.labels = labels;
   c.num_labels = 3;
   c.tensors = tensors.data();
   c.num_tensors = tv::float_tensors(plan, params.data(), tensors.data());
