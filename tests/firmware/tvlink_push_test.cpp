@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -74,6 +75,13 @@ Refusal expect_refused(const PtyBoard& board, const std::string& card, const std
   EXPECT_EQ(after.out.substr(0, after.out.find("psram_free")),
             status_before.substr(0, status_before.find("psram_free")));
   return Refusal{r.err};
+}
+
+// Bytes a process has written so far (wchar of /proc/PID/io); -1 when it cannot be read.
+long long written_bytes(pid_t pid) {
+  const std::string io = tvtest::read_text("/proc/" + std::to_string(pid) + "/io");
+  const size_t at = io.find("wchar: ");
+  return at == std::string::npos ? -1 : std::atoll(io.c_str() + at + 7);
 }
 
 std::string status_weights(const std::string& port) {
@@ -191,7 +199,10 @@ TEST(TvlinkPush, KillingTheHostMidTransferKeepsTheOldModelAndTheMenu) {
     execl("/bin/sh", "sh", "-c", cmd.c_str(), (char*)nullptr);
     _exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  // killed once it has written 10 KB of the model to the port (its /proc/PID/io), a quarter of the way
+  for (int i = 0; i < 3000 && written_bytes(host) < 10000; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_GE(written_bytes(host), 10000);
   kill(host, SIGKILL);
   int status = 0;
   waitpid(host, &status, 0);
