@@ -18,9 +18,8 @@ inline void add_frame(Bytes* out, uint8_t type, uint32_t seq, const uint8_t* pay
   out->insert(out->end(), frame, frame + n);
 }
 
-// What a PC sends to push `model`: Hello, PushBegin, every Data frame, PushEnd, Bye (the board
-// handles them in order, so nothing waits for the acks).
-inline Bytes push_stream(const Bytes& model) {
+// What a PC sends before a push's data: Hello and PushBegin for `model`.
+inline Bytes push_head(const Bytes& model) {
   namespace lk = tv::link;
   Bytes s;
   add_frame(&s, lk::kHello, 1, nullptr, 0);
@@ -28,10 +27,25 @@ inline Bytes push_stream(const Bytes& model) {
   tv::write_le32(begin, (uint32_t)model.size());
   tv::write_le32(begin + 4, tv::crc32(0, model.data(), model.size()));
   add_frame(&s, lk::kPushBegin, 2, begin, sizeof begin);
-  for (size_t off = 0, k = 0; off < model.size(); off += lk::kMaxPayload, ++k)
-    add_frame(&s, lk::kData, (uint32_t)k, model.data() + off, std::min(lk::kMaxPayload, model.size() - off));
-  add_frame(&s, lk::kPushEnd, 3, nullptr, 0);
-  add_frame(&s, lk::kBye, 4, nullptr, 0);
+  return s;
+}
+
+// Data frame k of `model`, appended to out; the number of Data frames of a model.
+inline void add_data(Bytes* out, const Bytes& model, uint32_t k) {
+  const size_t off = (size_t)k * tv::link::kMaxPayload;
+  add_frame(out, tv::link::kData, k, model.data() + off, std::min(tv::link::kMaxPayload, model.size() - off));
+}
+inline uint32_t data_frames(const Bytes& model) {
+  return (uint32_t)((model.size() + tv::link::kMaxPayload - 1) / tv::link::kMaxPayload);
+}
+
+// What a PC sends to push `model`: Hello, PushBegin, every Data frame, PushEnd, Bye (the board
+// handles them in order, so nothing waits for the acks).
+inline Bytes push_stream(const Bytes& model) {
+  Bytes s = push_head(model);
+  for (uint32_t k = 0; k < data_frames(model); ++k) add_data(&s, model, k);
+  add_frame(&s, tv::link::kPushEnd, 3, nullptr, 0);
+  add_frame(&s, tv::link::kBye, 4, nullptr, 0);
   return s;
 }
 

@@ -75,24 +75,15 @@ TEST(Link32, DataOutOfOrderOrRepeatedIsIgnoredAndAMissingFrameRefused) {
   namespace lk = tv::link;
   const Bytes model = tinyvision_blob(6);
   ASSERT_GT(model.size(), 3 * lk::kMaxPayload);  // at least four Data frames
-  auto data = [&](Bytes* s, uint32_t k) {
-    const size_t off = (size_t)k * lk::kMaxPayload;
-    add_frame(s, lk::kData, k, model.data() + off, std::min(lk::kMaxPayload, model.size() - off));
-  };
-  const uint32_t chunks = (uint32_t)((model.size() + lk::kMaxPayload - 1) / lk::kMaxPayload);
-  Bytes head;
-  add_frame(&head, lk::kHello, 1, nullptr, 0);
-  uint8_t begin[8];
-  tv::write_le32(begin, (uint32_t)model.size());
-  tv::write_le32(begin + 4, tv::crc32(0, model.data(), model.size()));
-  add_frame(&head, lk::kPushBegin, 2, begin, sizeof begin);
+  const uint32_t chunks = data_frames(model);
+  const Bytes head = push_head(model);
   {  // 0, 0 again, 2 (ahead: dropped), 1, 2, ...: what go-back-N delivers after a loss
     LinkBoard b(5);
     Bytes s = head;
-    data(&s, 0);
-    data(&s, 0);
-    data(&s, 2);
-    for (uint32_t k = 1; k < chunks; ++k) data(&s, k);
+    add_data(&s, model, 0);
+    add_data(&s, model, 0);
+    add_data(&s, model, 2);
+    for (uint32_t k = 1; k < chunks; ++k) add_data(&s, model, k);
     add_frame(&s, lk::kPushEnd, 3, nullptr, 0);
     ASSERT_TRUE(run_stream(*b.app, b.board, s));
     EXPECT_EQ(b.board.files["/header/model.tvb"], model) << b.board.out;
@@ -102,7 +93,7 @@ TEST(Link32, DataOutOfOrderOrRepeatedIsIgnoredAndAMissingFrameRefused) {
     const auto before = b.board.files;
     Bytes s = head;
     for (uint32_t k = 0; k < chunks; ++k)
-      if (k != 1) data(&s, k);
+      if (k != 1) add_data(&s, model, k);
     add_frame(&s, lk::kPushEnd, 3, nullptr, 0);
     ASSERT_TRUE(run_stream(*b.app, b.board, s));
     EXPECT_EQ(b.board.files, before);
