@@ -1,5 +1,6 @@
 #include "host/link.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -77,13 +78,19 @@ void LinkClient::send(uint8_t type, uint32_t seq, const void* payload, size_t le
 const lk::Frame* LinkClient::next(int timeout_ms) {
   const double deadline = now_s() + timeout_ms / 1000.0;
   for (;;) {
-    while (rx_pos_ < rx_.size() && rx_pos_ < rx_fill_) {
-      if (parser_.feed(rx_[rx_pos_++]) == lk::FrameParser::kFrame) return &parser_.frame();
+    for (lk::FrameParser::Result r = parser_.drain();; r = parser_.drain()) {  // bytes read again first
+      if (r == lk::FrameParser::kFrame) return &parser_.frame();
+      if (r != lk::FrameParser::kNone) continue;
+      if (rx_pos_ >= rx_fill_) break;
+      r = parser_.feed(rx_[rx_pos_++]);
+      if (r == lk::FrameParser::kFrame) return &parser_.frame();
     }
     const double left = deadline - now_s();
     if (left < 0) return nullptr;
-    rx_fill_ = port_.read(rx_.data(), rx_.size(), (int)(left * 1000) + 1);
+    const int wait_ms = std::min((int)(left * 1000) + 1, (int)lk::kFrameGapMs);
+    rx_fill_ = port_.read(rx_.data(), rx_.size(), wait_ms);
     rx_pos_ = 0;
+    if (rx_fill_ == 0 && wait_ms == (int)lk::kFrameGapMs) parser_.abandon();  // a frame that lied about its length
   }
 }
 

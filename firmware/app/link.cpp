@@ -70,8 +70,9 @@ struct Session {
   uint32_t end_seq = 0;
   uint8_t end_type = 0;
   Reason end_text;
-  Reason done, why;  // scratch (off the loop task's stack)
-  uint32_t last_rx_ms = 0;
+  Reason done, why;           // scratch (off the loop task's stack)
+  uint32_t last_rx_ms = 0;    // the last whole frame
+  uint32_t last_byte_ms = 0;  // the last byte
 };
 Session g;
 
@@ -94,13 +95,22 @@ void drop_push() {
 const lk::Frame* next_frame(uint32_t wait_ms) {
   const uint32_t t0 = g.hal->millis();
   for (;;) {
-    const int c = g.hal->serial_read();
-    if (c < 0) {
-      if (g.hal->millis() - t0 >= wait_ms) return nullptr;
-      g.hal->delay_ms(1);
-      continue;
+    lk::FrameParser::Result r = g.parser.drain();  // bytes read again after a broken frame first
+    if (r == lk::FrameParser::kNone) {
+      const int c = g.hal->serial_read();
+      if (c < 0) {
+        if (g.parser.in_frame() && g.hal->millis() - g.last_byte_ms >= lk::kFrameGapMs) {
+          g.parser.abandon();  // a header that lied about its length
+          continue;
+        }
+        if (g.hal->millis() - t0 >= wait_ms) return nullptr;
+        g.hal->delay_ms(1);
+        continue;
+      }
+      g.last_byte_ms = g.hal->millis();
+      r = g.parser.feed((uint8_t)c);
     }
-    if (g.parser.feed((uint8_t)c) == lk::FrameParser::kFrame) {
+    if (r == lk::FrameParser::kFrame) {
       g.last_rx_ms = g.hal->millis();
       return &g.parser.frame();
     }

@@ -27,12 +27,14 @@ Parsed parse(const std::vector<uint8_t>& bytes) {
   static lk::FrameParser p;
   p.reset();
   Parsed r;
-  for (uint8_t b : bytes) {
-    const auto res = p.feed(b);
+  auto take = [&](lk::FrameParser::Result res) {
     if (res == lk::FrameParser::kFrame) r.frames.push_back(p.frame());
     if (res == lk::FrameParser::kBadCrc) r.bad_crc++;
     if (res == lk::FrameParser::kBadLength) r.bad_length++;
-  }
+  };
+  for (uint8_t b : bytes)
+    for (auto res = p.feed(b); res != lk::FrameParser::kNone; res = p.drain()) take(res);
+  for (auto res = p.drain(); res != lk::FrameParser::kNone; res = p.drain()) take(res);
   return r;
 }
 
@@ -90,7 +92,49 @@ TEST(LinkFrame, ALyingLengthIsDroppedAndTheNextFrameStillComesThrough) {
   shorter[7] = 10;
   r = parse(shorter);
   EXPECT_TRUE(r.frames.empty());
+  EXPECT_GE(r.bad_crc, 1);
+  // a header claiming more than it holds swallows the frames after it; they are read again
+  std::vector<uint8_t> longer = encode(lk::kStatus, 4, {});
+  longer[7] = 200;
+  for (uint32_t seq = 5; seq < 8; ++seq) {
+    const std::vector<uint8_t> f = encode(lk::kData, seq, pattern(30));
+    longer.insert(longer.end(), f.begin(), f.end());
+  }
+  longer.resize(longer.size() + 100, 0);  // then more bytes, to complete the lie
+  r = parse(longer);
   EXPECT_EQ(r.bad_crc, 1);
+  ASSERT_EQ(r.frames.size(), 3u);
+  for (uint32_t i = 0; i < 3; ++i) EXPECT_EQ(r.frames[i].seq, 5 + i);
+}
+
+TEST(LinkFrame, AFrameSwallowedByAStalledLieComesThroughWhenItIsAbandoned) {
+  // a header promising 40 bytes, then a real 13-byte frame and silence: the lie is given up
+  std::vector<uint8_t> bytes = encode(lk::kStatus, 1, {});
+  bytes[7] = 40;
+  bytes.resize(lk::kHeaderBytes);
+  const std::vector<uint8_t> hello = encode(lk::kHello, 2, {});
+  bytes.insert(bytes.end(), hello.begin(), hello.end());
+  static lk::FrameParser p;
+  p.reset();
+  for (uint8_t b : bytes) EXPECT_EQ(p.feed(b), lk::FrameParser::kNone);
+  EXPECT_TRUE(p.in_frame());
+  p.abandon();
+  EXPECT_EQ(p.drain(), lk::FrameParser::kFrame);
+  EXPECT_EQ(p.frame().seq, 2u);
+  EXPECT_EQ(p.drain(), lk::FrameParser::kNone);
+  EXPECT_FALSE(p.in_frame());
+}
+
+TEST(LinkFrame, AFrameInsideABrokenFramesPayloadComesThrough) {
+  // a frame whose payload holds a whole frame, with its own CRC broken: the inner frame is found
+  const std::vector<uint8_t> inner = encode(lk::kHello, 42, pattern(5));
+  std::vector<uint8_t> outer = encode(lk::kData, 1, inner);
+  outer.back() ^= 1;
+  const Parsed r = parse(outer);
+  EXPECT_EQ(r.bad_crc, 1);
+  ASSERT_EQ(r.frames.size(), 1u);
+  EXPECT_EQ(r.frames[0].seq, 42u);
+  EXPECT_EQ(r.frames[0].type, lk::kHello);
 }
 
 TEST(LinkFrame, TextAndStrayMagicBytesBetweenFramesAreSkipped) {

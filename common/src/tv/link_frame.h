@@ -20,12 +20,13 @@ constexpr size_t kMaxPayload = 2048;  // payload bytes of one frame
 constexpr size_t kHeaderBytes = 9;    // magic, type, seq, len
 constexpr size_t kCrcBytes = 4;
 constexpr size_t kMaxFrameBytes = kHeaderBytes + kMaxPayload + kCrcBytes;
-constexpr uint32_t kWindow = 8;      // data frames in flight before an ack is needed
-constexpr size_t kMaxPath = 128;     // longest path in a request (bytes, no terminator)
-constexpr int kMaxCaptures = 1000;   // most photos one Capture request takes
-constexpr uint32_t kRetryMs = 400;   // resend what is not acknowledged after this
-constexpr uint32_t kMaxRetries = 8;  // then the transfer is abandoned
-constexpr uint32_t kIdleMs = 4000;   // the board leaves the protocol after this silence
+constexpr uint32_t kWindow = 8;        // data frames in flight before an ack is needed
+constexpr size_t kMaxPath = 128;       // longest path in a request (bytes, no terminator)
+constexpr int kMaxCaptures = 1000;     // most photos one Capture request takes
+constexpr uint32_t kRetryMs = 400;     // resend what is not acknowledged after this
+constexpr uint32_t kMaxRetries = 8;    // then the transfer is abandoned
+constexpr uint32_t kIdleMs = 4000;     // the board leaves the protocol after this silence
+constexpr uint32_t kFrameGapMs = 300;  // a frame in progress silent this long was a lie: read again
 
 // Message types. Requests go from the PC to the board; the board answers each with Ok, Err or the
 // answer named beside it, echoing the request's seq.
@@ -58,7 +59,11 @@ struct Frame {
 // frame does not fit in cap.
 size_t encode_frame(uint8_t type, uint32_t seq, const void* payload, size_t len, uint8_t* out, size_t cap);
 
-// Reads frames out of a byte stream that may hold other bytes (the board's text) between them.
+// Reads frames out of a byte stream that may hold other bytes (the board's text) between them. A
+// frame that fails (its CRC, or a header announcing too much) is dropped and its bytes after its
+// first one are read again: a real frame that a lying header swallowed still comes through.
+//   for (Result r = p.feed(byte); r != kNone; r = p.drain()) { ... }
+// and call drain() before waiting for more bytes: bytes read again may hold more than one frame.
 class FrameParser {
  public:
   enum Result : uint8_t {
@@ -67,20 +72,40 @@ class FrameParser {
     kBadCrc,     // a frame arrived whose CRC does not match: dropped
     kBadLength,  // a header announced more than kMaxPayload bytes: dropped
   };
+  // Takes the next byte of the stream and reads on until a result (or the bytes run out).
   Result feed(uint8_t byte);
+  // Reads on in the bytes still to be read again (kNone when there are none, or none gave a result).
+  Result drain();
   const Frame& frame() const { return frame_; }
-  // Forgets a frame in progress.
-  void reset() { state_ = kSeek0; }
+  // Forgets a frame in progress and whatever was to be read again.
+  void reset() {
+    state_ = kSeek0;
+    raw_len_ = pend_len_ = pend_pos_ = 0;
+  }
   // True between the first magic byte and the end of a frame.
   bool in_frame() const { return state_ != kSeek0; }
+  // Gives up the frame in progress (its sender went quiet for kFrameGapMs: its header promised bytes
+  // that are not coming) and reads its bytes after the first again; then call drain().
+  void abandon() {
+    if (state_ == kSeek0) return;
+    state_ = kSeek0;
+    replay();
+  }
 
  private:
   enum State : uint8_t { kSeek0, kSeek1, kHeader, kPayload, kTrailer };
+  Result step(uint8_t byte);
+  // Queues the failed frame's bytes after its first for reading again.
+  void replay();
   State state_ = kSeek0;
   uint8_t head_[kHeaderBytes - 2] = {};
   uint8_t tail_[kCrcBytes] = {};
   size_t got_ = 0;
   Frame frame_;
+  uint8_t raw_[kMaxFrameBytes];  // the bytes of the frame in progress, as they came
+  size_t raw_len_ = 0;
+  uint8_t pend_[2 * kMaxFrameBytes + 1];  // bytes to read (again) before anything new
+  size_t pend_len_ = 0, pend_pos_ = 0;
 };
 
 }  // namespace link
