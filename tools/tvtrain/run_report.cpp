@@ -1,0 +1,96 @@
+#include "run_report.h"
+
+#include <ctime>
+
+#include "host/files.h"
+#include "host/text.h"
+
+namespace tvtrain {
+
+namespace {
+
+// A word as a POSIX shell reads it back: unchanged when plain, else in single quotes.
+std::string shell_word(const std::string& w) {
+  const bool plain = !w.empty() && w.find_first_not_of(
+                                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                       "_-./=:,+@%") == std::string::npos;
+  if (plain) return w;
+  std::string out = "'";
+  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+RunReport::RunReport(int argc, char** argv) : t0_(std::chrono::steady_clock::now()) {
+  command_ = "tvtrain";
+  for (int i = 1; i < argc; ++i) command_ += " " + shell_word(argv[i]);
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  started_ = buf;
+}
+
+tvh::ReportInput RunReport::input(const tvh::Dataset& ds, const tvh::TrainSetup& setup, uint64_t seed) const {
+  tvh::ReportInput in;
+  in.ds = &ds;
+  in.command = command_;
+  in.started = started_;
+  in.preset = setup.preset;
+  in.recipe = recipe_words(setup.recipe);
+  in.seed = seed;
+  return in;
+}
+
+void RunReport::write(const std::string& path, tvh::ReportInput in) const {
+  in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  tvh::write_file_atomic(path, tvh::with_side_output_marker(tvh::html_report(in)));
+}
+
+std::string recipe_words(const tv::TrainRecipe& r) {
+  std::string s = std::to_string(r.epochs) + " epochs, batch " + std::to_string(r.batch_size) + ", learning rate " +
+                  tvh::fmt("%g", r.opt.lr) + ", " + std::to_string(r.opt.lanes) + " lane(s)";
+  std::string aug;
+  if (r.aug_flip) aug += " flip";
+  if (r.aug_shift) aug += " shift " + std::to_string(r.aug_shift);
+  if (r.aug_brightness > 0) aug += " brightness " + tvh::fmt("%g", r.aug_brightness);
+  s += aug.empty() ? ", no augmentation" : ", augment" + aug;
+  if (r.restore_best) s += ", keeps the best validation epoch";
+  return s;
+}
+
+std::vector<tvh::SuspectLabel> suspects_of(const tvh::Dataset& ds, const tvh::EvalResult& oof) {
+  std::vector<int> labels;
+  for (int i : oof.index) labels.push_back(ds.labels[(size_t)i]);
+  std::vector<tvh::SuspectLabel> s = tvh::find_suspect_labels(labels, oof.probs, (int)ds.classes.size());
+  for (auto& x : s) x.index = oof.index[(size_t)x.index];
+  return s;
+}
+
+nlohmann::json suspects_json(const tvh::Dataset& ds, const std::vector<tvh::SuspectLabel>& suspects) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& x : suspects)
+    list.push_back({{"path", ds.paths[(size_t)x.index]},
+                    {"given", ds.classes[(size_t)x.given]},
+                    {"suggested", ds.classes[(size_t)x.suggested]},
+                    {"p_given", x.p_given},
+                    {"p_suggested", x.p_suggested}});
+  return list;
+}
+
+std::vector<std::string> next_commands_after_training(const std::string& model, const std::string& dataset) {
+  std::string q8 = model;
+  if (q8.size() > 4 && q8.compare(q8.size() - 4, 4, ".tvb") == 0) q8.resize(q8.size() - 4);
+  q8 += ".q8.tvb";
+  return {"# int8 for the board (calibrated on the same photos):",
+          "tvquant " + shell_word(model) + " --calib " + shell_word(dataset) + " -o " + shell_word(q8),
+          "# a C header to bake into the firmware (copy it as model.h next to the sketch and rebuild):",
+          "tvexport " + shell_word(q8) + " -o model.h",
+          "# or copy " + q8 + " to the board's SD card as /header/model.tvb (firmware/README.md)",
+          "# check its size and memory on the board:",
+          "tvexport info " + shell_word(q8)};
+}
+
+}  // namespace tvtrain
