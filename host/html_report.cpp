@@ -19,6 +19,11 @@ namespace tvh {
 
 namespace {
 
+// The photos named under each cell of the confusion matrix, and under all cells together.
+constexpr size_t kNamesPerCell = 30, kNamesInCells = 1500;
+// Paths longer than this many bytes are shown with their middle left out (every path is in --json).
+constexpr size_t kShownPathBytes = 240;
+
 const char* const kStyle = R"(
 body{font-family:sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 40px;color:#222;line-height:1.4}
 h1{font-size:22px;overflow-wrap:anywhere}h2{font-size:18px;border-bottom:1px solid #ccc;margin-top:32px}
@@ -43,6 +48,15 @@ code,pre{background:#f4f4f4;padding:1px 4px;overflow-wrap:anywhere;white-space:p
 
 std::string esc(const std::string& s) {
   return xml_escape(s);
+}
+
+// A path as shown: whole, or its start and end around "...", cut between UTF-8 characters.
+std::string shown_path(const std::string& path) {
+  if (path.size() <= kShownPathBytes) return path;
+  size_t head = kShownPathBytes / 3, tail = path.size() - (kShownPathBytes - head - 3);
+  while (head > 0 && ((unsigned char)path[head] & 0xC0) == 0x80) --head;
+  while (tail < path.size() && ((unsigned char)path[tail] & 0xC0) == 0x80) ++tail;
+  return path.substr(0, head) + "..." + path.substr(tail);
 }
 
 std::string pct1(double v) {
@@ -73,7 +87,7 @@ std::string photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t i, cons
                        "\" title=\"the model's input, " + std::to_string(ds.width) + "x" + std::to_string(ds.height) +
                        "\"",
                    thumbs.why());
-  s << "</div><figcaption><span class=\"wrap\">" << esc(ds.paths[i]) << "</span><br>" << caption_html
+  s << "</div><figcaption><span class=\"wrap\">" << esc(shown_path(ds.paths[i])) << "</span><br>" << caption_html
     << "</figcaption></figure>\n";
   return s.str();
 }
@@ -222,9 +236,10 @@ void section_misclassified(std::ostringstream& s, const ReportInput& in, Thumbna
     const size_t e = wrong[n], d = (size_t)r.index[e];
     const size_t t = (size_t)ds.labels[d], p = (size_t)r.predicted[e];
     const std::string id = "m-" + std::to_string(n);
-    if (++cell_total[t * k + p] <= 50)
-      by_cell[t * k + p].push_back(n < kReportMaxPhotos ? "<a href=\"#" + id + "\">" + esc(ds.paths[d]) + "</a>"
-                                                        : esc(ds.paths[d]));
+    if (++cell_total[t * k + p] <= kNamesPerCell && n < kNamesInCells) {
+      const std::string name = esc(shown_path(ds.paths[d]));
+      by_cell[t * k + p].push_back(n < kReportMaxPhotos ? "<a href=\"#" + id + "\">" + name + "</a>" : name);
+    }
     if (n >= kReportMaxPhotos) continue;
     const float pt = r.probs.size() == r.index.size() * k ? r.probs[e * k + t] : 0.f;
     const std::string cap = "true <b>" + esc(ds.classes[t]) + "</b> (" + pct1(pt) + "), predicted <b>" +
@@ -239,7 +254,8 @@ void section_misclassified(std::ostringstream& s, const ReportInput& in, Thumbna
       s << "<h3 id=\"" << cell_anchor(t, p) << "\">true " << esc(ds.classes[t]) << ", predicted " << esc(ds.classes[p])
         << ": " << cell_total[t * k + p] << "</h3>\n<ul>";
       for (const auto& item : by_cell[t * k + p]) s << "<li class=\"wrap\">" << item << "</li>";
-      if (cell_total[t * k + p] > 50) s << "<li>... and " << cell_total[t * k + p] - 50 << " more (--json)</li>";
+      if (cell_total[t * k + p] > by_cell[t * k + p].size())
+        s << "<li>... and " << cell_total[t * k + p] - by_cell[t * k + p].size() << " more (--json)</li>";
       s << "</ul>\n";
     }
   }
@@ -316,7 +332,9 @@ std::string report_path_for(const std::string& model_path) {
   return curve.substr(0, curve.size() - std::strlen(".curve.svg")) + ".report.html";
 }
 
-std::string html_report(const ReportInput& in) {
+namespace {
+
+std::string html_page(const ReportInput& in, size_t image_budget) {
   std::ostringstream s;
   s << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" << esc(in.title)
@@ -328,7 +346,7 @@ std::string html_report(const ReportInput& in) {
   s << "<a href=\"#samples\">samples</a>";
   if (in.plan && in.params) s << "<a href=\"#network\">network</a>";
   s << "<a href=\"#next\">next</a></nav>\n";
-  ThumbnailMaker thumbs(*in.ds, in.image_budget);
+  ThumbnailMaker thumbs(*in.ds, image_budget);
   section_run(s, in);
   section_suspects(s, in, thumbs);
   section_results(s, in);
@@ -340,9 +358,24 @@ std::string html_report(const ReportInput& in) {
   s << "</pre>\n";
   if (thumbs.left_out())
     s << "<p class=\"note\">" << thumbs.left_out() << " picture(s) left out to keep this page under "
-      << human_bytes(in.image_budget) << " of pictures.</p>\n";
+      << human_bytes(kReportMaxBytes) << ".</p>\n";
   s << kFilterScript << "</body>\n</html>\n";
   return s.str();
+}
+
+}  // namespace
+
+std::string html_report(const ReportInput& in) {
+  // The pictures' budget, and less when the text (long names, many classes) would take the page
+  // over kReportMaxBytes.
+  size_t budget = in.image_budget;
+  std::string page = html_page(in, budget);
+  while (page.size() > kReportMaxBytes && budget > 0) {
+    const size_t over = page.size() - kReportMaxBytes + 4096;
+    budget = budget > over ? budget - over : 0;
+    page = html_page(in, budget);
+  }
+  return page;
 }
 
 }  // namespace tvh

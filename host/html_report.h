@@ -17,8 +17,10 @@
 
 namespace tvh {
 
-// The data URIs of the report's pictures may take this much; later pictures are named only.
-constexpr size_t kReportImageBudget = size_t(2400) << 10;
+// The data URIs of the report's pictures may take this much; later pictures are named only. The whole
+// page stays under kReportMaxBytes (the pictures' budget shrinks when the text is long).
+constexpr size_t kReportImageBudget = size_t(2300) << 10;
+constexpr size_t kReportMaxBytes = 2990000;
 // At most this many misclassified photos (and as many suspects) are shown with pictures.
 constexpr size_t kReportMaxPhotos = 200;
 

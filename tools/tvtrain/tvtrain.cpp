@@ -231,10 +231,10 @@ int tvtrain_main(int argc, char** argv) {
                                 : !a.confusion.empty() ? a.confusion
                                 : a.output.empty()     ? std::string()
                                                        : tvh::confusion_path_for(a.output);
-  const std::string report = a.no_report           ? std::string()
-                             : !a.report.empty()    ? a.report
-                             : a.output.empty()     ? std::string()
-                                                    : tvh::report_path_for(a.output);
+  const std::string report = a.no_report         ? std::string()
+                             : !a.report.empty() ? a.report
+                             : a.output.empty()  ? std::string()
+                                                 : tvh::report_path_for(a.output);
   const std::vector<tvh::NamedPath> inputs = {{"the dataset", a.dataset}, {"--init", a.init}, {"--config", a.config}};
   auto others_than = [&](const std::string& role) {
     std::vector<tvh::NamedPath> v = inputs;
