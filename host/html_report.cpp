@@ -44,6 +44,7 @@ img.input{image-rendering:pixelated;border:1px solid #999}
 .note{color:#555;font-size:13px}
 code,pre{background:#f4f4f4;padding:1px 4px;overflow-wrap:anywhere;white-space:pre-wrap}
 .hidden{display:none}
+.nw{white-space:nowrap}
 )";
 
 std::string esc(const std::string& s) {
@@ -74,9 +75,11 @@ std::string img_or_note(const std::string& uri, const std::string& alt, const st
   return "<img src=\"" + uri + "\" alt=\"" + esc(alt) + "\"" + extra + ">";
 }
 
+}  // namespace
+
 // One photo: the original (upright, small) and the model's input at its real size, with a caption.
-std::string photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t i, const std::string& id,
-                       const std::string& caption_html, const std::string& data_attrs) {
+std::string report_photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t i, const std::string& id,
+                              const std::string& caption_html, const std::string& data_attrs) {
   std::ostringstream s;
   s << "<figure class=\"card\"" << (id.empty() ? "" : " id=\"" + id + "\"") << data_attrs << "><div class=\"pics\">";
   std::string uri = thumbs.original(i);
@@ -91,6 +94,8 @@ std::string photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t i, cons
     << "</figcaption></figure>\n";
   return s.str();
 }
+
+namespace {
 
 void section_run(std::ostringstream& s, const ReportInput& in) {
   const Dataset& ds = *in.ds;
@@ -192,7 +197,7 @@ void section_suspects(std::ostringstream& s, const ReportInput& in, ThumbnailMak
     const std::string cap = "in <b>" + esc(ds.classes[(size_t)x.given]) + "</b> (" + pct1(x.p_given) +
                             "), looks like <b>" + esc(ds.classes[(size_t)x.suggested]) + "</b> (" +
                             pct1(x.p_suggested) + ")";
-    s << photo_card(thumbs, ds, (size_t)x.index, "s-" + std::to_string(n), cap, "");
+    s << report_photo_card(thumbs, ds, (size_t)x.index, "s-" + std::to_string(n), cap, "");
   }
   s << "</div>\n";
 }
@@ -244,8 +249,8 @@ void section_misclassified(std::ostringstream& s, const ReportInput& in, Thumbna
     const float pt = r.probs.size() == r.index.size() * k ? r.probs[e * k + t] : 0.f;
     const std::string cap = "true <b>" + esc(ds.classes[t]) + "</b> (" + pct1(pt) + "), predicted <b>" +
                             esc(ds.classes[p]) + "</b> (" + pct1(r.confidence[e]) + ")";
-    s << photo_card(thumbs, ds, d, id, cap,
-                    " data-true=\"" + std::to_string(t) + "\" data-pred=\"" + std::to_string(p) + "\"");
+    s << report_photo_card(thumbs, ds, d, id, cap,
+                           " data-true=\"" + std::to_string(t) + "\" data-pred=\"" + std::to_string(p) + "\"");
   }
   s << "</div>\n<h3>By cell of the confusion matrix</h3>\n";
   for (size_t t = 0; t < k; ++t) {
@@ -274,7 +279,7 @@ void section_samples(std::ostringstream& s, const ReportInput& in, ThumbnailMake
     s << "<h3 id=\"class-" << c << "\">" << esc(ds.classes[c]) << " (" << v.size() << " images)</h3>\n"
       << "<div class=\"cards\">\n";
     const size_t n = std::min(per_class, v.size());
-    for (size_t q = 0; q < n; ++q) s << photo_card(thumbs, ds, v[q * v.size() / n], "", "", "");
+    for (size_t q = 0; q < n; ++q) s << report_photo_card(thumbs, ds, v[q * v.size() / n], "", "", "");
     s << "</div>\n";
   }
 }
@@ -336,10 +341,8 @@ namespace {
 
 std::string html_page(const ReportInput& in, size_t image_budget) {
   std::ostringstream s;
-  s << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" << esc(in.title)
-    << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
-  s << "<h1>" << esc(in.title) << "</h1>\n<nav><a href=\"#run\">run</a>";
+  s << report_page_open(in.title);
+  s << "<nav><a href=\"#run\">run</a>";
   if (in.kfold) s << "<a href=\"#suspects\">likely label mistakes</a>";
   s << "<a href=\"#results\">curve and confusion</a>";
   if (in.eval && in.eval->total) s << "<a href=\"#wrong\">misclassified</a>";
@@ -359,11 +362,37 @@ std::string html_page(const ReportInput& in, size_t image_budget) {
   if (thumbs.left_out())
     s << "<p class=\"note\">" << thumbs.left_out() << " picture(s) left out to keep this page under "
       << human_bytes(kReportMaxBytes) << ".</p>\n";
-  s << kFilterScript << "</body>\n</html>\n";
+  s << report_page_close();
   return s.str();
 }
 
 }  // namespace
+
+std::string shell_quoted(const std::string& w) {
+  const bool plain = !w.empty() && w.find_first_not_of(
+                                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "0123456789_-./=:,+@%") == std::string::npos;
+  if (plain) return w;
+  std::string out = "'";
+  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string report_command_line(const std::string& tool, int argc, char** argv) {
+  std::string out = tool;
+  for (int i = 1; i < argc; ++i) out += " " + shell_quoted(argv[i]);
+  return out;
+}
+
+std::string report_page_open(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
+         "content=\"width=device-width, initial-scale=1\">\n<title>" +
+         esc(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + esc(title) + "</h1>\n";
+}
+
+std::string report_page_close() {
+  return std::string(kFilterScript) + "</body>\n</html>\n";
+}
 
 std::string html_report(const ReportInput& in) {
   // The pictures' budget, and less when the text (long names, many classes) would take the page

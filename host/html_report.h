@@ -50,6 +50,20 @@ struct ReportInput {
 // The whole page.
 std::string html_report(const ReportInput& in);
 
+// The parts the other reports reuse (host/quant_report.h): the page's opening (doctype, inline style,
+// the escaped title as <title> and <h1>) and closing (the filter script), and one photo card (the
+// original, the model's input at its real size, the path and `caption_html`, already escaped).
+class ThumbnailMaker;
+std::string report_page_open(const std::string& title);
+std::string report_page_close();
+std::string report_photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t i, const std::string& id,
+                              const std::string& caption_html, const std::string& data_attrs);
+
+// A word as a POSIX shell reads it back: unchanged when plain, else in single quotes.
+std::string shell_quoted(const std::string& word);
+// The command line as a shell reads it back: `tool`, then each argument after argv[0] shell_quoted.
+std::string report_command_line(const std::string& tool, int argc, char** argv);
+
 // Where the report goes for a model path: model.tvb -> model.report.html.
 std::string report_path_for(const std::string& model_path);
 

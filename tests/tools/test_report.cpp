@@ -194,3 +194,29 @@ TEST(ReportSlow, StaysUnder3MBOnALargeDataset) {
   EXPECT_TRUE(has(html, "1200 images"));
   EXPECT_TRUE(has(html, "the 200 worst are shown"));
 }
+
+TEST(Report, TvquantWritesItsOwnPage) {
+  const std::string ds = tvtest::shapes_subset("report-quant", 6);
+  const std::string out = tvtest::temp_dir("report-quant-out");
+  ASSERT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --epochs 2 -q --no-report -o " + out + "/m.tvb"), 0);
+  const std::string quant =
+      tvtest::bin_path("tvquant") + " " + out + "/m.tvb --calib " + ds + " -q -o " + out + "/q.tvb";
+  auto r = tvtest::run_capture(quant + " --report " + out + "/q.html");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string html = tvtest::read_text(out + "/q.html");
+  for (const char* id : {"agreement", "disagree", "layers", "memory", "next"})
+    EXPECT_TRUE(has(html, std::string("id=\"") + id + "\"")) << id;
+  EXPECT_TRUE(has(html, "l0_conv2d"));
+  EXPECT_TRUE(has(html, "headroom"));
+  EXPECT_TRUE(has(html, "<td>1circle</td>"));
+  EXPECT_TRUE(all(html, "(?:src|href)=\"(https?:[^\"]*)\"").empty());
+  // Refused before any work: a picture's extension, the model itself, a photo it reads.
+  EXPECT_NE(tvtest::run_command(quant + " --report " + out + "/q.svg 2>/dev/null"), 0);
+  EXPECT_NE(tvtest::run_command(quant + " --report " + out + "/m.tvb 2>/dev/null"), 0);
+  EXPECT_TRUE(tvh::read_file(out + "/m.tvb").size() > 100);
+  EXPECT_NE(tvtest::run_command(tvtest::bin_path("tvquant") + " " + out + "/m.tvb --calib " + ds + " -q -o " + out +
+                                "/q2.tvb --report " + ds + "/0blank/img_000.jpg 2>/dev/null"),
+            0);
+  EXPECT_GT(tvh::decode_image(tvh::read_file(ds + "/0blank/img_000.jpg"), "photo").width, 0);
+  EXPECT_FALSE(fs::exists(out + "/q2.tvb"));
+}

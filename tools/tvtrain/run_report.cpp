@@ -7,24 +7,8 @@
 
 namespace tvtrain {
 
-namespace {
-
-// A word as a POSIX shell reads it back: unchanged when plain, else in single quotes.
-std::string shell_word(const std::string& w) {
-  const bool plain = !w.empty() && w.find_first_not_of(
-                                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                       "_-./=:,+@%") == std::string::npos;
-  if (plain) return w;
-  std::string out = "'";
-  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
-
 RunReport::RunReport(int argc, char** argv) : t0_(std::chrono::steady_clock::now()) {
-  command_ = "tvtrain";
-  for (int i = 1; i < argc; ++i) command_ += " " + shell_word(argv[i]);
+  command_ = tvh::report_command_line("tvtrain", argc, argv);
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
@@ -84,13 +68,14 @@ std::vector<std::string> next_commands_after_training(const std::string& model, 
   std::string q8 = model;
   if (q8.size() > 4 && q8.compare(q8.size() - 4, 4, ".tvb") == 0) q8.resize(q8.size() - 4);
   q8 += ".q8.tvb";
-  return {"# int8 for the board (calibrated on the same photos):",
-          "tvquant " + shell_word(model) + " --calib " + shell_word(dataset) + " -o " + shell_word(q8),
-          "# a C header to bake into the firmware (copy it as model.h next to the sketch and rebuild):",
-          "tvexport " + shell_word(q8) + " -o model.h",
-          "# or copy " + q8 + " to the board's SD card as /header/model.tvb (firmware/README.md)",
-          "# check its size and memory on the board:",
-          "tvexport info " + shell_word(q8)};
+  return {
+      "# int8 for the board (calibrated on the same photos):",
+      "tvquant " + tvh::shell_quoted(model) + " --calib " + tvh::shell_quoted(dataset) + " -o " + tvh::shell_quoted(q8),
+      "# a C header to bake into the firmware (copy it as model.h next to the sketch and rebuild):",
+      "tvexport " + tvh::shell_quoted(q8) + " -o model.h",
+      "# or copy " + q8 + " to the board's SD card as /header/model.tvb (firmware/README.md)",
+      "# check its size and memory on the board:",
+      "tvexport info " + tvh::shell_quoted(q8)};
 }
 
 }  // namespace tvtrain
