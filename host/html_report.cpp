@@ -60,6 +60,14 @@ std::string shown_path(const std::string& path) {
   return path.substr(0, head) + "..." + path.substr(tail);
 }
 
+// Photo i's path as shown: from inside the dataset's folder (class folder and file name), shortened.
+std::string shown_name(const Dataset& ds, size_t i) {
+  const std::string& path = ds.paths[i];
+  const bool inside = path.size() > ds.source.size() + 1 && path.compare(0, ds.source.size(), ds.source) == 0 &&
+                      path[ds.source.size()] == '/';
+  return shown_path(inside ? path.substr(ds.source.size() + 1) : path);
+}
+
 std::string pct1(double v) {
   return fmt("%.1f", 100.0 * v) + " %";
 }
@@ -90,7 +98,7 @@ std::string report_photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t 
                        "\" title=\"the model's input, " + std::to_string(ds.width) + "x" + std::to_string(ds.height) +
                        "\"",
                    thumbs.why());
-  s << "</div><figcaption><span class=\"wrap\">" << esc(shown_path(ds.paths[i])) << "</span><br>" << caption_html
+  s << "</div><figcaption><span class=\"wrap\">" << esc(shown_name(ds, i)) << "</span><br>" << caption_html
     << "</figcaption></figure>\n";
   return s.str();
 }
@@ -116,7 +124,11 @@ void section_run(std::ostringstream& s, const ReportInput& in) {
   std::map<std::string, size_t> by_reason;
   for (const auto& f : ds.skipped) ++by_reason[f.reason];
   std::string skipped = ds.skipped.empty() ? "none" : std::to_string(ds.skipped.size()) + ":";
-  for (const auto& [reason, n] : by_reason) skipped += " " + esc(reason) + " " + std::to_string(n) + ";";
+  for (const auto& [reason, n] : by_reason) {
+    std::string words = reason;
+    std::replace(words.begin(), words.end(), '_', ' ');
+    skipped += (skipped.back() == ':' ? " " : ", ") + std::to_string(n) + " " + esc(words);
+  }
   if (!ds.skipped.empty()) {
     skipped += "<ul>";
     for (size_t n = 0; n < ds.skipped.size() && n < 20; ++n) skipped += "<li>" + esc(ds.skipped[n].message) + "</li>";
@@ -242,7 +254,7 @@ void section_misclassified(std::ostringstream& s, const ReportInput& in, Thumbna
     const size_t t = (size_t)ds.labels[d], p = (size_t)r.predicted[e];
     const std::string id = "m-" + std::to_string(n);
     if (++cell_total[t * k + p] <= kNamesPerCell && n < kNamesInCells) {
-      const std::string name = esc(shown_path(ds.paths[d]));
+      const std::string name = esc(shown_name(ds, d));
       by_cell[t * k + p].push_back(n < kReportMaxPhotos ? "<a href=\"#" + id + "\">" + name + "</a>" : name);
     }
     if (n >= kReportMaxPhotos) continue;

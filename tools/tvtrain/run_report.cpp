@@ -36,11 +36,12 @@ void RunReport::write(const std::string& path, tvh::ReportInput in) const {
 std::string recipe_words(const tv::TrainRecipe& r) {
   std::string s = std::to_string(r.epochs) + " epochs, batch " + std::to_string(r.batch_size) + ", learning rate " +
                   tvh::fmt("%g", r.opt.lr) + ", " + std::to_string(r.opt.lanes) + " lane(s)";
-  std::string aug;
-  if (r.aug_flip) aug += " flip";
-  if (r.aug_shift) aug += " shift " + std::to_string(r.aug_shift);
-  if (r.aug_brightness > 0) aug += " brightness " + tvh::fmt("%g", r.aug_brightness);
-  s += aug.empty() ? ", no augmentation" : ", augment" + aug;
+  std::vector<std::string> aug;
+  if (r.aug_flip) aug.push_back("flip");
+  if (r.aug_shift) aug.push_back("shift " + std::to_string(r.aug_shift) + " px");
+  if (r.aug_brightness > 0) aug.push_back("brightness " + tvh::fmt("%g", r.aug_brightness));
+  s += aug.empty() ? ", no augmentation" : ", augmentation: ";
+  for (size_t i = 0; i < aug.size(); ++i) s += (i ? ", " : "") + aug[i];
   if (r.restore_best) s += ", keeps the best validation epoch";
   return s;
 }
