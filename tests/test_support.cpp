@@ -151,4 +151,22 @@ std::string file_param_name(const ::testing::TestParamInfo<const char*>& info) {
   return s;
 }
 
+std::vector<uint8_t> decode_data_uri(const std::string& uri) {
+  static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<uint8_t> out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = uri.find(',') + 1; i < uri.size() && uri[i] != '='; ++i) {
+    const size_t v = alphabet.find(uri[i]);
+    if (v == std::string::npos) break;
+    acc = (acc << 6) | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back((uint8_t)(acc >> bits));
+    }
+  }
+  return out;
+}
+
 }  // namespace tvtest

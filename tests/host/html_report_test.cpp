@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <regex>
 #include <set>
 
 #include "host/image.h"
 #include "host/thumbnails.h"
+#include "photo_fixture.h"
+#include "test_support.h"
 #include "tv/model.h"
 #include "tv/presets.h"
 
@@ -152,4 +155,35 @@ TEST(HtmlReport, PageStaysUnderTheLimitWithLongNamesAndNoisyPictures) {
   EXPECT_GT(html.size(), tvh::kReportMaxBytes / 2);
   EXPECT_NE(html.find("left out"), std::string::npos);
   EXPECT_EQ(html.find(std::string(300, 'd')), std::string::npos) << "long paths are shortened";
+}
+
+// The original thumbnail is the whole photo turned upright by its EXIF orientation (not the model's
+// centre crop), at most 96 pixels a side; the model input is the decoded input at its real size.
+TEST(Thumbnails, OriginalIsUprightAndWhole) {
+  const std::string dir = tvtest::temp_dir("thumb-exif");
+  for (const char* cls : {"a", "b"}) {
+    std::filesystem::create_directories(dir + "/" + cls);
+    // Shown 400x300 with the bright block top-left; stored turned for orientation 6 (portrait bytes).
+    const auto shown = tvtest::quadrant_picture(400, 300, true);
+    const auto stored = tvtest::stored_for_orientation(shown, 400, 300, 3, 6);
+    const auto jpeg = tvtest::with_exif_orientation(tvh::encode_jpeg(stored.data(), 300, 400, 3, 95), 6);
+    tvtest::write_text(dir + "/" + cls + "/p.jpg", std::string(jpeg.begin(), jpeg.end()));
+  }
+  tvh::DatasetOptions o;
+  o.path = dir;
+  o.height = o.width = 32;
+  const tvh::Dataset ds = tvh::load_dataset(o);
+  tvh::ThumbnailMaker thumbs(ds, 1 << 20);
+  const tvh::Image t = tvh::decode_image(tvtest::decode_data_uri(thumbs.original(0)), "thumbnail");
+  EXPECT_EQ(t.width, 96);
+  EXPECT_EQ(t.height, 72);
+  EXPECT_EQ(tvtest::bright_quadrant(t.pixels.data(), t.width, t.height, 3), 0);
+  const tvh::Image in = tvh::decode_image(tvtest::decode_data_uri(thumbs.model_input(0)), "input");
+  EXPECT_EQ(in.width, 32);
+  EXPECT_EQ(in.height, 32);
+  // Over the budget: nothing more, and it says why.
+  tvh::ThumbnailMaker tight(ds, 10);
+  EXPECT_EQ(tight.original(0), "");
+  EXPECT_NE(tight.why().find("budget"), std::string::npos);
+  EXPECT_EQ(tight.left_out(), 1u);
 }

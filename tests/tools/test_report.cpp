@@ -31,26 +31,6 @@ std::set<std::string> all(const std::string& html, const std::string& pattern) {
   return out;
 }
 
-// Decodes "data:image/jpeg;base64,..." back to bytes.
-std::vector<uint8_t> from_data_uri(const std::string& uri) {
-  const std::string b64 = uri.substr(uri.find(',') + 1);
-  std::vector<uint8_t> out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : b64) {
-    const char* const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const char* at = std::strchr(alphabet, c);
-    if (c == '=' || !at) break;
-    acc = (acc << 6) | (uint32_t)(at - alphabet);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back((uint8_t)(acc >> bits));
-    }
-  }
-  return out;
-}
-
 // The checks every report passes: self-contained, anchors resolve, pictures decode.
 void expect_self_contained(const std::string& html, size_t min_pictures) {
   EXPECT_EQ(html.rfind("<!-- TinyVision side output", 0), 0u);
@@ -61,7 +41,7 @@ void expect_self_contained(const std::string& html, size_t min_pictures) {
   const std::set<std::string> srcs = all(html, "src=\"([^\"]+)\"");
   EXPECT_GE(srcs.size(), min_pictures);
   for (const auto& s : srcs) {
-    const std::vector<uint8_t> jpeg = from_data_uri(s);
+    const std::vector<uint8_t> jpeg = tvtest::decode_data_uri(s);
     const tvh::Image img = tvh::decode_image(jpeg, "picture");
     EXPECT_GT(img.width, 0);
     EXPECT_LE(std::max(img.width, img.height), 96);
