@@ -94,6 +94,20 @@ TEST(Report, UsageAndTheSideOutputRule) {
   r = tvtest::run_capture(tvtrain() + " " + ds + " --epochs 1 -q --kfold 2 --report " + ds + "/0blank/img_000.jpg");
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(tvh::decode_image(tvh::read_file(ds + "/0blank/img_000.jpg"), "photo").width > 0);
+  // Nor, through a link, a photo of the dataset (found among the listed files before decoding).
+  const std::string photo = ds + "/1circle/img_001.jpg";
+  const std::string before = tvtest::read_text(photo);
+  fs::create_symlink(photo, out + "/link.html");
+  r = tvtest::run_capture(tvtrain() + " " + ds + " --epochs 1 -q --kfold 2 --report " + out + "/link.html");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "is " + photo + ", a file of the dataset")) << r.err;
+  ASSERT_EQ(tvtest::run_command(train + " --no-report"), 0);
+  r = tvtest::run_capture(tvtest::bin_path("tvquant") + " " + out + "/m.tvb --calib " + ds + " -q -o " + out +
+                          "/q.tvb --report " + out + "/link.html");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "a calibration photo")) << r.err;
+  EXPECT_FALSE(fs::exists(out + "/q.tvb"));
+  EXPECT_EQ(tvtest::read_text(photo), before);
   // Ours is replaced.
   fs::remove(out + "/m.report.html");
   ASSERT_EQ(tvtest::run_command(train), 0);

@@ -12,6 +12,7 @@
 #include "host/evaluate.h"
 #include "host/files.h"
 #include "host/model_io.h"
+#include "host/output_guard.h"
 #include "host/prune.h"
 #include "host/html_report.h"
 #include "host/quant_report.h"
@@ -141,6 +142,7 @@ int tvquant_main(int argc, char** argv) {
   tvh::check_output({"-o", output}, inputs, tvh::blob_bytes_estimate(*m.plan));
   const tv::ModelPlan& plan = *m.plan;
   tvh::Dataset ds = load_for_model(calib, m, threads);
+  tvh::check_output_not_among({"--report", report_path}, ds.paths, "a calibration photo");
   for (const auto& w : ds.warnings) log("warning: " + w);
   if (!ds.skipped.empty()) log(tvh::skipped_text(ds.skipped));
   tvh::Split split = tvh::reference_split(ds, val_last);
@@ -150,6 +152,7 @@ int tvquant_main(int argc, char** argv) {
   std::vector<int> eval_idx = split.val;
   if (!eval_on.empty()) {
     eval_ds = load_for_model(eval_on, m, threads);
+    tvh::check_output_not_among({"--report", report_path}, eval_ds.paths, "a photo of --eval-on");
     for (const auto& w : eval_ds.warnings) log("warning: " + w);
     eds = &eval_ds;
     eval_idx = tvh::all_indices(eval_ds);

@@ -310,6 +310,7 @@ int tvtrain_main(int argc, char** argv) {
   dopt.threads = a.threads;
   // List first, then know the model and the memory it all takes, then decode.
   tvh::DatasetListing listing = tvh::list_dataset(dopt);
+  if (!report.empty()) tvh::check_output_not_among({"the report", report}, tvtrain::listed_files(listing), "a file of the dataset");
   // A preset's model and recipe follow the data (depth from the input, scale from the image count);
   // the command-line options still override the recipe.
   if (setup.adapt && !init.plan) {
