@@ -51,14 +51,6 @@ tvh::EvalResult every_third_wrong(const tvh::Dataset& ds) {
   return r;
 }
 
-std::set<std::string> all(const std::string& html, const std::string& pattern) {
-  std::set<std::string> out;
-  const std::regex re(pattern);
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), re); it != std::sregex_iterator(); ++it)
-    out.insert((*it)[1]);
-  return out;
-}
-
 }  // namespace
 
 TEST(HtmlReport, EscapesEveryUserStringAndLinksResolve) {
@@ -81,19 +73,19 @@ TEST(HtmlReport, EscapesEveryUserStringAndLinksResolve) {
     EXPECT_EQ(html.find("<i>title"), std::string::npos) << k;
     EXPECT_NE(html.find("&lt;script&gt;alert(0)&lt;/script&gt;&amp;&quot;&#39;"), std::string::npos) << k;
     // Exactly one script: the filter.
-    EXPECT_EQ(all(html, "(<script>)").size(), 1u);
+    EXPECT_EQ(tvtest::regex_captures(html, "(<script>)").size(), 1u);
     // Every in-page link has its anchor; every confusion cell with a count links.
-    const std::set<std::string> ids = all(html, "id=\"([^\"]+)\"");
-    const std::set<std::string> links = all(html, "href=\"#([^\"]+)\"");
+    const std::set<std::string> ids = tvtest::regex_captures(html, "id=\"([^\"]+)\"");
+    const std::set<std::string> links = tvtest::regex_captures(html, "href=\"#([^\"]+)\"");
     for (const auto& l : links) EXPECT_TRUE(ids.count(l)) << "#" << l << " has no anchor at " << k << " classes";
     for (size_t c = 0; c < k; ++c) {
       EXPECT_TRUE(links.count("class-" + std::to_string(c)));
       EXPECT_TRUE(links.count("cell-" + std::to_string(c) + "-" + std::to_string((c + 1) % k)));
     }
     // No remote URL in any src or href; the model inputs are embedded JPEGs.
-    EXPECT_TRUE(all(html, "(?:src|href)=\"(https?:[^\"]*)\"").empty());
+    EXPECT_TRUE(tvtest::regex_captures(html, "(?:src|href)=\"(https?:[^\"]*)\"").empty());
     EXPECT_EQ(html.find("src=\"http"), std::string::npos);
-    const std::set<std::string> srcs = all(html, "src=\"([^\"]+)\"");
+    const std::set<std::string> srcs = tvtest::regex_captures(html, "src=\"([^\"]+)\"");
     ASSERT_FALSE(srcs.empty());
     for (const auto& s : srcs) EXPECT_EQ(s.rfind("data:image/jpeg;base64,", 0), 0u) << s.substr(0, 40);
     EXPECT_NE(html.find("id=\"suspects\""), std::string::npos);

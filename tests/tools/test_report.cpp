@@ -23,22 +23,15 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::set<std::string> all(const std::string& html, const std::string& pattern) {
-  std::set<std::string> out;
-  const std::regex re(pattern);
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), re); it != std::sregex_iterator(); ++it)
-    out.insert((*it)[1]);
-  return out;
-}
-
 // The checks every report passes: self-contained, anchors resolve, pictures decode.
 void expect_self_contained(const std::string& html, size_t min_pictures) {
   EXPECT_EQ(html.rfind("<!-- TinyVision side output", 0), 0u);
   EXPECT_TRUE(has(html, "<!DOCTYPE html>"));
-  EXPECT_TRUE(all(html, "(?:src|href)=\"(https?:[^\"]*)\"").empty());
-  const std::set<std::string> ids = all(html, "id=\"([^\"]+)\"");
-  for (const auto& l : all(html, "href=\"#([^\"]+)\"")) EXPECT_TRUE(ids.count(l)) << "#" << l << " has no anchor";
-  const std::set<std::string> srcs = all(html, "src=\"([^\"]+)\"");
+  EXPECT_TRUE(tvtest::regex_captures(html, "(?:src|href)=\"(https?:[^\"]*)\"").empty());
+  const std::set<std::string> ids = tvtest::regex_captures(html, "id=\"([^\"]+)\"");
+  for (const auto& l : tvtest::regex_captures(html, "href=\"#([^\"]+)\""))
+    EXPECT_TRUE(ids.count(l)) << "#" << l << " has no anchor";
+  const std::set<std::string> srcs = tvtest::regex_captures(html, "src=\"([^\"]+)\"");
   EXPECT_GE(srcs.size(), min_pictures);
   for (const auto& s : srcs) {
     const std::vector<uint8_t> jpeg = tvtest::decode_data_uri(s);
@@ -203,7 +196,7 @@ TEST(Report, TvquantWritesItsOwnPage) {
   EXPECT_TRUE(has(html, "l0_conv2d"));
   EXPECT_TRUE(has(html, "headroom"));
   EXPECT_TRUE(has(html, "<td>1circle</td>"));
-  EXPECT_TRUE(all(html, "(?:src|href)=\"(https?:[^\"]*)\"").empty());
+  EXPECT_TRUE(tvtest::regex_captures(html, "(?:src|href)=\"(https?:[^\"]*)\"").empty());
   // Refused before any work: a picture's extension, the model itself, a photo it reads.
   EXPECT_NE(tvtest::run_command(quant + " --report " + out + "/q.svg 2>/dev/null"), 0);
   EXPECT_NE(tvtest::run_command(quant + " --report " + out + "/m.tvb 2>/dev/null"), 0);
