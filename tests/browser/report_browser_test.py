@@ -101,6 +101,7 @@ for (const a of document.querySelectorAll('a')) {
   if (!document.getElementById(href.slice(1))) out.dangling.push(href);
 }
 out.cells = document.querySelectorAll('svg a').length;
+out.mode = document.compatMode;
 return out;
 """
 
@@ -114,6 +115,8 @@ def check_page(driver, path, shot, filter_check):
     failures += ["image not loaded: " + b for b in r["broken"]]
     failures += ["overflow: " + o for o in r["overflow"]]
     failures += ["link without anchor: " + d for d in r["dangling"]]
+    if r["mode"] != "CSS1Compat":
+        failures.append("the page renders in quirks mode (%s): the side-output comment must not hide the doctype" % r["mode"])
     if r["images"] < 4 and "quant" not in path:
         failures.append("only %d images" % r["images"])
     if r["cells"] < 2 and "quant" not in path and "bad-page" not in path:
