@@ -28,6 +28,60 @@ tvh::ReportInput RunReport::input(const tvh::Dataset& ds, const tvh::TrainSetup&
   return in;
 }
 
+tvh::ReportInput RunReport::for_training(const tvh::Dataset& ds, const tvh::TrainSetup& setup, uint64_t seed,
+                                         const std::string& output, const std::string& dataset,
+                                         const tvh::TrainResult& r, const tvh::Split& split,
+                                         const tv::ModelPlan& plan) const {
+  tvh::ReportInput in = input(ds, setup, seed);
+  in.title = output + ": " + setup.preset + " on " + dataset;
+  in.evaluated = "validation images";
+  in.eval = &r.val_eval;
+  in.history = &r.history;
+  in.kept_epoch = r.best_epoch;
+  in.warnings = tvh::split_warnings(ds, split);
+  in.plan = &plan;
+  in.params = r.params.data();
+  in.next_commands = next_commands_after_training(output, dataset);
+  return in;
+}
+
+tvh::ReportInput RunReport::for_eval(const tvh::Dataset& ds, const tvh::TrainSetup& setup, uint64_t seed,
+                                     const std::string& model, const std::string& dataset, const tvh::EvalResult& r,
+                                     const tvh::LoadedModel& init) const {
+  tvh::ReportInput in = input(ds, setup, seed);
+  in.title = model + " on " + dataset + " (every image)";
+  in.evaluated = "every image";
+  in.eval = &r;
+  if (!init.int8) in.plan = init.plan.get(), in.params = init.params.data();
+  in.next_commands = {"# train on these photos:", "tvtrain " + tvh::shell_quoted(dataset) + " -o model.tvb"};
+  return in;
+}
+
+tvh::ReportInput RunReport::for_kfold(const tvh::Dataset& ds, const tvh::TrainSetup& setup, uint64_t seed,
+                                      const std::string& dataset, int kfold, const tvh::EvalResult& oof,
+                                      const std::vector<tvh::SuspectLabel>& suspects, const tv::ModelPlan& plan,
+                                      const std::vector<float>& params) const {
+  tvh::ReportInput in = input(ds, setup, seed);
+  in.title = setup.preset + " on " + dataset + ", " + std::to_string(kfold) + "-fold cross-validation";
+  in.evaluated = "out-of-fold predictions of " + std::to_string(kfold) + " folds";
+  in.eval = &oof;
+  in.kfold = true;
+  in.suspects = suspects;
+  in.plan = &plan;
+  in.params = params.data();
+  in.next_commands = {"# after checking the likely label mistakes, train the model on every photo:",
+                      "tvtrain " + tvh::shell_quoted(dataset) + " --preset " + setup.preset + " -o model.tvb"};
+  return in;
+}
+
+void add_out_of_fold(const tvh::Dataset& ds, const tvh::EvalResult& fold_val, tvh::EvalResult* oof) {
+  const int k = (int)ds.classes.size();
+  for (size_t n = 0; n < fold_val.index.size(); ++n) {
+    const int i = fold_val.index[n];
+    oof->add(i, ds.labels[(size_t)i], fold_val.probs.data() + n * (size_t)k, k);
+  }
+}
+
 void RunReport::write(const std::string& path, tvh::ReportInput in) const {
   in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   tvh::write_file_atomic(path, tvh::with_side_output_marker(tvh::html_report(in)));

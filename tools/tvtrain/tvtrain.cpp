@@ -310,7 +310,8 @@ int tvtrain_main(int argc, char** argv) {
   dopt.threads = a.threads;
   // List first, then know the model and the memory it all takes, then decode.
   tvh::DatasetListing listing = tvh::list_dataset(dopt);
-  if (!report.empty()) tvh::check_output_not_among({"the report", report}, tvtrain::listed_files(listing), "a file of the dataset");
+  if (!report.empty())
+    tvh::check_output_not_among({"the report", report}, tvtrain::listed_files(listing), "a file of the dataset");
   // A preset's model and recipe follow the data (depth from the input, scale from the image count);
   // the command-line options still override the recipe.
   if (setup.adapt && !init.plan) {
@@ -403,13 +404,7 @@ int tvtrain_main(int argc, char** argv) {
       log("wrote " + confusion);
     }
     if (!report.empty()) {
-      tvh::ReportInput in = run_report.input(ds, setup, a.seed);
-      in.title = a.init + " on " + a.dataset + " (every image)";
-      in.evaluated = "every image";
-      in.eval = &r;
-      if (!init.int8) in.plan = init.plan.get(), in.params = init.params.data();
-      in.next_commands = {"# train on these photos: tvtrain " + a.dataset + " -o model.tvb"};
-      run_report.write(report, in);
+      run_report.write(report, run_report.for_eval(ds, setup, a.seed, a.init, a.dataset, r, init));
       log("wrote " + report);
     }
     if (a.json) {
@@ -461,11 +456,7 @@ int tvtrain_main(int argc, char** argv) {
     std::vector<float> last_params;
     for (size_t f = 0; f < folds.size(); ++f) {
       tvh::TrainResult r = tvh::train_model(make_request(folds[f]));
-      const int k = (int)ds.classes.size();
-      for (size_t n = 0; n < r.val_eval.index.size(); ++n) {
-        const int i = r.val_eval.index[n];
-        oof.add(i, ds.labels[(size_t)i], r.val_eval.probs.data() + n * (size_t)k, k);
-      }
+      tvtrain::add_out_of_fold(ds, r.val_eval, &oof);
       last_params = std::move(r.params);
       kf_mem = r.memory;
       kf_imem = r.infer_memory;
@@ -490,17 +481,8 @@ int tvtrain_main(int argc, char** argv) {
     const std::vector<tvh::SuspectLabel> suspects = tvtrain::suspects_of(ds, oof);
     if (!suspects.empty()) log(tvh::suspects_text(ds, suspects));
     if (!report.empty()) {
-      tvh::ReportInput in = run_report.input(ds, setup, a.seed);
-      in.title = setup.preset + " on " + a.dataset + ", " + std::to_string(a.kfold) + "-fold cross-validation";
-      in.evaluated = "out-of-fold predictions of " + std::to_string(a.kfold) + " folds";
-      in.eval = &oof;
-      in.kfold = true;
-      in.suspects = suspects;
-      in.plan = plan.get();
-      in.params = last_params.data();
-      in.next_commands = {"# after checking the likely label mistakes, train the model on every photo:",
-                          "tvtrain " + a.dataset + " --preset " + setup.preset + " -o model.tvb"};
-      run_report.write(report, in);
+      run_report.write(report, run_report.for_kfold(ds, setup, a.seed, a.dataset, a.kfold, oof, suspects, *plan,
+                                                    last_params));
       log("wrote " + report);
     }
     if (a.json) {
@@ -612,17 +594,7 @@ int tvtrain_main(int argc, char** argv) {
     log("wrote " + confusion);
   }
   if (!report.empty()) {
-    tvh::ReportInput in = run_report.input(ds, setup, a.seed);
-    in.title = a.output + ": " + setup.preset + " on " + a.dataset;
-    in.evaluated = "validation images";
-    in.eval = &r.val_eval;
-    in.history = &r.history;
-    in.kept_epoch = r.best_epoch;
-    in.warnings = tvh::split_warnings(ds, split);
-    in.plan = plan.get();
-    in.params = r.params.data();
-    in.next_commands = tvtrain::next_commands_after_training(a.output, a.dataset);
-    run_report.write(report, in);
+    run_report.write(report, run_report.for_training(ds, setup, a.seed, a.output, a.dataset, r, split, *plan));
     log("wrote " + report);
   }
   if (a.json) {
