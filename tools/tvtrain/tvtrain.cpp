@@ -481,8 +481,8 @@ int tvtrain_main(int argc, char** argv) {
     const std::vector<tvh::SuspectLabel> suspects = tvtrain::suspects_of(ds, oof);
     if (!suspects.empty()) log(tvh::suspects_text(ds, suspects));
     if (!report.empty()) {
-      run_report.write(report, run_report.for_kfold(ds, setup, a.seed, a.dataset, a.kfold, oof, suspects, *plan,
-                                                    last_params));
+      run_report.write(report,
+                       run_report.for_kfold(ds, setup, a.seed, a.dataset, a.kfold, oof, suspects, *plan, last_params));
       log("wrote " + report);
     }
     if (a.json) {
