@@ -136,7 +136,7 @@ int tvquant_main(int argc, char** argv) {
     tvh::check_output_extension("--report", report_path, {".html"}, "an HTML page", "name it REPORT.html");
     std::vector<tvh::NamedPath> others = inputs;
     others.push_back({"-o", output});
-    tvh::check_output({"--report", report_path}, others);
+    tvh::check_output({"--report", report_path}, others, tvh::kReportMaxBytes);
   }
   tvh::LoadedModel m = load_float_model(model);
   tvh::check_output({"-o", output}, inputs, tvh::blob_bytes_estimate(*m.plan));

@@ -264,6 +264,11 @@ int tvtrain_main(int argc, char** argv) {
   if (!check_named("--report", a.report, ".html", "an HTML page", "name it REPORT.html") && !report.empty())
     tvh::check_side_output({"the report", report}, others_than("--report"),
                            "give --report PATH to name it or --no-report to skip it");
+  try {  // room for the largest report (the page is capped at kReportMaxBytes)
+    if (!report.empty()) tvh::check_output({"the report", report}, others_than("--report"), tvh::kReportMaxBytes);
+  } catch (const tvh::Error& e) {
+    throw tvh::Error(std::string(e.what()) + " (--no-report skips the report)");
+  }
 
   // The setup: preset, then config file, then command-line overrides.
   tvh::TrainSetup setup = tvh::preset_setup(a.preset);
