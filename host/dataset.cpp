@@ -518,6 +518,12 @@ DatasetListing list_dataset(const DatasetOptions& options) {
   for (auto& list : by_class) {
     for (auto& e : list) out.images.push_back(std::move(e));
   }
+  // Nothing the command writes may be one of the files it reads, however it is reached.
+  std::vector<NamedPath> inputs;
+  if (is_zip) inputs.push_back({"the dataset", source});
+  if (!is_zip)
+    for (const auto& e : out.images) inputs.push_back({"the dataset image", e.display});
+  refuse_output_among_inputs(options.outputs, inputs);
   return out;
 }
 

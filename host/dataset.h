@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "host/files.h"
 #include "tv/image.h"
 
 namespace tvh {
@@ -21,6 +22,9 @@ struct DatasetOptions {
   int height = 64, width = 64, channels = 3;
   tv::ChannelOrder order = tv::ChannelOrder::RGB;  // ignored when channels == 1 (always GRAY)
   int threads = 0;                                 // decoding threads; 0 = one per hardware thread
+  // The files the command writes: list_dataset refuses (before any decoding) an output that is the same
+  // file as a listed image or the zip (tvh::refuse_output_among_inputs).
+  std::vector<NamedPath> outputs;
   // Called from the decoding threads (one call at a time) after each image: done of total.
   std::function<void(size_t done, size_t total)> on_progress;
 };
@@ -98,7 +102,8 @@ struct DatasetListing {
 // is an image of that class; OS junk is ignored quietly; every other file is listed in `skipped` with
 // its reason (FIFOs, sockets and devices are never opened). Folders without images are skipped with one
 // warning each. Throws tvh::Error when the path is missing, unreadable or a plain file that is not a
-// zip, a listed class is missing or has no images, no class is found, or the options are invalid.
+// zip, a listed class is missing or has no images, no class is found, the options are invalid, or one
+// of options.outputs is a listed image or the zip.
 DatasetListing list_dataset(const DatasetOptions& options);
 
 // Decodes every listed image once (EXIF orientation applied; JPEGs larger than the board decodes use
