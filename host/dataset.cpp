@@ -1,5 +1,6 @@
 #include "host/dataset.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 #include <zip.h>
 
@@ -139,7 +140,9 @@ void walk_folder(const fs::path& root, const std::string& rel_dir, int depth, st
     // stat() follows links; the file is never opened here.
     struct stat st;
     if (::stat(it->path().c_str(), &st) != 0) {
-      tree.pending.push_back({rel, "not_a_regular_file", "is a broken link or cannot be examined"});
+      tree.pending.push_back({rel, "not_a_regular_file",
+                              errno == ELOOP ? "is a symbolic link loop (links that lead back to themselves)"
+                                             : "is a broken link or cannot be examined"});
       continue;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -363,6 +366,10 @@ DatasetListing list_dataset(const DatasetOptions& options) {
 
   std::error_code ec;
   const fs::file_status status = fs::status(source, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    throw Error("the dataset '" + source +
+                "' is a symbolic link loop (links that lead back to themselves); give the "
+                "folder itself.");
   if (ec || !fs::exists(status)) throw Error("the dataset '" + source + "' does not exist.");
   const bool is_zip = fs::is_regular_file(status);
   if (!is_zip && !fs::is_directory(status)) {
@@ -636,10 +643,9 @@ Dataset load_dataset(const DatasetOptions& options) {
 }
 
 void read_input_image(const std::string& path, int height, int width, tv::ChannelOrder order, uint8_t* dst) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) throw Error("'" + path + "' does not exist.");
-  if (!fs::is_regular_file(st)) throw Error("'" + path + "' " + special_kind(st) + ", not an image file.");
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) throw Error("'" + path + "' does not exist.");
+  // read_file refuses what is not a regular file (a FIFO is never waited on) and says a link loop as such.
   std::vector<uint16_t> lut((size_t)width + (size_t)height);
   decode_and_resize(read_file(path, kMaxImageFileBytes), path, width, height, order, dst, lut.data());
 }

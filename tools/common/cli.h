@@ -87,9 +87,9 @@ inline int run_main(const char* tool, int (*body)(int, char**), int argc, char**
     rc = tvh::kExitFailure;
   }
   const std::string out_error = tvh::close_stdout();
-  if (!out_error.empty()) {
+  if (!out_error.empty() && rc == tvh::kExitOk) {  // a failure already said its sentence
     std::fprintf(stderr, "%s: %s\n", tool, out_error.c_str());
-    if (rc == tvh::kExitOk) rc = tvh::kExitFailure;
+    rc = tvh::kExitFailure;
   }
   return rc;
 }
