@@ -54,7 +54,7 @@ EvalResult evaluate_with(const tv::Inference& inf, const Dataset& ds, const std:
   r.confusion.assign((size_t)k * k, 0);
   std::vector<float> probs((size_t)k);
   for (int i : idx) {
-    tv::infer_u8(inf, ds.image((size_t)i), probs.data());
+    throw_if_not_runnable(tv::infer_u8(inf, ds.image((size_t)i), probs.data()), *inf.plan, ds.paths[(size_t)i]);
     r.add(i, ds.labels[(size_t)i], probs.data(), k);
   }
   return r;
@@ -135,6 +135,8 @@ TrainResult train_model(const TrainRequest& req) {
   AlignedBuffer infer_arena(res.infer_memory.work_bytes);
   tv::Inference inf;
   tv::inference_init(&inf, &plan, tr.params, infer_arena.data(), infer_arena.size());
+  // Starting weights whose outputs overflow float are refused before training, as the board does.
+  if (req.init) evaluate_with(inf, ds, {req.train[0]});
   int best_correct = -1;
   for (int e = 0; e < req.recipe.epochs; ++e) {
     job.epoch = e;
