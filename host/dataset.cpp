@@ -337,8 +337,8 @@ const char* const kImageKinds = ".jpg/.jpeg/.png";
 
 // Decodes a JPEG or PNG for a width x height input and resizes it into dst with the shared rule.
 InputImage decode_and_resize(const std::vector<uint8_t>& bytes, const std::string& name, int width, int height,
-                             tv::ChannelOrder order, uint8_t* dst, uint16_t* lut) {
-  InputImage in = decode_for_input(bytes.data(), bytes.size(), name, width, height);
+                             tv::ChannelOrder order, uint8_t* dst, uint16_t* lut, uint64_t max_bytes = 0) {
+  InputImage in = decode_for_input(bytes.data(), bytes.size(), name, width, height, max_bytes);
   if (!tv::resize_nearest_crop(in.image.pixels.data(), in.image.width, in.image.height, in.image.channels, dst, width,
                                height, order, false, lut)) {
     throw Error("'" + name + "' could not be resized to " + std::to_string(width) + "x" + std::to_string(height) + ".");
@@ -574,8 +574,9 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
           bytes = read_file(item.display, kMaxImageFileBytes);
         }
         hashes[i] = std::hash<std::string_view>()(std::string_view((const char*)bytes.data(), bytes.size()));
-        const InputImage in = decode_and_resize(bytes, item.display, ds.width, ds.height, ds.order,
-                                                pixels.data() + i * image_bytes, lut.data());
+        const InputImage in =
+            decode_and_resize(bytes, item.display, ds.width, ds.height, ds.order, pixels.data() + i * image_bytes,
+                              lut.data(), options.decode_budget_bytes);
         ok[i] = 1;
         scaled[i] = in.scale_denom > 1;
         rotated[i] = in.orientation > 1;
@@ -607,7 +608,8 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
   size_t kept = 0;
   for (size_t i = 0; i < items.size(); ++i) {
     if (!ok[i]) {
-      const bool too_large = failure[i].find("more than the limit") != std::string::npos;
+      const bool too_large = failure[i].find("more than the limit") != std::string::npos ||
+                             failure[i].find("each decoding thread can have") != std::string::npos;
       ds.skipped.push_back({items[i].display, too_large ? "too_large" : "unreadable", failure[i]});
       continue;
     }

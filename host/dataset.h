@@ -22,6 +22,9 @@ struct DatasetOptions {
   int height = 64, width = 64, channels = 3;
   tv::ChannelOrder order = tv::ChannelOrder::RGB;  // ignored when channels == 1 (always GRAY)
   int threads = 0;                                 // decoding threads; 0 = one per hardware thread
+  // The memory one decoding thread may take for one image (0 = no limit): an image whose
+  // decode_memory_estimate (host/image.h) is larger is skipped as "too_large" with the figures, unread.
+  uint64_t decode_budget_bytes = 0;
   // The files the command writes: list_dataset refuses (before any decoding) an output that is the same
   // file as a listed image or the zip (tvh::refuse_output_among_inputs).
   std::vector<NamedPath> outputs;
@@ -36,7 +39,8 @@ struct DatasetOptions {
 //   "not_a_regular_file"  a FIFO, socket or device node (never opened), or a broken link
 //   "outside_class_folders"  a file beside the class folders, or in a folder that is not a class
 //   "unsafe_zip_entry"    a zip entry with an absolute path or a ".." component
-//   "too_large"           bigger than the 64 MB per image limit, or a zip entry whose declared size
+//   "too_large"           bigger than the 64 MB per image limit, needing more memory to decode than
+//                         DatasetOptions::decode_budget_bytes, or a zip entry whose declared size
 //                         and compression ratio say it would inflate to a bomb (refused unread)
 // OS junk (.DS_Store, Thumbs.db, desktop.ini, AppleDouble ._*, hidden files and folders, __MACOSX)
 // is not listed: it is counted in Dataset::ignored_junk only.
@@ -109,7 +113,8 @@ DatasetListing list_dataset(const DatasetOptions& options);
 // Decodes every listed image once (EXIF orientation applied; JPEGs larger than the board decodes use
 // the scaled DCT, see decode_for_input) and resizes it with tv::resize_nearest_crop. Images that cannot
 // be read are added to `skipped` ("unreadable" or "too_large"). The result does not depend on
-// options.threads. Throws tvh::Error when no image at all could be decoded.
+// options.threads (only on decode_budget_bytes, which a caller may derive from it). Throws tvh::Error
+// when no image at all could be decoded.
 Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& options);
 
 // list_dataset then decode_dataset.

@@ -346,6 +346,9 @@ int tvtrain_main(int argc, char** argv) {
           " and " + tvh::human_bytes(decoding) + " for decoding, " + tvh::human_bytes(need) + " in all, but only " +
           tvh::human_bytes(avail) + " is available: choose a smaller --input, fewer images or fewer --threads.");
     }
+    // What is left is each decoding thread's share: an image that needs more (a 40-megapixel PNG) is
+    // skipped with the figures instead of exhausting memory.
+    if (avail && a.threads > 0) dopt.decode_budget_bytes = (avail - cache - arena) / (uint64_t)a.threads;
   }
   tvh::Progress decode_progress(!a.quiet);
   dopt.on_progress = [&](size_t done, size_t total) { decode_progress.update_items("decoding images", done, total); };
