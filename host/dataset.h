@@ -77,6 +77,8 @@ struct Dataset {
   const uint8_t* image(size_t i) const { return pixels.data() + i * image_bytes(); }
   // Number of images of each class (indexed by label).
   std::vector<size_t> class_counts() const;
+  // How a message names image i: its file, or "image i" in a dataset built in memory without paths.
+  std::string name(size_t i) const { return i < paths.size() ? paths[i] : "image " + std::to_string(i); }
 };
 
 // The files of a dataset, found without reading any image: the first half of load_dataset.

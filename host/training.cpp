@@ -54,7 +54,8 @@ EvalResult evaluate_with(const tv::Inference& inf, const Dataset& ds, const std:
   r.confusion.assign((size_t)k * k, 0);
   std::vector<float> probs((size_t)k);
   for (int i : idx) {
-    throw_if_not_runnable(tv::infer_u8(inf, ds.image((size_t)i), probs.data()), *inf.plan, ds.paths[(size_t)i]);
+    const tv::Status st = tv::infer_u8(inf, ds.image((size_t)i), probs.data());
+    if (!st.ok()) throw_if_not_runnable(st, *inf.plan, ds.name((size_t)i));
     r.add(i, ds.labels[(size_t)i], probs.data(), k);
   }
   return r;
