@@ -150,12 +150,29 @@ Status inference_init(Inference* inf, const ModelPlan* plan, const float* params
   return ok_status();
 }
 
+// 1 when the float whose bits are `bits` is Inf or NaN (its exponent all ones), else 0.
+static inline uint32_t non_finite_bits(uint32_t bits) {
+  return (uint32_t)((bits & 0x7F800000u) == 0x7F800000u);
+}
+
 Status check_finite_output(int layer, const float* x, size_t n) {
-  for (size_t k = 0; k < n; ++k) {
-    uint32_t bits;
-    memcpy(&bits, x + k, sizeof bits);
-    if ((bits & 0x7F800000u) == 0x7F800000u)  // exponent all ones: Inf or NaN
-      return make_status(StatusCode::NonFiniteActivation, layer, (int32_t)k);
+  // Blocks without an early exit (the compiler vectorizes them); the element is looked for only in a
+  // block that holds one.
+  constexpr size_t kBlock = 256;
+  for (size_t start = 0; start < n; start += kBlock) {
+    const size_t end = n - start < kBlock ? n : start + kBlock;
+    uint32_t any = 0;
+    for (size_t k = start; k < end; ++k) {
+      uint32_t bits;
+      memcpy(&bits, x + k, sizeof bits);
+      any |= non_finite_bits(bits);
+    }
+    if (!any) continue;
+    for (size_t k = start; k < end; ++k) {
+      uint32_t bits;
+      memcpy(&bits, x + k, sizeof bits);
+      if (non_finite_bits(bits)) return make_status(StatusCode::NonFiniteActivation, layer, (int32_t)k);
+    }
   }
   return ok_status();
 }
