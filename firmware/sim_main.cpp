@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "host/error.h"
+#include "host/files.h"
 #include "host/suggest.h"
 #include "sim_hal.h"
 
@@ -197,5 +198,8 @@ int main(int argc, char** argv) {
                (unsigned long long)hal.decodes(), (unsigned long long)hal.card_bytes_written(),
                (unsigned long long)hal.card_units(), hal.psram_peak());
   delete app;
-  return 0;
+  // The serial output is the result: a write the disk refused is a failure, said in one sentence.
+  const std::string out_error = tvh::close_stdout();
+  if (!out_error.empty() && hal.stdout_error().empty()) std::fprintf(stderr, "tvsim: %s\n", out_error.c_str());
+  return out_error.empty() && hal.stdout_error().empty() ? 0 : tvh::kExitFailure;
 }

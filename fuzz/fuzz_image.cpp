@@ -2,7 +2,9 @@
 // (libpng), the EXIF orientation (the JPEG segment walk and libexif, the PNG eXIf chunk), the
 // orientation transform and the scaled decode for a model input; the core's segment walk reads
 // the frame size as the board does before decoding a card photo. Anything it finds must be a
-// tvh::Error, never a crash, a leak or an out-of-bounds access (run with ASan and UBSan).
+// tvh::Error, never a crash, a leak or an out-of-bounds access (run with ASan and UBSan). Every input
+// goes through this thread's one decoder, and a known good JPEG is decoded after it: one image's failure
+// must stay its own (a malformed header once left the decoder failing every later image).
 #include <stddef.h>
 #include <stdint.h>
 
@@ -10,10 +12,28 @@
 #include <vector>
 
 #include "host/image.h"
+#include "host/jpeg.h"
 #include "tv/image.h"
 #include "tv/jpeg_markers.h"
 
+namespace {
+
+// A small good JPEG and its decoded pixels, made once.
+struct GoodJpeg {
+  std::vector<uint8_t> bytes;
+  tvh::Image decoded;
+  GoodJpeg() {
+    std::vector<uint8_t> px(24 * 16 * 3);
+    for (size_t i = 0; i < px.size(); ++i) px[i] = (uint8_t)(i * 13);
+    bytes = tvh::encode_jpeg(px.data(), 24, 16, 3, 90);
+    decoded = tvh::decode_jpeg(bytes, "good", 3);
+  }
+};
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const GoodJpeg good;
   (void)tvh::exif_orientation(data, size);
   tv::JpegSegments segments(data, size);
   tv::JpegSegment s;
@@ -33,6 +53,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       __builtin_trap();
     }
   } catch (const std::exception&) {
+  }
+  try {  // good after bad, on the same thread's decoder
+    if (tvh::decode_jpeg(good.bytes, "good", 3).pixels != good.decoded.pixels) __builtin_trap();
+  } catch (const std::exception&) {
+    __builtin_trap();
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "host/error.h"
+#include "host/model_io.h"
 #include "host/quantize.h"
 #include "host/text.h"
 #include "tv/layer_table.h"
@@ -102,6 +103,11 @@ CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const
   };
   for (int image : idx)
     run(image, [&](int t, const float* x, size_t n) {
+      // A histogram of Inf or NaN has no bins: refused here, before any range is computed from it.
+      if (t > 0) {
+        const tv::Status st = tv::check_finite_output(t - 1, x, n);
+        if (!st.ok()) throw_if_not_runnable(st, plan, ds.name((size_t)image));
+      }
       double m = s.max_abs[(size_t)t];
       for (size_t k = 0; k < n; ++k) m = std::max(m, (double)std::fabs(x[k]));
       s.max_abs[(size_t)t] = m;

@@ -1,5 +1,6 @@
 #include "host/dataset.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 #include <zip.h>
 
@@ -139,7 +140,9 @@ void walk_folder(const fs::path& root, const std::string& rel_dir, int depth, st
     // stat() follows links; the file is never opened here.
     struct stat st;
     if (::stat(it->path().c_str(), &st) != 0) {
-      tree.pending.push_back({rel, "not_a_regular_file", "is a broken link or cannot be examined"});
+      tree.pending.push_back({rel, "not_a_regular_file",
+                              errno == ELOOP ? "is a symbolic link loop (links that lead back to themselves)"
+                                             : "is a broken link or cannot be examined"});
       continue;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -334,8 +337,8 @@ const char* const kImageKinds = ".jpg/.jpeg/.png";
 
 // Decodes a JPEG or PNG for a width x height input and resizes it into dst with the shared rule.
 InputImage decode_and_resize(const std::vector<uint8_t>& bytes, const std::string& name, int width, int height,
-                             tv::ChannelOrder order, uint8_t* dst, uint16_t* lut) {
-  InputImage in = decode_for_input(bytes.data(), bytes.size(), name, width, height);
+                             tv::ChannelOrder order, uint8_t* dst, uint16_t* lut, uint64_t max_bytes = 0) {
+  InputImage in = decode_for_input(bytes.data(), bytes.size(), name, width, height, max_bytes);
   if (!tv::resize_nearest_crop(in.image.pixels.data(), in.image.width, in.image.height, in.image.channels, dst, width,
                                height, order, false, lut)) {
     throw Error("'" + name + "' could not be resized to " + std::to_string(width) + "x" + std::to_string(height) + ".");
@@ -363,6 +366,10 @@ DatasetListing list_dataset(const DatasetOptions& options) {
 
   std::error_code ec;
   const fs::file_status status = fs::status(source, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    throw Error("the dataset '" + source +
+                "' is a symbolic link loop (links that lead back to themselves); give the "
+                "folder itself.");
   if (ec || !fs::exists(status)) throw Error("the dataset '" + source + "' does not exist.");
   const bool is_zip = fs::is_regular_file(status);
   if (!is_zip && !fs::is_directory(status)) {
@@ -518,6 +525,12 @@ DatasetListing list_dataset(const DatasetOptions& options) {
   for (auto& list : by_class) {
     for (auto& e : list) out.images.push_back(std::move(e));
   }
+  // Nothing the command writes may be one of the files it reads, however it is reached.
+  std::vector<NamedPath> inputs;
+  if (is_zip) inputs.push_back({"the dataset", source});
+  if (!is_zip)
+    for (const auto& e : out.images) inputs.push_back({"the dataset image", e.display});
+  refuse_output_among_inputs(options.outputs, inputs);
   return out;
 }
 
@@ -561,8 +574,9 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
           bytes = read_file(item.display, kMaxImageFileBytes);
         }
         hashes[i] = std::hash<std::string_view>()(std::string_view((const char*)bytes.data(), bytes.size()));
-        const InputImage in = decode_and_resize(bytes, item.display, ds.width, ds.height, ds.order,
-                                                pixels.data() + i * image_bytes, lut.data());
+        const InputImage in =
+            decode_and_resize(bytes, item.display, ds.width, ds.height, ds.order, pixels.data() + i * image_bytes,
+                              lut.data(), options.decode_budget_bytes);
         ok[i] = 1;
         scaled[i] = in.scale_denom > 1;
         rotated[i] = in.orientation > 1;
@@ -594,7 +608,8 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
   size_t kept = 0;
   for (size_t i = 0; i < items.size(); ++i) {
     if (!ok[i]) {
-      const bool too_large = failure[i].find("more than the limit") != std::string::npos;
+      const bool too_large = failure[i].find("more than the limit") != std::string::npos ||
+                             failure[i].find("each decoding thread can have") != std::string::npos;
       ds.skipped.push_back({items[i].display, too_large ? "too_large" : "unreadable", failure[i]});
       continue;
     }
@@ -630,10 +645,9 @@ Dataset load_dataset(const DatasetOptions& options) {
 }
 
 void read_input_image(const std::string& path, int height, int width, tv::ChannelOrder order, uint8_t* dst) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) throw Error("'" + path + "' does not exist.");
-  if (!fs::is_regular_file(st)) throw Error("'" + path + "' " + special_kind(st) + ", not an image file.");
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) throw Error("'" + path + "' does not exist.");
+  // read_file refuses what is not a regular file (a FIFO is never waited on) and says a link loop as such.
   std::vector<uint16_t> lut((size_t)width + (size_t)height);
   decode_and_resize(read_file(path, kMaxImageFileBytes), path, width, height, order, dst, lut.data());
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "host/files.h"
 #include "tv/image.h"
 
 namespace tvh {
@@ -21,6 +22,12 @@ struct DatasetOptions {
   int height = 64, width = 64, channels = 3;
   tv::ChannelOrder order = tv::ChannelOrder::RGB;  // ignored when channels == 1 (always GRAY)
   int threads = 0;                                 // decoding threads; 0 = one per hardware thread
+  // The memory one decoding thread may take for one image (0 = no limit): an image whose
+  // decode_memory_estimate (host/image.h) is larger is skipped as "too_large" with the figures, unread.
+  uint64_t decode_budget_bytes = 0;
+  // The files the command writes: list_dataset refuses (before any decoding) an output that is the same
+  // file as a listed image or the zip (tvh::refuse_output_among_inputs).
+  std::vector<NamedPath> outputs;
   // Called from the decoding threads (one call at a time) after each image: done of total.
   std::function<void(size_t done, size_t total)> on_progress;
 };
@@ -32,7 +39,8 @@ struct DatasetOptions {
 //   "not_a_regular_file"  a FIFO, socket or device node (never opened), or a broken link
 //   "outside_class_folders"  a file beside the class folders, or in a folder that is not a class
 //   "unsafe_zip_entry"    a zip entry with an absolute path or a ".." component
-//   "too_large"           bigger than the 64 MB per image limit, or a zip entry whose declared size
+//   "too_large"           bigger than the 64 MB per image limit, needing more memory to decode than
+//                         DatasetOptions::decode_budget_bytes, or a zip entry whose declared size
 //                         and compression ratio say it would inflate to a bomb (refused unread)
 // OS junk (.DS_Store, Thumbs.db, desktop.ini, AppleDouble ._*, hidden files and folders, __MACOSX)
 // is not listed: it is counted in Dataset::ignored_junk only.
@@ -69,6 +77,8 @@ struct Dataset {
   const uint8_t* image(size_t i) const { return pixels.data() + i * image_bytes(); }
   // Number of images of each class (indexed by label).
   std::vector<size_t> class_counts() const;
+  // How a message names image i: its file, or "image i" in a dataset built in memory without paths.
+  std::string name(size_t i) const { return i < paths.size() ? paths[i] : "image " + std::to_string(i); }
 };
 
 // The files of a dataset, found without reading any image: the first half of load_dataset.
@@ -98,13 +108,15 @@ struct DatasetListing {
 // is an image of that class; OS junk is ignored quietly; every other file is listed in `skipped` with
 // its reason (FIFOs, sockets and devices are never opened). Folders without images are skipped with one
 // warning each. Throws tvh::Error when the path is missing, unreadable or a plain file that is not a
-// zip, a listed class is missing or has no images, no class is found, or the options are invalid.
+// zip, a listed class is missing or has no images, no class is found, the options are invalid, or one
+// of options.outputs is a listed image or the zip.
 DatasetListing list_dataset(const DatasetOptions& options);
 
 // Decodes every listed image once (EXIF orientation applied; JPEGs larger than the board decodes use
 // the scaled DCT, see decode_for_input) and resizes it with tv::resize_nearest_crop. Images that cannot
 // be read are added to `skipped` ("unreadable" or "too_large"). The result does not depend on
-// options.threads. Throws tvh::Error when no image at all could be decoded.
+// options.threads (only on decode_budget_bytes, which a caller may derive from it). Throws tvh::Error
+// when no image at all could be decoded.
 Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& options);
 
 // list_dataset then decode_dataset.

@@ -5,14 +5,17 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "host/error.h"
 
@@ -55,14 +58,56 @@ std::string kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-// The prefix of the temporaries write_file_atomic makes for `path`: ".NAME.tmp.".
-std::string temp_prefix(const std::string& base) {
-  return "." + base + ".tmp.";
+// The name a temporary of the file `base` carries in place of `base`: `base` itself, or, when
+// ".BASE.tmp.PID.XXXXXX" would pass NAME_MAX (a legal 250-character name), its first bytes and a hash
+// of the whole name, so that the temporary of every legal name can be created.
+std::string temp_base(const std::string& base) {
+  constexpr size_t kRoom = 255 - 1 - 5 - 10 - 1 - 6;  // "." BASE ".tmp." PID(<= 10 digits) "." XXXXXX
+  if (base.size() <= kRoom) return base;
+  uint32_t h = 2166136261u;
+  for (unsigned char c : base) h = (h ^ c) * 16777619u;
+  char hex[9];
+  snprintf(hex, sizeof hex, "%08x", (unsigned)h);
+  return base.substr(0, kRoom - 9) + "~" + hex;
 }
 
-// Removes the temporaries an earlier write of `path` left when it was killed: ".NAME.tmp.PID.XXXXXX"
-// whose process no longer exists, and ".NAME.tmp.XXXXXX" of versions that did not record the PID.
-// Only regular files are removed; a live writer's file is left alone.
+// The prefix of the temporaries write_file_atomic makes for `path`: ".NAME.tmp.".
+std::string temp_prefix(const std::string& base) {
+  return "." + temp_base(base) + ".tmp.";
+}
+
+// The template of a temporary of `path` in `dir`: ".NAME.tmp.PID.XXXXXX".
+std::string temp_template(const std::string& dir, const std::string& path) {
+  return dir + "/" + temp_prefix(base_name_of(path)) + std::to_string((long)getpid()) + ".XXXXXX";
+}
+
+// The writer's PID when `rest` (a name after the prefix) is exactly "PID.XXXXXX" as mkostemp makes it
+// (PID: 1..10 digits without a leading zero; XXXXXX: six letters or digits); -1 otherwise.
+long temp_writer_pid(const std::string& rest) {
+  const size_t dot = rest.find('.');
+  if (dot == std::string::npos || dot == 0 || dot > 10 || rest.size() != dot + 7 || rest[0] == '0') return -1;
+  for (size_t i = 0; i < dot; ++i)
+    if (rest[i] < '0' || rest[i] > '9') return -1;
+  for (size_t i = dot + 1; i < rest.size(); ++i)
+    if (!std::isalnum((unsigned char)rest[i])) return -1;
+  const long pid = std::strtol(rest.substr(0, dot).c_str(), nullptr, 10);
+  return pid > 0 && pid <= 0x7fffffffL ? pid : -1;
+}
+
+// True when the temporary `full`, written by process `pid`, is provably abandoned: the process is gone,
+// the file is a regular file of this user, and no one holds the writer's lock on it.
+bool temp_is_abandoned(const std::string& full, long pid) {
+  if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) return false;
+  FdGuard fd;
+  fd.fd = open(full.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) return false;
+  return flock(fd.fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+// Removes the temporaries an earlier write of `path` left when it was killed (see write_file_atomic):
+// nothing but names of exactly our form whose writer is provably gone; a user's file that merely looks
+// like one (".NAME.tmp.backup") and a live writer's file are left alone.
 void remove_stale_temporaries(const std::string& path) {
   const std::string dir = directory_of(path), prefix = temp_prefix(base_name_of(path));
   DIR* d = opendir(dir.c_str());
@@ -71,27 +116,21 @@ void remove_stale_temporaries(const std::string& path) {
   while (dirent* e = readdir(d)) {
     const std::string name = e->d_name;
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string rest = name.substr(prefix.size());
-    bool is_stale = false;
-    if (rest.size() == 6) {
-      is_stale = true;  // no PID recorded
-    } else {
-      const size_t dot = rest.find('.');
-      if (dot == std::string::npos || dot == 0 || rest.size() - dot - 1 != 6) continue;
-      const std::string pid_text = rest.substr(0, dot);
-      if (!std::all_of(pid_text.begin(), pid_text.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-          pid_text.size() > 9)
-        continue;
-      const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
-      is_stale = pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
-    }
-    if (!is_stale) continue;
-    struct stat st;
-    const std::string full = dir + "/" + name;
-    if (lstat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode)) stale.push_back(full);
+    const long pid = temp_writer_pid(name.substr(prefix.size()));
+    if (pid > 0 && temp_is_abandoned(dir + "/" + name, pid)) stale.push_back(dir + "/" + name);
   }
   closedir(d);
   for (const std::string& f : stale) unlink(f.c_str());
+}
+
+// The sentence part saying that the regular file `st` describes is read-only ("" when it is writable):
+// refused like cp refuses it, whoever runs (root included).
+std::string read_only_refusal(const struct stat& st, const std::string& path) {
+  if ((st.st_mode & 0222) != 0 && access(path.c_str(), W_OK) == 0) return "";
+  char mode[8];
+  snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
+  return std::string("the file is read-only (mode ") + mode +
+         "), so it is not replaced; make it writable (chmod u+w) or write to another name";
 }
 
 // The absolute, symlink-resolved form of `path` (its folder resolved when the file does not exist yet);
@@ -118,16 +157,21 @@ std::string non_regular_kind(const std::string& path) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) return "";
   if (S_ISLNK(st.st_mode)) {
-    if (stat(path.c_str(), &st) != 0) return "a symbolic link to a missing file";
+    if (stat(path.c_str(), &st) != 0)
+      return errno == ELOOP ? "a symbolic link loop (links that lead back to themselves)"
+                            : "a symbolic link to a missing file";
   }
   return kind_of(st.st_mode);
 }
 
-std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes) {
+int open_regular_file(const std::string& path) {
   FdGuard guard;
-  guard.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  guard.fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (guard.fd < 0) {
     const int err = errno;
+    if (err == ELOOP)
+      throw Error("cannot open '" + path +
+                  "': it is a symbolic link loop (links that lead back to themselves); give the file itself.");
     throw Error("cannot open '" + path + "': " + errno_text(err) + ".");
   }
   struct stat st;
@@ -135,13 +179,33 @@ std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes) {
     const int err = errno;
     throw Error("cannot read '" + path + "': " + errno_text(err) + ".");
   }
-  if (S_ISDIR(st.st_mode)) throw Error("cannot read '" + path + "': it is a directory, not a file.");
-  if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max_bytes) {
+  if (!S_ISREG(st.st_mode))
+    throw Error("cannot read '" + path + "': it is " + kind_of(st.st_mode) +
+                ", not a regular file; give the file itself.");
+  const int flags = fcntl(guard.fd, F_GETFL);
+  if (flags < 0 || fcntl(guard.fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    const int err = errno;
+    throw Error("cannot read '" + path + "': " + errno_text(err) + ".");
+  }
+  const int fd = guard.fd;
+  guard.fd = -1;
+  return fd;
+}
+
+std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes) {
+  FdGuard guard;
+  guard.fd = open_regular_file(path);
+  struct stat st;
+  if (fstat(guard.fd, &st) != 0) {
+    const int err = errno;
+    throw Error("cannot read '" + path + "': " + errno_text(err) + ".");
+  }
+  if ((uint64_t)st.st_size > (uint64_t)max_bytes) {
     throw Error("cannot read '" + path + "': it is " + std::to_string((long long)st.st_size) +
                 " bytes, more than the limit of " + std::to_string(max_bytes) + ".");
   }
   std::vector<uint8_t> bytes;
-  if (S_ISREG(st.st_mode)) bytes.reserve((size_t)st.st_size);
+  bytes.reserve((size_t)st.st_size);
   uint8_t buffer[65536];
   for (;;) {
     const ssize_t got = ::read(guard.fd, buffer, sizeof buffer);
@@ -170,9 +234,14 @@ void write_file_atomic(const std::string& named_path, const uint8_t* bytes, size
   std::string path = named_path;
   struct stat lst;
   if (lstat(named_path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) path = resolved(named_path);
+  struct stat existing;
+  if (stat(path.c_str(), &existing) == 0) {
+    const std::string refusal = read_only_refusal(existing, path);
+    if (!refusal.empty()) throw Error("cannot write '" + named_path + "': " + refusal + ".");
+  }
   remove_stale_temporaries(path);
   const std::string dir = directory_of(path);
-  std::string tmpl = dir + "/" + temp_prefix(base_name_of(path)) + std::to_string((long)getpid()) + ".XXXXXX";
+  const std::string tmpl = temp_template(dir, path);
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
 
@@ -184,6 +253,7 @@ void write_file_atomic(const std::string& named_path, const uint8_t* bytes, size
                 ").");
   }
   const std::string temp(name.data());
+  flock(guard.fd, LOCK_EX | LOCK_NB);  // ours while we live: a later run never takes it for abandoned
   auto fail = [&](const std::string& what, int err) {
     close(guard.fd);
     guard.fd = -1;
@@ -231,6 +301,50 @@ void write_file_atomic(const std::string& named_path, const uint8_t* bytes, size
   }
 }
 
+void refuse_output_among_inputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  for (const NamedPath& out : outputs) {
+    if (out.path.empty() || out.path == "-") continue;
+    struct stat ost;
+    const bool exists = stat(out.path.c_str(), &ost) == 0;
+    const std::string out_abs = exists ? std::string() : resolved(out.path);
+    for (const NamedPath& in : inputs) {
+      if (in.path.empty() || in.path == "-") continue;
+      struct stat ist;
+      const bool in_exists = stat(in.path.c_str(), &ist) == 0;
+      bool same = false;
+      if (exists && in_exists)
+        same = ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino;
+      else if (!exists && !in_exists && !out_abs.empty())
+        same = resolved(in.path) == out_abs;
+      if (same)
+        throw Error(out.role + " " + out.path + ": it is the same file as " + in.role + " " + in.path +
+                    ", which writing would destroy; write to another name.");
+    }
+  }
+}
+
+namespace {
+
+// The folder an output is really written in: that of the file a symbolic link points to.
+std::string target_folder(const std::string& path) {
+  struct stat lst;
+  if (lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    const std::string r = resolved(path);
+    if (!r.empty()) return directory_of(r);
+  }
+  return directory_of(path);
+}
+
+// Free bytes for us in the file system holding `dir`; false when it cannot be told.
+bool free_bytes_in(const std::string& dir, uint64_t* free_bytes) {
+  struct statvfs vfs;
+  if (statvfs(dir.c_str(), &vfs) != 0 || vfs.f_frsize == 0) return false;
+  *free_bytes = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+  return true;
+}
+
+}  // namespace
+
 void check_output(const NamedPath& out, const std::vector<NamedPath>& others, uint64_t expected_bytes) {
   const std::string& path = out.path;
   const std::string who = out.role + " " + path;
@@ -240,26 +354,18 @@ void check_output(const NamedPath& out, const std::vector<NamedPath>& others, ui
     throw Error(who + ": it is " + kind + ", not a regular file; only regular files are written (name a file).");
   struct stat ost;
   const bool exists = stat(path.c_str(), &ost) == 0;
-  const std::string out_abs = resolved(path);
-  for (const NamedPath& o : others) {
-    if (o.path.empty() || o.path == "-") continue;
-    struct stat ist;
-    bool same = false;
-    if (exists && stat(o.path.c_str(), &ist) == 0)
-      same = ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino;
-    else if (!out_abs.empty())
-      same = resolved(o.path) == out_abs;
-    if (same)
-      throw Error(who + ": it is the same file as " + o.role + " " + o.path +
-                  ", which writing would destroy; write to another name.");
+  if (exists) {
+    const std::string refusal = read_only_refusal(ost, path);
+    if (!refusal.empty()) throw Error(who + ": " + refusal + ".");
   }
-  const std::string dir = directory_of(path);
+  refuse_output_among_inputs({out}, others);
+  const std::string dir = target_folder(path);
   struct stat dst;
   if (stat(dir.c_str(), &dst) != 0)
     throw Error(who + ": the folder '" + dir + "' does not exist; create it first or write elsewhere.");
   if (!S_ISDIR(dst.st_mode)) throw Error(who + ": '" + dir + "' is not a folder.");
   // Try for real: create and remove a temporary file where the output will be written.
-  std::string probe = dir + "/" + temp_prefix(base_name_of(path)) + std::to_string((long)getpid()) + ".XXXXXX";
+  const std::string probe = temp_template(dir, path);
   std::vector<char> name(probe.begin(), probe.end());
   name.push_back('\0');
   const int fd = mkostemp(name.data(), O_CLOEXEC);
@@ -270,15 +376,58 @@ void check_output(const NamedPath& out, const std::vector<NamedPath>& others, ui
   }
   close(fd);
   unlink(name.data());
-  struct statvfs vfs;
-  if (expected_bytes > 0 && statvfs(dir.c_str(), &vfs) == 0 && vfs.f_frsize > 0) {
-    const uint64_t free_bytes = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
-    if (free_bytes < expected_bytes)
-      throw Error(who + ": the folder '" + dir + "' has " + std::to_string(free_bytes) +
-                  " bytes free, fewer than the " + std::to_string(expected_bytes) +
-                  " needed; free some space or write elsewhere.");
-  }
+  uint64_t free_bytes = 0;
+  if (expected_bytes > 0 && free_bytes_in(dir, &free_bytes) && free_bytes < expected_bytes)
+    throw Error(who + ": the folder '" + dir + "' has " + std::to_string(free_bytes) + " bytes free, fewer than the " +
+                std::to_string(expected_bytes) + " needed; free some space or write elsewhere.");
   remove_stale_temporaries(exists ? resolved(path) : path);
+}
+
+void check_outputs(const std::vector<NamedPath>& outs, const std::vector<uint64_t>& bytes,
+                   const std::vector<NamedPath>& others) {
+  struct OnFs {
+    uint64_t need = 0;
+    std::string names, dir;
+  };
+  std::map<dev_t, OnFs> by_fs;  // what the outputs on one file system need together
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].path.empty()) continue;
+    const uint64_t need = i < bytes.size() ? bytes[i] : 0;
+    check_output(outs[i], others, need);
+    const std::string dir = target_folder(outs[i].path);
+    struct stat dst;
+    if (stat(dir.c_str(), &dst) != 0) continue;
+    OnFs& f = by_fs[dst.st_dev];
+    f.need += need;
+    f.names += (f.names.empty() ? "" : ", ") + outs[i].role + " " + outs[i].path;
+    f.dir = dir;
+  }
+  for (const auto& entry : by_fs) {
+    const OnFs& f = entry.second;
+    uint64_t free_bytes = 0;
+    if (free_bytes_in(f.dir, &free_bytes) && free_bytes < f.need)
+      throw Error(f.names + ": the file system of '" + f.dir + "' has " + std::to_string(free_bytes) +
+                  " bytes free, fewer than the " + std::to_string(f.need) +
+                  " they need together; free some space or write elsewhere.");
+  }
+}
+
+void write_stdout(const std::string& text) {
+  const size_t put = fwrite(text.data(), 1, text.size(), stdout);
+  if (put != text.size() || fflush(stdout) != 0 || ferror(stdout)) {
+    const int err = errno;
+    throw Error("cannot write the results to standard output: " + errno_text(err ? err : EIO) + ".");
+  }
+}
+
+std::string close_stdout() {
+  errno = 0;
+  const bool flushed = fflush(stdout) == 0 && !ferror(stdout);
+  int err = errno;
+  const bool closed = fclose(stdout) == 0;
+  if (flushed && !closed) err = errno;
+  if (flushed && closed) return "";
+  return "cannot write the results to standard output: " + errno_text(err ? err : EIO) + ".";
 }
 
 void check_output_extension(const std::string& role, const std::string& path, const std::vector<std::string>& allowed,

@@ -189,17 +189,33 @@ int orientation_of_png_exif(const PngJob& job) {
   return orientation_of_exif_block(block.data(), block.size());
 }
 
-// Runs a PNG job, throwing the sentence for a failure.
+// Runs a PNG job, throwing the sentence for a failure. A size outside the accepted one is said from the
+// IHDR bytes first (libpng reports it only as "Invalid IHDR data").
 void run_png_or_throw(PngJob& job, const std::string& name) {
-  if (!png_run(&job)) {
+  if (job.size >= 24 && std::memcmp(job.data + 12, "IHDR", 4) == 0) {
+    auto be32 = [&](size_t at) {
+      return ((png_uint_32)job.data[at] << 24) | ((png_uint_32)job.data[at + 1] << 16) |
+             ((png_uint_32)job.data[at + 2] << 8) | job.data[at + 3];
+    };
+    job.width = be32(16);
+    job.height = be32(20);
+    if (job.width > (png_uint_32)kMaxJpegSide || job.height > (png_uint_32)kMaxJpegSide ||
+        (long long)job.width * (long long)job.height > kMaxJpegPixels)
+      std::snprintf(job.error, sizeof job.error, "too many pixels");
+  }
+  if (job.error[0] || !png_run(&job)) {
     const std::string msg = job.error;
     if (msg == "too many pixels" || msg.find("exceeds user limit") != std::string::npos ||
         msg.find("Image width is too large") != std::string::npos ||
         msg.find("Image height is too large") != std::string::npos) {
       throw Error("'" + name + "' claims " + std::to_string(job.width) + "x" + std::to_string(job.height) +
                   " pixels or more, outside the accepted 1.." + std::to_string(kMaxJpegSide) + " per side and " +
-                  std::to_string(kMaxJpegPixels / 1000000) + " megapixels.");
+                  std::to_string(kMaxJpegPixels / 1000000) + " megapixels: scale it down to use it.");
     }
+    if (msg == "out of memory" || msg.find("memory") != std::string::npos)
+      throw Error("'" + name + "' (" + std::to_string(job.width) + "x" + std::to_string(job.height) +
+                  " pixels) could not be given the memory to decode: scale it down, save it as JPEG, or decode with "
+                  "fewer --threads.");
     const bool truncated = msg.find("truncated") != std::string::npos;
     throw Error("'" + name + "' is " + (truncated ? "truncated" : "a corrupt PNG") + " and cannot be decoded (" + msg +
                 ").");
@@ -360,21 +376,90 @@ Image decode_image(const std::vector<uint8_t>& bytes, const std::string& name, i
   return decode_image(bytes.data(), bytes.size(), name, want_channels);
 }
 
-InputImage decode_for_input(const uint8_t* data, size_t size, const std::string& name, int dst_w, int dst_h) {
+namespace {
+
+// The scaled-DCT denominator decode_for_input decodes a width x height JPEG at for a dst_w x dst_h
+// input: 1 up to the board's size, else the smallest scale whose centre square still covers it.
+int jpeg_scale_for(int width, int height, int dst_w, int dst_h) {
+  if ((long long)width * height <= kBoardMaxDecodePixels) return 1;
+  const int need = std::max(dst_w, dst_h);
+  for (int denom : {8, 4, 2}) {
+    const tjscalingfactor f{1, denom};
+    if (std::min(TJSCALED(width, f), TJSCALED(height, f)) >= need) return denom;
+  }
+  return 1;
+}
+
+uint64_t jpeg_memory_estimate(const uint8_t* data, size_t size, int dst_w, int dst_h) {
+  tv::JpegSegments segments(data, size);
+  tv::JpegSegment s;
+  while (segments.next(&s)) {
+    if (!tv::jpeg_is_frame_header(s.marker) || s.size < 6) continue;
+    const uint64_t h = ((uint64_t)s.payload[1] << 8) | s.payload[2], w = ((uint64_t)s.payload[3] << 8) | s.payload[4];
+    const uint64_t comps = s.payload[5];
+    const bool progressive = s.marker == 0xC2 || s.marker == 0xC6 || s.marker == 0xCA || s.marker == 0xCE;
+    const int denom = jpeg_scale_for((int)w, (int)h, dst_w, dst_h);
+    const uint64_t sw = (w + (uint64_t)denom - 1) / (uint64_t)denom, sh = (h + (uint64_t)denom - 1) / (uint64_t)denom;
+    const uint64_t decoded = sw * sh * std::max<uint64_t>(comps, 3);  // CMYK decodes to 4, then 3
+    const uint64_t upright = sw * sh * 3;
+    const uint64_t coefficients = progressive ? w * h * comps * 2 : 0;
+    const uint64_t rows = w * 16 * std::max<uint64_t>(comps, 1) * 2;  // a band of MCU rows in flight
+    return decoded + upright + coefficients + rows;
+  }
+  return 0;
+}
+
+uint64_t png_memory_estimate(const uint8_t* d, size_t size) {
+  if (size < 8 + 8 + 13 || std::memcmp(d + 12, "IHDR", 4) != 0) return 0;
+  auto be32 = [&](size_t at) {
+    return ((uint64_t)d[at] << 24) | ((uint64_t)d[at + 1] << 16) | ((uint64_t)d[at + 2] << 8) | d[at + 3];
+  };
+  const uint64_t w = be32(16), h = be32(20);
+  const int bit_depth = d[24], color_type = d[25];
+  // Samples per pixel in the file, and after expansion (palette to RGB, tRNS to alpha: counted).
+  const uint64_t file_channels = color_type == 0   ? 1
+                                 : color_type == 2 ? 3
+                                 : color_type == 3 ? 1
+                                 : color_type == 4 ? 2
+                                                   : 4;
+  const uint64_t png_channels = color_type == 0 || color_type == 4 ? 2 : 4;
+  const uint64_t out_channels = color_type == 0 || color_type == 4 ? 1 : 3;
+  const uint64_t row_bytes = (w * file_channels * (uint64_t)std::max(bit_depth, 1) + 7) / 8 + 1;
+  return w * h * png_channels + 2 * w * h * out_channels + h * sizeof(void*) + 2 * row_bytes;
+}
+
+// "40000000 bytes" as "38.1 MB".
+std::string mb(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", (float)bytes / (1024.f * 1024.f));
+  return text;
+}
+
+}  // namespace
+
+uint64_t decode_memory_estimate(const uint8_t* data, size_t size, int dst_w, int dst_h) {
+  if (data == nullptr) return 0;
+  if (is_jpeg_data(data, size)) return jpeg_memory_estimate(data, size, dst_w, dst_h);
+  if (is_png_data(data, size)) return png_memory_estimate(data, size);
+  return 0;
+}
+
+InputImage decode_for_input(const uint8_t* data, size_t size, const std::string& name, int dst_w, int dst_h,
+                            uint64_t max_bytes) {
   if (data == nullptr || size == 0) throw_not_an_image(data, 0, name);
+  const uint64_t need = max_bytes ? decode_memory_estimate(data, size, dst_w, dst_h) : 0;
+  if (need > max_bytes) {
+    const bool png = is_png_data(data, size);
+    throw Error(
+        "'" + name + "' needs about " + mb(need) + " to decode (a " + (png ? "PNG" : "JPEG") +
+        " image), more than the " + mb(max_bytes) + " each decoding thread can have here: " +
+        (png ? "scale it down or save it as JPEG (a large JPEG is decoded at a reduced scale), " : "scale it down, ") +
+        "or decode with fewer --threads.");
+  }
   InputImage out;
   if (is_jpeg_data(data, size)) {
     const JpegHeader header = read_jpeg_header(data, size, name);
-    if ((long long)header.width * header.height > kBoardMaxDecodePixels) {
-      const int need = std::max(dst_w, dst_h);
-      for (int denom : {8, 4, 2}) {
-        const tjscalingfactor f{1, denom};
-        if (std::min(TJSCALED(header.width, f), TJSCALED(header.height, f)) >= need) {
-          out.scale_denom = denom;
-          break;
-        }
-      }
-    }
+    out.scale_denom = jpeg_scale_for(header.width, header.height, dst_w, dst_h);
     out.orientation = exif_orientation(data, size);
     out.image = apply_orientation(decode_jpeg(data, size, name, 0, out.scale_denom), out.orientation);
     return out;

@@ -57,6 +57,16 @@ struct InputImage {
 // kBoardMaxDecodePixels is decoded at the smallest scale (1/8, 1/4, 1/2) whose centre square
 // (tv::resize_nearest_crop's crop) still has at least max(dst_w, dst_h) pixels per side; every other
 // image is decoded at full size, exactly as the board does.
-InputImage decode_for_input(const uint8_t* data, size_t size, const std::string& name, int dst_w, int dst_h);
+// With max_bytes > 0, an image whose decode_memory_estimate is above max_bytes is refused before any
+// pixel is decoded: tvh::Error with the figures (size, format, bytes needed, the limit) and what to do.
+InputImage decode_for_input(const uint8_t* data, size_t size, const std::string& name, int dst_w, int dst_h,
+                            uint64_t max_bytes = 0);
+
+// The bytes decode_for_input takes at its peak for the image in data[0 .. size), from its header alone
+// (an upper bound): a JPEG's decoded picture at the scale decode_for_input picks, a progressive JPEG's
+// coefficient buffers (2 bytes per pixel and component at full size) and the upright copy; a PNG's
+// rows after expansion to 8-bit samples (alpha counted whenever it may appear), libpng's row buffers,
+// the composited picture and the upright copy. 0 when the header cannot be read (decoding says why).
+uint64_t decode_memory_estimate(const uint8_t* data, size_t size, int dst_w, int dst_h);
 
 }  // namespace tvh

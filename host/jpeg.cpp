@@ -10,7 +10,7 @@
 namespace tvh {
 namespace {
 
-// Owns a TurboJPEG handle (one per call, so decoding is safe from several threads).
+// Owns a TurboJPEG handle.
 struct TjHandle {
   tjhandle h = nullptr;
   explicit TjHandle(bool compress) { h = compress ? tjInitCompress() : tjInitDecompress(); }
@@ -21,12 +21,33 @@ struct TjHandle {
   TjHandle& operator=(const TjHandle&) = delete;
 };
 
-// This thread's decompressor, made once (TurboJPEG handles are not shared between threads).
-tjhandle thread_decompressor(const std::string& name) {
+// This thread's decompressor handle (TurboJPEG handles are not shared between threads).
+TjHandle& thread_handle() {
   thread_local TjHandle tj(false);
+  return tj;
+}
+
+// This thread's decompressor, made once and again after every failure (see DecoderReset).
+tjhandle thread_decompressor(const std::string& name) {
+  TjHandle& tj = thread_handle();
+  if (!tj.h) tj.h = tjInitDecompress();
   if (!tj.h) throw Error("cannot decode '" + name + "': TurboJPEG could not be initialised.");
   return tj.h;
 }
+
+// Remakes this thread's decompressor when the scope is left without done(): libjpeg keeps a failed
+// image's state (a later image then fails with "two SOI markers" or "0x0 pixels"), so each image's
+// failure would become every later image's on that thread.
+struct DecoderReset {
+  bool ok = false;
+  void done() { ok = true; }
+  ~DecoderReset() {
+    if (ok) return;
+    TjHandle& tj = thread_handle();
+    if (tj.h) tjDestroy(tj.h);
+    tj.h = nullptr;  // made again by the next thread_decompressor
+  }
+};
 
 std::string tj_message(tjhandle h) {
   std::string msg = tjGetErrorStr2(h);
@@ -44,6 +65,7 @@ bool is_harmless_warning(const std::string& msg) {
 JpegHeader read_jpeg_header(const uint8_t* data, size_t size, const std::string& name) {
   if (data == nullptr || size == 0) throw Error("'" + name + "' is empty, not a JPEG image.");
   if (size > (size_t)0xffffffffu) throw Error("'" + name + "' is too large to be decoded as one JPEG image.");
+  DecoderReset reset;
   tjhandle tj = thread_decompressor(name);
   int width = 0, height = 0, subsamp = 0, colorspace = 0;
   if (tjDecompressHeader3(tj, data, (unsigned long)size, &width, &height, &subsamp, &colorspace) != 0) {
@@ -60,6 +82,7 @@ JpegHeader read_jpeg_header(const uint8_t* data, size_t size, const std::string&
   header.height = height;
   header.channels = colorspace == TJCS_GRAY ? 1 : 3;
   header.cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
+  reset.done();
   return header;
 }
 
@@ -96,6 +119,7 @@ Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int
   const int width = TJSCALED(header.width, factor), height = TJSCALED(header.height, factor);
 
   std::vector<uint8_t> decoded((size_t)width * (size_t)height * (size_t)decoded_channels);
+  DecoderReset reset;
   tjhandle tj = thread_decompressor(name);
   // First pass stops at the first libjpeg warning, so a warning about corrupt or truncated data is
   // never masked by a later one. Only the harmless "extraneous bytes" warning earns a second pass.
@@ -114,6 +138,7 @@ Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int
     const bool truncated = msg.find("Premature end") != std::string::npos;
     throw Error("'" + name + "' is " + (truncated ? "truncated" : "corrupt") + " and cannot be decoded (" + msg + ").");
   }
+  reset.done();
 
   Image native;
   native.width = width;

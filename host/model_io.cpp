@@ -33,6 +33,18 @@ std::string blob_status_message(const tv::Status& st, const tv::BlobView& view) 
   return "the input scale or offset is infinite or NaN, so the model is broken; retrain it or use an earlier copy";
 }
 
+void throw_if_not_runnable(const tv::Status& st, const tv::ModelPlan& plan, const std::string& input) {
+  if (st.ok()) return;
+  std::string what = status_message(st, &plan.desc);
+  if (st.code == tv::StatusCode::NonFiniteActivation) {
+    what = "layer " + std::to_string(st.layer) + " (" + tv::layer_type_name(plan.desc.layers[st.layer].type) +
+           ")'s output is infinite or NaN (element " + std::to_string(st.a) +
+           ") although every weight is finite: its weights overflow float; retrain the model or use an earlier copy";
+  }
+  throw Error("the model cannot run on " + (input.empty() ? std::string("this input") : "'" + input + "'") + ": " +
+              what + ".");
+}
+
 std::unique_ptr<tv::ModelPlan> plan_or_throw(const tv::ModelDesc& desc, const std::string& what) {
   auto plan = std::make_unique<tv::ModelPlan>();
   tv::Status st = tv::plan_model(desc, plan.get());
@@ -104,7 +116,7 @@ int Classifier::classify(const uint8_t* image, float* probs, int8_t* logits) {
     const tv::Status st = tv::q8_infer_u8(*m_.engine, image, (int8_t*)work_.data(), p, logits);
     if (!st.ok()) throw Error("the int8 model failed: " + status_message(st, &m_.plan->desc) + ".");
   } else {
-    tv::infer_u8(inf_, image, p);
+    throw_if_not_runnable(tv::infer_u8(inf_, image, p), *m_.plan, "");
   }
   return tv::argmax(p, k);
 }

@@ -20,6 +20,11 @@ std::string status_message(const tv::Status& st, const tv::ModelDesc* desc = nul
 // and element (the view stays filled for that refusal).
 std::string blob_status_message(const tv::Status& st, const tv::BlobView& view);
 
+// Throws tvh::Error when running the model on `input` (a file's name) returned a failure, e.g. the
+// core's NonFiniteActivation: "the model cannot run on 'x.jpg': layer 3 (conv2d): its output is
+// infinite or NaN ...". The one sentence every path that runs a model gives.
+void throw_if_not_runnable(const tv::Status& st, const tv::ModelPlan& plan, const std::string& input);
+
 // Plans a description; throws tvh::Error("<what>: <status message>") when it is invalid.
 std::unique_ptr<tv::ModelPlan> plan_or_throw(const tv::ModelDesc& desc, const std::string& what);
 
@@ -65,7 +70,8 @@ class Classifier {
  public:
   explicit Classifier(const LoadedModel& model);
   // Writes num_classes probabilities into probs (may be null) and, for an int8 model, the int8 logits
-  // into logits (may be null); returns the most probable class.
+  // into logits (may be null); returns the most probable class. Throws tvh::Error naming the layer when
+  // the float model's output is not finite (throw_if_not_runnable).
   int classify(const uint8_t* image, float* probs = nullptr, int8_t* logits = nullptr);
 
  private:

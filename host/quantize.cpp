@@ -417,8 +417,10 @@ class Fidelity {
     tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
     logits_.assign(idx.size() * (size_t)k, 0.f);
     std::vector<float> probs((size_t)k);
-    for (size_t n = 0; n < idx.size(); ++n)
-      tv::infer_u8(inf, ds.image((size_t)idx[n]), probs.data(), logits_.data() + n * (size_t)k);
+    for (size_t n = 0; n < idx.size(); ++n) {
+      const tv::Status st = tv::infer_u8(inf, ds.image((size_t)idx[n]), probs.data(), logits_.data() + n * (size_t)k);
+      if (!st.ok()) throw_if_not_runnable(st, plan, ds.name((size_t)idx[n]));
+    }
   }
   Score score(const tv::ModelPlan& plan, const float* params, const QuantChoices& c,
               const std::vector<std::string>& labels) const {

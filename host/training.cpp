@@ -54,7 +54,8 @@ EvalResult evaluate_with(const tv::Inference& inf, const Dataset& ds, const std:
   r.confusion.assign((size_t)k * k, 0);
   std::vector<float> probs((size_t)k);
   for (int i : idx) {
-    tv::infer_u8(inf, ds.image((size_t)i), probs.data());
+    const tv::Status st = tv::infer_u8(inf, ds.image((size_t)i), probs.data());
+    if (!st.ok()) throw_if_not_runnable(st, *inf.plan, ds.name((size_t)i));
     r.add(i, ds.labels[(size_t)i], probs.data(), k);
   }
   return r;
@@ -136,6 +137,8 @@ TrainResult train_model(const TrainRequest& req) {
   AlignedBuffer infer_arena(res.infer_memory.work_bytes);
   tv::Inference inf;
   tv::inference_init(&inf, &plan, tr.params, infer_arena.data(), infer_arena.size());
+  // Starting weights whose outputs overflow float are refused before training, as the board does.
+  if (req.init) evaluate_with(inf, ds, {req.train[0]});
   int best_correct = -1;
   for (int e = 0; e < req.recipe.epochs; ++e) {
     job.epoch = e;

@@ -410,7 +410,12 @@ void App::infer_frame() {
       return;
     }
   } else {
-    tv::infer_u8(inf_, input_, probs_);
+    const tv::Status st = tv::infer_u8(inf_, input_, probs_);
+    if (!st.ok()) {
+      say("Frame %u: the model cannot run: layer %d (%s) outputs infinite or NaN values (its weights overflow float)",
+          (unsigned)frame_number_, (int)st.layer, tv::layer_type_name(plan_.desc.layers[st.layer].type));
+      return;
+    }
   }
   const int best = tv::argmax(probs_, num_classes_);
   const double ms = (double)(hal_.micros() - t0) / 1000.0;

@@ -269,6 +269,16 @@ void App::train() {
       (unsigned)cache_bytes, decode_ms, report_.skipped);
   cache.labels = list.label;
 
+  // ---- a model whose finite weights overflow float (an Inf or NaN output) is not trained from
+  const tv::Status runs = tv::infer_u8(inf_, cache.pixels + (size_t)train_idx[0] * cache.image_bytes, probs_);
+  if (!runs.ok()) {
+    say("Cannot train: layer %d (%s) of the model outputs infinite or NaN values although its weights are finite "
+        "(they overflow float); remove /header/model.tvb to start from He-init, or copy a working model",
+        (int)runs.layer, tv::layer_type_name(plan_.desc.layers[runs.layer].type));
+    release();
+    return;
+  }
+
   // ---- the training arena, sized by the core
   tv::TrainOptions opt = recipe_.opt;
   opt.keep_best = recipe_.restore_best && n_val > 0;

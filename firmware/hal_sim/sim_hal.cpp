@@ -1,6 +1,8 @@
 #include "sim_hal.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -11,6 +13,7 @@
 #include <cstring>
 
 #include "host/error.h"
+#include "host/files.h"
 #include "host/jpeg.h"
 #include "host/lane_pool.h"
 #include "script.h"
@@ -33,6 +36,38 @@ bool jpeg_name(const std::string& n) {
   std::string ext = n.substr(dot + 1);
   for (char& c : ext) c = (char)std::tolower((unsigned char)c);
   return ext == "jpg" || ext == "jpeg";
+}
+
+// Opens a file of the card or the camera folder the way every tool opens its inputs: a FIFO, device or
+// folder in its place is refused (never waited on), said on stderr; null then.
+FILE* open_for_reading(const std::string& path) {
+  try {
+    const int fd = tvh::open_regular_file(path);
+    FILE* f = fdopen(fd, "rb");
+    if (!f) close(fd);
+    return f;
+  } catch (const tvh::Error& e) {
+    std::fprintf(stderr, "tvsim: %s\n", e.what());
+    return nullptr;
+  }
+}
+
+// Creates or truncates a regular file of the card for writing; a FIFO or device in its place is
+// refused without waiting for a reader.
+FILE* open_for_writing(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) return nullptr;
+  struct stat st;
+  const int flags = fcntl(fd, F_GETFL);
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+      ftruncate(fd, 0) != 0) {
+    std::fprintf(stderr, "tvsim: cannot write '%s': it is not a regular file.\n", path.c_str());
+    close(fd);
+    return nullptr;
+  }
+  FILE* f = fdopen(fd, "wb");
+  if (!f) close(fd);
+  return f;
 }
 
 }  // namespace
@@ -143,8 +178,10 @@ void SimHal::serial_write(const char* text, size_t n) {
     write_within(pty_.master, text, n, 50);
     return;
   }
-  std::fwrite(text, 1, n, stdout);
-  std::fflush(stdout);
+  if (stdout_error_.empty() && (std::fwrite(text, 1, n, stdout) != n || std::fflush(stdout) != 0)) {
+    stdout_error_ = std::string("cannot write the serial output to standard output: ") + std::strerror(errno) + ".";
+    std::fprintf(stderr, "tvsim: %s\n", stdout_error_.c_str());
+  }
 }
 
 void SimHal::pump_stdin(int timeout_ms) {
@@ -285,11 +322,14 @@ void SimHal::display_lines(const char* const* lines, int count) {
 
 bool SimHal::camera_grab(const uint8_t** jpeg, size_t* size) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  if (next_frame_ >= frames_.size()) return false;
-  const std::string path = opt_.camera_dir + "/" + frames_[next_frame_++];
+  FILE* f = nullptr;
+  std::string path;
+  while (!f) {  // a frame that is not a regular file (a FIFO) is said and passed over, never waited on
+    if (next_frame_ >= frames_.size()) return false;
+    path = opt_.camera_dir + "/" + frames_[next_frame_++];
+    f = open_for_reading(path);
+  }
   frames_grabbed_++;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
   frame_.clear();
   char buf[65536];
   size_t r;
@@ -351,7 +391,7 @@ int SimHal::file_open(const char* path, bool write) {
   const std::string p = card_path(path);
   if (p.empty() || !sd_ready()) return -1;
   if (write && spend_units(1) < 1) power_cut();
-  FILE* f = std::fopen(p.c_str(), write ? "wb" : "rb");
+  FILE* f = write ? open_for_writing(p) : open_for_reading(p);
   if (!f) return -1;
   files_[next_handle_] = f;
   return next_handle_++;

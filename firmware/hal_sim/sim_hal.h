@@ -75,6 +75,8 @@ class SimHal : public tvfw::Hal {
   uint64_t card_units() const { return units_; }
   uint64_t card_bytes_written() const { return bytes_written_; }
   size_t psram_peak() const { return psram_peak_; }
+  // The sentence of a failed write of the serial output to stdout ("" when every write succeeded).
+  const std::string& stdout_error() const { return stdout_error_; }
 
  private:
   struct Segment {
@@ -117,6 +119,7 @@ class SimHal : public tvfw::Hal {
   std::thread ticker_;
   // camera
   std::vector<std::string> frames_;
+  std::string stdout_error_;
   size_t next_frame_ = 0;
   uint64_t frames_grabbed_ = 0;
   std::vector<uint8_t> frame_;

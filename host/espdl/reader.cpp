@@ -12,6 +12,7 @@
 #include "espdl_generated.h"
 #include "host/error.h"
 #include "host/espdl/espdl.h"
+#include "host/files.h"
 
 namespace tvh {
 namespace {
@@ -230,10 +231,7 @@ EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& sour
 }
 
 EspdlModel espdl_read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot open the file for reading.");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw Error(path + ": reading the file failed.");
+  const std::vector<uint8_t> bytes = read_file(path);  // a FIFO or device is refused, never waited on
   return espdl_parse(bytes.data(), bytes.size(), path);
 }
 

@@ -93,12 +93,12 @@ TEST(Report, UsageAndTheSideOutputRule) {
   fs::create_symlink(photo, out + "/link.html");
   r = tvtest::run_capture(tvtrain() + " " + ds + " --epochs 1 -q --kfold 2 --report " + out + "/link.html");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "is " + photo + ", a file of the dataset")) << r.err;
+  EXPECT_TRUE(has(r.err, "the same file as the dataset image " + photo)) << r.err;
   ASSERT_EQ(tvtest::run_command(train + " --no-report"), 0);
   r = tvtest::run_capture(tvtest::bin_path("tvquant") + " " + out + "/m.tvb --calib " + ds + " -q -o " + out +
                           "/q.tvb --report " + out + "/link.html");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "a calibration photo")) << r.err;
+  EXPECT_TRUE(has(r.err, "--report " + out + "/link.html: it is the same file as the dataset image " + photo)) << r.err;
   EXPECT_FALSE(fs::exists(out + "/q.tvb"));
   EXPECT_EQ(tvtest::read_text(photo), before);
   // Ours is replaced.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "host/error.h"
+#include "host/files.h"
 #include "host/suggest.h"
 
 namespace tvcli {
@@ -72,16 +73,25 @@ struct StderrLog {
 
 // Runs a tool's main body and turns what it throws into the tool's message and exit status:
 // tvh::UsageError 2, any other error 1 (the message names the tool).
+// Standard output is flushed and closed at the end and checked: results the disk refused (a full disk,
+// /dev/full) are exit status 1 with a sentence, never a silent success.
 inline int run_main(const char* tool, int (*body)(int, char**), int argc, char** argv) {
+  int rc = tvh::kExitFailure;
   try {
-    return body(argc, argv);
+    rc = body(argc, argv);
   } catch (const tvh::UsageError& e) {
     std::fprintf(stderr, "%s: %s\n", tool, e.what());
-    return tvh::kExitUsage;
+    rc = tvh::kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", tool, e.what());
-    return tvh::kExitFailure;
+    rc = tvh::kExitFailure;
   }
+  const std::string out_error = tvh::close_stdout();
+  if (!out_error.empty() && rc == tvh::kExitOk) {  // a failure already said its sentence
+    std::fprintf(stderr, "%s: %s\n", tool, out_error.c_str());
+    rc = tvh::kExitFailure;
+  }
+  return rc;
 }
 
 }  // namespace tvcli

@@ -57,8 +57,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // Writes a result to its file atomically, or to stdout for "-".
 void emit(const std::string& path, const std::string& text) {
   if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    tvh::write_stdout(text);
   } else {
     tvh::write_file_atomic(path, text);
   }
@@ -80,6 +79,7 @@ tvh::EspdlExportOptions espdl_options(const ExportArgs& args, const tvh::LoadedM
   d.channels = in.channels;
   d.order = in.order;
   d.threads = 0;  // decoding threads; the result does not depend on them
+  d.outputs = {{"-o", args.output}};
   tvh::Dataset ds = tvh::load_dataset(d);
   if (ds.size() == 0) throw tvh::Error(args.test_images + ": holds no image to use as the test input.");
   o.test_image.assign(ds.image(0), ds.image(0) + ds.image_bytes());
@@ -132,9 +132,9 @@ int verify_espdl(const std::string& file, bool json) {
       if (!r.passed)
         j["mismatch"] = {
             {"tensor", r.mismatch_tensor}, {"index", r.mismatch_index}, {"expected", r.expected}, {"got", r.got}};
-      std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      tvh::write_stdout(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     } else {
-      std::printf("%s: %s\n", r.passed ? "OK" : "MISMATCH", tvh::visible(r.message).c_str());
+      tvh::write_stdout(std::string(r.passed ? "OK" : "MISMATCH") + ": " + tvh::visible(r.message) + "\n");
     }
     return r.passed ? 0 : 1;
   } catch (const tvh::Error& e) {
@@ -142,7 +142,7 @@ int verify_espdl(const std::string& file, bool json) {
     j["passed"] = false;
     j["refused"] = true;
     j["message"] = e.what();
-    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    tvh::write_stdout(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
   }
@@ -256,8 +256,7 @@ int tvexport_main(int argc, char** argv) {
       req.budget_text = budget;
     }
     tvh::LoadedModel m = load(info_model, info_preset, info_labels);
-    std::string text = json ? tvh::info_json(m, req) : tvh::info_text(m, req);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    tvh::write_stdout(json ? tvh::info_json(m, req) : tvh::info_text(m, req));
     return tvh::info_fits(m, req) ? 0 : 1;
   }
   return run_export(ex);

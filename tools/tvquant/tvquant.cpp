@@ -13,7 +13,6 @@
 #include "host/files.h"
 #include "host/html_report.h"
 #include "host/model_io.h"
-#include "host/output_guard.h"
 #include "host/prune.h"
 #include "host/quant_report.h"
 #include "host/quantize.h"
@@ -43,9 +42,12 @@ tvh::LoadedModel load_float_model(const std::string& path) {
 
 // Loads a dataset at the model's input size with the model's classes (a raw myWeights.bin takes the
 // dataset's sorted class names as labels).
-tvh::Dataset load_for_model(const std::string& path, tvh::LoadedModel& m, int threads) {
+// `output` is the file the command writes: refused when it is one of the dataset's images.
+tvh::Dataset load_for_model(const std::string& path, tvh::LoadedModel& m, int threads,
+                            const std::vector<tvh::NamedPath>& outputs) {
   tvh::DatasetOptions o;
   o.path = path;
+  o.outputs = outputs;
   if (m.format == "tvb") o.classes = m.labels;
   o.height = m.plan->input.h;
   o.width = m.plan->input.w;
@@ -141,8 +143,7 @@ int tvquant_main(int argc, char** argv) {
   tvh::LoadedModel m = load_float_model(model);
   tvh::check_output({"-o", output}, inputs, tvh::blob_bytes_estimate(*m.plan));
   const tv::ModelPlan& plan = *m.plan;
-  tvh::Dataset ds = load_for_model(calib, m, threads);
-  tvh::check_output_not_among({"--report", report_path}, ds.paths, "a calibration photo");
+  tvh::Dataset ds = load_for_model(calib, m, threads, {{"-o", output}, {"--report", report_path}});
   for (const auto& w : ds.warnings) log("warning: " + w);
   if (!ds.skipped.empty()) log(tvh::skipped_text(ds.skipped));
   tvh::Split split = tvh::reference_split(ds, val_last);
@@ -151,8 +152,7 @@ int tvquant_main(int argc, char** argv) {
   const tvh::Dataset* eds = &ds;
   std::vector<int> eval_idx = split.val;
   if (!eval_on.empty()) {
-    eval_ds = load_for_model(eval_on, m, threads);
-    tvh::check_output_not_among({"--report", report_path}, eval_ds.paths, "a photo of --eval-on");
+    eval_ds = load_for_model(eval_on, m, threads, {{"-o", output}, {"--report", report_path}});
     for (const auto& w : eval_ds.warnings) log("warning: " + w);
     eds = &eval_ds;
     eval_idx = tvh::all_indices(eval_ds);
@@ -282,9 +282,9 @@ int tvquant_main(int argc, char** argv) {
               {"act_exps", std::vector<int>(q.act_exps.begin(), q.act_exps.end())},
               {"layers", layers},
               {"adjustments", q.adjustments}};
-    std::printf("%s\n", j.dump(2).c_str());
+    tvh::write_stdout(j.dump(2) + "\n");
   } else {
-    std::printf("%s", report.c_str());
+    tvh::write_stdout(report);
   }
   log("wrote " + output);
   if (!report_path.empty()) {
@@ -344,7 +344,7 @@ int tvquant_prune_main(int argc, char** argv) {
   if (preset.empty())
     throw tvh::Error(model + " does not say which preset trained it (no preset= provenance line); give --preset.");
   tvh::TrainSetup setup = tvh::preset_setup(preset);
-  tvh::Dataset ds = load_for_model(dataset, m, threads);
+  tvh::Dataset ds = load_for_model(dataset, m, threads, {{"-o", output}});
   for (const auto& w : ds.warnings) log("warning: " + w);
   // The preset's recipe for this model's input and this dataset (shift, epochs and batch follow them as
   // in tvtrain), not the one for 64x64 photos.
@@ -474,9 +474,9 @@ int tvquant_prune_main(int argc, char** argv) {
               {"accuracy_before", rows[0].val.accuracy()},
               {"accuracy_pruned", rows[1].val.accuracy()},
               {"accuracy_finetuned", rows.back().val.accuracy()}};
-    std::printf("%s\n", j.dump(2).c_str());
+    tvh::write_stdout(j.dump(2) + "\n");
   } else {
-    std::printf("%s", table.c_str());
+    tvh::write_stdout(table);
   }
   log("wrote " + output);
   return 0;

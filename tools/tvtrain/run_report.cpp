@@ -119,14 +119,6 @@ nlohmann::json suspects_json(const tvh::Dataset& ds, const std::vector<tvh::Susp
   return list;
 }
 
-std::vector<std::string> listed_files(const tvh::DatasetListing& listing) {
-  std::vector<std::string> files;
-  if (listing.is_zip) return files;
-  for (const auto& e : listing.images) files.push_back(e.display);
-  for (const auto& s : listing.skipped) files.push_back(s.path);
-  return files;
-}
-
 std::vector<std::string> next_commands_after_training(const std::string& model, const std::string& dataset) {
   std::string q8 = model;
   if (q8.size() > 4 && q8.compare(q8.size() - 4, 4, ".tvb") == 0) q8.resize(q8.size() - 4);

@@ -8,7 +8,6 @@
 #include "host/config.h"
 #include "host/html_report.h"
 #include "host/model_io.h"
-#include "host/output_guard.h"
 #include "host/split.h"
 #include "host/suspects.h"
 
@@ -51,9 +50,6 @@ std::vector<tvh::SuspectLabel> suspects_of(const tvh::Dataset& ds, const tvh::Ev
 
 // --json's "suspect_labels": [{"path", "given", "suggested", "p_given"}, ...] in rank order.
 nlohmann::json suspects_json(const tvh::Dataset& ds, const std::vector<tvh::SuspectLabel>& suspects);
-
-// The files of a folder dataset's listing (none for a zip: the zip itself is an input already).
-std::vector<std::string> listed_files(const tvh::DatasetListing& listing);
 
 // The next commands after writing `model` from `dataset` (tvquant, tvexport, the board).
 std::vector<std::string> next_commands_after_training(const std::string& model, const std::string& dataset);

@@ -313,10 +313,13 @@ int tvtrain_main(int argc, char** argv) {
   dopt.channels = setup.model.input.channels;
   dopt.order = setup.model.input.order;
   dopt.threads = a.threads;
+  dopt.outputs = {{"-o", a.output},
+                  {"--raw-out", a.raw_out},
+                  {"the curve", curve},
+                  {"the confusion picture", confusion},
+                  {"the report", report}};
   // List first, then know the model and the memory it all takes, then decode.
   tvh::DatasetListing listing = tvh::list_dataset(dopt);
-  if (!report.empty())
-    tvh::check_output_not_among({"the report", report}, tvtrain::listed_files(listing), "a file of the dataset");
   // A preset's model and recipe follow the data (depth from the input, scale from the image count);
   // the command-line options still override the recipe.
   if (setup.adapt && !init.plan) {
@@ -367,6 +370,9 @@ int tvtrain_main(int argc, char** argv) {
           " and " + tvh::human_bytes(decoding) + " for decoding, " + tvh::human_bytes(need) + " in all, but only " +
           tvh::human_bytes(avail) + " is available: choose a smaller --input, fewer images or fewer --threads.");
     }
+    // What is left is each decoding thread's share: an image that needs more (a 40-megapixel PNG) is
+    // skipped with the figures instead of exhausting memory.
+    if (avail && a.threads > 0) dopt.decode_budget_bytes = (avail - cache - arena) / (uint64_t)a.threads;
   }
   tvh::Progress decode_progress(!a.quiet);
   dopt.on_progress = [&](size_t done, size_t total) { decode_progress.update_items("decoding images", done, total); };
@@ -422,7 +428,7 @@ int tvtrain_main(int argc, char** argv) {
                 {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
       j.update(results_json(ds, r));
       j.update(dataset_json(ds));
-      std::printf("%s\n", j.dump(2).c_str());
+      tvh::write_stdout(j.dump(2) + "\n");
     }
     return 0;
   }
@@ -506,7 +512,7 @@ int tvtrain_main(int argc, char** argv) {
                   {"lanes", setup.recipe.opt.lanes}}},
                 {"suspect_labels", tvtrain::suspects_json(ds, suspects)}};
       j.update(dataset_json(ds));
-      std::printf("%s\n", j.dump(2).c_str());
+      tvh::write_stdout(j.dump(2) + "\n");
     }
     return 0;
   }
@@ -545,10 +551,13 @@ int tvtrain_main(int argc, char** argv) {
     if (e.skipped_batches) line += "  (" + std::to_string(e.skipped_batches) + " batches dropped: NaN/Inf gradient)";
     log(line);
   };
-  // Room for the results, known now that the model is: the .tvb (and the raw file) before training.
+  // Room for every result, known now that the model is, before training: the .tvb, the raw file and the
+  // pictures (an upper bound of their SVG size), together on each file system their targets are on.
   const uint64_t model_bytes = tvh::blob_bytes_estimate(*plan);
-  tvh::check_output({"-o", a.output}, others_than("-o"), model_bytes);
-  if (!a.raw_out.empty()) tvh::check_output({"--raw-out", a.raw_out}, others_than("--raw-out"), model_bytes);
+  const uint64_t k = ds.classes.size();
+  tvh::check_outputs(
+      {{"-o", a.output}, {"--raw-out", a.raw_out}, {"the curve", curve}, {"the confusion picture", confusion}},
+      {model_bytes, model_bytes, 8192 + 512 * (uint64_t)setup.recipe.epochs, 8192 + 1024 * k * k}, inputs);
   log("training " + setup.preset + " (" + std::to_string(plan->param_count) + " parameters) on " +
       std::to_string(split.train.size()) + " images, validating on " + std::to_string(split.val.size()) + "; " +
       std::to_string(setup.recipe.epochs) + " epochs, batch " + std::to_string(setup.recipe.batch_size) + ", seed " +
@@ -637,7 +646,7 @@ int tvtrain_main(int argc, char** argv) {
               {"output", a.output}};
     j.update(results_json(ds, r.val_eval));
     j.update(dataset_json(ds));
-    std::printf("%s\n", j.dump(2).c_str());
+    tvh::write_stdout(j.dump(2) + "\n");
   }
   return 0;
 }

@@ -116,6 +116,9 @@ const char* status_text(StatusCode code) {
     case StatusCode::RawWeightsSizeMismatch: return "the raw weight file's size fits no class count of this model";
     case StatusCode::NotSupported: return "not supported for this model";
     case StatusCode::NonFiniteWeight: return "a weight is infinite or NaN: the model is broken";
+    case StatusCode::NonFiniteActivation:
+      return "its output is infinite or NaN although every weight is finite (the weights overflow float): the model "
+             "is broken";
   }
   return "unknown status";
 }

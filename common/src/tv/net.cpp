@@ -150,43 +150,79 @@ Status inference_init(Inference* inf, const ModelPlan* plan, const float* params
   return ok_status();
 }
 
+// 1 when the float whose bits are `bits` is Inf or NaN (its exponent all ones), else 0.
+static inline uint32_t non_finite_bits(uint32_t bits) {
+  return (uint32_t)((bits & 0x7F800000u) == 0x7F800000u);
+}
+
+Status check_finite_output(int layer, const float* x, size_t n) {
+  // Blocks without an early exit (the compiler vectorizes them); the element is looked for only in a
+  // block that holds one.
+  constexpr size_t kBlock = 256;
+  for (size_t start = 0; start < n; start += kBlock) {
+    const size_t end = n - start < kBlock ? n : start + kBlock;
+    uint32_t any = 0;
+    for (size_t k = start; k < end; ++k) {
+      uint32_t bits;
+      memcpy(&bits, x + k, sizeof bits);
+      any |= non_finite_bits(bits);
+    }
+    if (!any) continue;
+    for (size_t k = start; k < end; ++k) {
+      uint32_t bits;
+      memcpy(&bits, x + k, sizeof bits);
+      if (non_finite_bits(bits)) return make_status(StatusCode::NonFiniteActivation, layer, (int32_t)k);
+    }
+  }
+  return ok_status();
+}
+
 // Runs the layers with the input at the low end of the work buffer; each layer that writes a new
 // tensor writes it at the opposite end from its input (both fit: plan.infer_floats is the largest
-// in + out). Returns the final output.
-static const float* run_layers(const Inference& inf) {
+// in + out). Each layer's output is checked for Inf and NaN; a layer run with its ReLU fused is named
+// for what its ReLU passes on (a ReLU makes no Inf or NaN of its own). Sets *result to the final output.
+static Status run_layers(const Inference& inf, const float** result) {
   const ModelPlan& plan = *inf.plan;
   float* cur = inf.work;
   bool low = true;
   for (int i = 0; i < plan.num_layers; ++i) {
+    const int layer = i;
     if (layer_in_place(plan.desc.layers[i].type)) {
       forward_layer(plan, i, inf.params, cur, cur);
-      continue;
+    } else {
+      float* out = low ? inf.work + plan.infer_floats - plan.layers[i].out.size() : inf.work;
+      if (forward_with_relu(plan, i, inf.params, cur, out))
+        ++i;  // the ReLU after it is done
+      else
+        forward_layer(plan, i, inf.params, cur, out);
+      cur = out;
+      low = !low;
     }
-    float* out = low ? inf.work + plan.infer_floats - plan.layers[i].out.size() : inf.work;
-    if (forward_with_relu(plan, i, inf.params, cur, out))
-      ++i;  // the ReLU after it is done
-    else
-      forward_layer(plan, i, inf.params, cur, out);
-    cur = out;
-    low = !low;
+    const Status st = check_finite_output(layer, cur, plan.layers[i].out.size());
+    if (!st.ok()) return st;
   }
-  return cur;
+  *result = cur;
+  return ok_status();
 }
 
-static void finish(const Inference& inf, const float* out, float* probs, float* logits) {
+static Status finish(const Inference& inf, float* probs, float* logits) {
+  const float* out = nullptr;
+  const Status st = run_layers(inf, &out);
+  if (!st.ok()) return st;
   const int n = inf.plan->desc.num_classes;
   if (logits) memcpy(logits, out, (size_t)n * sizeof(float));
   if (probs) softmax(out, n, probs);
+  return ok_status();
 }
 
-void infer_u8(const Inference& inf, const uint8_t* image, float* probs, float* logits) {
+Status infer_u8(const Inference& inf, const uint8_t* image, float* probs, float* logits) {
   normalize_input(*inf.plan, image, inf.work);
-  finish(inf, run_layers(inf), probs, logits);
+  return finish(inf, probs, logits);
 }
 
-void infer_f32(const Inference& inf, const float* input, float* probs, float* logits) {
+Status infer_f32(const Inference& inf, const float* input, float* probs, float* logits) {
   memcpy(inf.work, input, inf.plan->input.size() * sizeof(float));
-  finish(inf, run_layers(inf), probs, logits);
+  return finish(inf, probs, logits);
 }
 
 int argmax(const float* v, int n) {

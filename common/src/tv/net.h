@@ -39,10 +39,16 @@ struct Inference {
 // Binds a plan, its parameters and a work arena of at least inference_memory().work_bytes.
 Status inference_init(Inference* inf, const ModelPlan* plan, const float* params, void* arena, size_t arena_bytes);
 // Classifies one uint8 HWC image already at the model's input size; writes num_classes
-// probabilities and, when logits is not null, the final layer's outputs.
-void infer_u8(const Inference& inf, const uint8_t* image, float* probs, float* logits = nullptr);
+// probabilities and, when logits is not null, the final layer's outputs. Every layer's output is
+// checked: a model whose finite weights overflow float on this input returns NonFiniteActivation
+// (layer = the first layer whose output holds an Inf or NaN, a = the element) and its probabilities
+// are not to be used. The one check every path that runs a float model goes through.
+Status infer_u8(const Inference& inf, const uint8_t* image, float* probs, float* logits = nullptr);
 // Same from a normalized float input (copied into the arena first).
-void infer_f32(const Inference& inf, const float* input, float* probs, float* logits = nullptr);
+Status infer_f32(const Inference& inf, const float* input, float* probs, float* logits = nullptr);
+// Ok, or NonFiniteActivation naming `layer` and the first element of x[0..n) that is infinite or NaN
+// (tested on the bits, so fast-math builds keep the test).
+Status check_finite_output(int layer, const float* x, size_t n);
 // Index of the largest value (the first one on ties).
 int argmax(const float* v, int n);
 

@@ -33,6 +33,8 @@ enum class StatusCode : uint8_t {
   NotSupported,            // the operation is not available for this model
   NonFiniteWeight,         // a float weight, bias or input scale is infinite or NaN (a: tensor index, or -1
                            // for the input scale/offset or a raw file; b: element index)
+  NonFiniteActivation,     // a layer's output holds an infinite or NaN value although its weights are finite
+                           // (they overflow float on this input; layer: which, a: the element index)
 };
 
 // A status: what went wrong, at which layer (-1 when not about a layer), and up to two numbers

@@ -163,11 +163,17 @@ EpochStats train_epoch(const EpochJob& job) {
   return es;
 }
 
-int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int n, int* confusion, float* probs) {
+int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int n, int* confusion, float* probs,
+             Status* status) {
   const int k = inf.plan->desc.num_classes;
   int correct = 0;
+  if (status) *status = ok_status();
   for (int i = 0; i < n; ++i) {
-    infer_u8(inf, src.image(src.ctx, idx[i]), probs);
+    const Status st = infer_u8(inf, src.image(src.ctx, idx[i]), probs);
+    if (!st.ok()) {
+      if (status) *status = st;
+      break;
+    }
     const int pred = argmax(probs, k);
     const int truth = src.label(src.ctx, idx[i]);
     correct += pred == truth;

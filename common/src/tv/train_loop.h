@@ -78,7 +78,9 @@ struct EpochStats {
 EpochStats train_epoch(const EpochJob& job);
 
 // Classifies samples idx[0..n) with a bound Inference; fills confusion[true * K + predicted]
-// (K = classes, may be null) and returns the number correct.
-int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int n, int* confusion, float* probs);
+// (K = classes, may be null) and returns the number correct. A sample the model cannot run
+// (infer_u8's NonFiniteActivation) stops it: *status (when not null) gets that status, else stays ok.
+int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int n, int* confusion, float* probs,
+             Status* status = nullptr);
 
 }  // namespace tv
