@@ -26,6 +26,7 @@
 #include "hal.h"
 #include "touch.h"
 #include "tv/blob.h"
+#include "tv/header_writer.h"
 #include "tv/int8/q8_model.h"
 #include "tv/model.h"
 #include "tv/net.h"
@@ -50,6 +51,9 @@ constexpr size_t kMaxBlobBytes = 4u << 20;            // largest model file read
 constexpr size_t kMaxImageFileBytes = 2u << 20;       // largest JPEG read from the card
 constexpr uint32_t kMaxDecodePixels = 1024u * 1024u;  // largest JPEG decoded (its RGB lives in PSRAM)
 constexpr uint32_t kIdleDelayMs = 10;                 // main-loop pause while waiting for input
+
+// The header options of every model.h the board writes: tvexport's, so both write the same bytes.
+tv::HeaderOptions board_header_options();
 
 // What the last training run did (also printed).
 struct TrainReport {
@@ -120,6 +124,15 @@ class App {
   bool try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why);
   bool try_blob_file(const char* path, Reason* why);
   bool try_raw_weights_file(const char* path, Reason* why);
+  // ---- the card tier and what a power cut left (recover.cpp) ----
+  // model.tvb, else its interrupted save's verified .tmp (the save then finished), else the backup,
+  // else myWeights.bin; then the temporaries. False when nothing loaded (*have_main: model.tvb exists).
+  bool load_card_model(bool* have_main);
+  bool try_interrupted_save(bool main_refused, Reason* why);
+  // Finishes or removes model.h.tmp and myWeights.bin.tmp (finished only when main_loaded and the
+  // temporary holds exactly what a save of the loaded model writes).
+  void settle_side_temporaries(bool main_loaded);
+  bool expected_side_file(const char* path, uint32_t* crc, size_t* bytes);
   // Plans `desc` into plan_ and allocates what inference needs (float: weights and work buffer;
   // int8: its work buffer) after checking the free PSRAM. False with the numbers otherwise.
   bool adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why);

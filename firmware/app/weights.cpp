@@ -317,51 +317,8 @@ void App::load_weights() {
   Reason why;
   // Tier 1: the SD card.
   if (hal_.sd_ready()) {
-    bool done = false;
-    const bool have_main = hal_.exists(kModelPath);
-    if (have_main) {
-      if (try_blob_file(kModelPath, &why))
-        done = true;
-      else
-        say("  SD %s refused: %s", kModelPath, why.text);
-    }
-    // An interrupted save leaves a verified .tmp beside the backup; finish it.
-    if (!done && !have_main && hal_.exists(kModelTmpPath)) {
-      if (try_blob_file(kModelTmpPath, &why)) {
-        done = true;
-        if (hal_.rename(kModelTmpPath, kModelPath)) {
-          say("  SD: finished an interrupted save (%s -> %s)", kModelTmpPath, kModelPath);
-          char rest[kPathMax];
-          const char* comma = strchr(weights_source_, ',');
-          snprintf(rest, sizeof rest, "%s", comma ? comma : "");
-          if (snprintf(weights_source_, sizeof weights_source_, "%s (recovered from an interrupted save)%s", kModelPath,
-                       rest) < 0)
-            weights_source_[0] = 0;
-        }
-      } else {
-        say("  SD %s (an interrupted save) refused: %s", kModelTmpPath, why.text);
-      }
-    }
-    if (!done && hal_.exists(kModelBakPath)) {
-      if (try_blob_file(kModelBakPath, &why)) {
-        done = true;
-        say("  SD: using the backup %s (the previous model)", kModelBakPath);
-      } else {
-        say("  SD %s refused: %s", kModelBakPath, why.text);
-      }
-    }
-    if (!done && hal_.exists(kRawWeightsPath)) {
-      if (try_raw_weights_file(kRawWeightsPath, &why))
-        done = true;
-      else
-        say("  SD %s refused: %s", kRawWeightsPath, why.text);
-    }
-    // What a power cut left behind: temporaries of saves that never reached their rename. A model.tvb.tmp
-    // beside a loadable model.tvb is stale (the .tmp is only ever finished when model.tvb is missing).
-    const char* const leftovers[] = {kModelTmpPath, "/header/model.h.tmp", "/header/myWeights.bin.tmp"};
-    for (const char* t : leftovers)
-      if ((t != kModelTmpPath || hal_.exists(kModelPath)) && hal_.file_size(t) >= 0 && hal_.remove(t))
-        say("  SD: removed %s, left by an interrupted save", t);
+    bool have_main = false;
+    const bool done = load_card_model(&have_main);
     if (done) {
       tier_ = WeightTier::SD;
       trained_weights_ = true;
@@ -411,6 +368,13 @@ void App::load_weights() {
   say("Weights: He-init (%s)", weights_source_);
 }
 
+tv::HeaderOptions board_header_options() {
+  tv::HeaderOptions opt;  // tvexport's defaults, so both write the same bytes
+  opt.tool = "tvexport";
+  opt.version = TV_VERSION;
+  return opt;
+}
+
 namespace {
 
 struct HeaderJob {
@@ -427,11 +391,8 @@ void sink_write(void* ctx, const char* s, size_t n) {
 bool write_header(void* ctx, CardWriter* out, Reason* why) {
   HeaderJob& job = *(HeaderJob*)ctx;
   job.out = out;
-  tv::HeaderOptions opt;  // tvexport's defaults, so both write the same bytes
-  opt.tool = "tvexport";
-  opt.version = TV_VERSION;
   const tv::TextSink sink{&job, sink_write};
-  const tv::Status st = tv::write_tinyvision_header(*job.view, job.crc, opt, sink, job.plan);
+  const tv::Status st = tv::write_tinyvision_header(*job.view, job.crc, board_header_options(), sink, job.plan);
   if (!st.ok()) {
     why->set("the header writer refused the model: %s", tv::status_text(st.code));
     return false;

@@ -291,16 +291,6 @@ TEST(Tvsim, RunsInt8ModelsWithTheCoresInt8EngineAsTvtrainDoes) {
 
 namespace {
 
-// A card with a small trained model (shapes, 2 classes, 6 images each, 1 epoch).
-std::string card_with_model(int epochs = 1) {
-  const std::string card = make_card(shapes_dir(), kShapes2, 6);
-  const SimRun r =
-      sim("--sd " + card + labels_arg(kShapes2) + " --preset webmcu --epochs " + std::to_string(epochs), to_train(2));
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(fs::exists(card + "/header/model.tvb")) << r.out;
-  return card;
-}
-
 void flip_byte(const std::string& path, size_t at) {
   std::string b = read_text(path);
   b[at] = (char)(b[at] ^ 0x40);
@@ -402,7 +392,7 @@ TEST(Tvsim, PowerCutAtAnyPointOfASaveLeavesALoadableModel) {
     EXPECT_TRUE(crc == hex(old_crc) || crc == hex(new_crc)) << boot.out;
     old_seen += crc == hex(old_crc);
     new_seen += crc == hex(new_crc);
-    recovered += has(boot.out, "finished an interrupted save");
+    recovered += has(boot.out, "finished an interrupted save (/header/model.tvb.tmp");
   }
   EXPECT_GT(old_seen, 0);
   EXPECT_GT(new_seen, 0);
