@@ -277,10 +277,11 @@ void App::train() {
   const size_t free_bytes = hal_.psram_free_bytes();
   arena = tm.total_bytes <= free_bytes ? hal_.psram_alloc(tm.total_bytes) : nullptr;
   if (!arena) {
-    say("Cannot train: the %u-byte training arena (weights %u, gradients %u, optimizer %u, activations %u, scratch "
-        "%u) does not fit in the %u bytes of PSRAM still free",
-        (unsigned)tm.total_bytes, (unsigned)tm.params_bytes, (unsigned)tm.grad_bytes, (unsigned)tm.optimizer_bytes,
-        (unsigned)tm.activation_bytes, (unsigned)tm.scratch_bytes, (unsigned)free_bytes);
+    say("Cannot train: the %llu-byte training arena (weights %llu, gradients %llu, optimizer %llu, activations %llu, "
+        "scratch %llu) does not fit in the %llu bytes of PSRAM still free",
+        (unsigned long long)tm.total_bytes, (unsigned long long)tm.params_bytes, (unsigned long long)tm.grad_bytes,
+        (unsigned long long)tm.optimizer_bytes, (unsigned long long)tm.activation_bytes,
+        (unsigned long long)tm.scratch_bytes, (unsigned long long)free_bytes);
     release();
     return;
   }

@@ -65,9 +65,9 @@ bool App::ensure_float_buffers(Reason* why) {
   const tv::InferenceMemory im = tv::inference_memory(plan_);
   const size_t free_bytes = hal_.psram_free_bytes();
   if (im.params_bytes + im.work_bytes > free_bytes) {
-    why->set("the float engine needs %u bytes of PSRAM (weights %u + work buffer %u), only %u are free",
-             (unsigned)(im.params_bytes + im.work_bytes), (unsigned)im.params_bytes, (unsigned)im.work_bytes,
-             (unsigned)free_bytes);
+    why->set("the float engine needs %llu bytes of PSRAM (weights %llu + work buffer %llu), only %llu are free",
+             (unsigned long long)(im.params_bytes + im.work_bytes), (unsigned long long)im.params_bytes,
+             (unsigned long long)im.work_bytes, (unsigned long long)free_bytes);
     return false;
   }
   params_ = (float*)hal_.psram_alloc(im.params_bytes);
@@ -91,6 +91,14 @@ bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why) {
     return false;
   }
   const tv::Status st = tv::plan_model(desc, &plan_);
+  if (!st.ok() && st.code == tv::StatusCode::Overflow && plan_.overflow_floats) {
+    why->set(
+        "its network is too large: %s would hold %llu floats (%llu bytes) at layer %d, more than the %llu a "
+        "model may have",
+        tv::plan_figure_name(st.a), (unsigned long long)plan_.overflow_floats,
+        (unsigned long long)plan_.overflow_floats * 4ull, st.layer, (unsigned long long)tv::kMaxPlanFloats);
+    return false;
+  }
   if (!st.ok()) {
     why->set("its network does not plan: %s (layer %d)", tv::status_text(st.code), st.layer);
     return false;
@@ -113,9 +121,9 @@ bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why) {
   const size_t need = engine_bytes + input_bytes + lut_bytes;
   const size_t free_bytes = hal_.psram_free_bytes();
   if (need > free_bytes) {
-    why->set("it needs %u bytes of PSRAM to run (%s %u, input image %u, resize table %u), only %u are free",
-             (unsigned)need, engine_what, (unsigned)engine_bytes, (unsigned)input_bytes, (unsigned)lut_bytes,
-             (unsigned)free_bytes);
+    why->set("it needs %llu bytes of PSRAM to run (%s %llu, input image %llu, resize table %llu), only %llu are free",
+             (unsigned long long)need, engine_what, (unsigned long long)engine_bytes, (unsigned long long)input_bytes,
+             (unsigned long long)lut_bytes, (unsigned long long)free_bytes);
     return false;
   }
   input_ = (uint8_t*)hal_.psram_alloc(input_bytes);

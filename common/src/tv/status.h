@@ -33,6 +33,7 @@ enum class StatusCode : uint8_t {
   NotSupported,            // the operation is not available for this model
   NonFiniteWeight,         // a float weight, bias or input scale is infinite or NaN (a: tensor index, or -1
                            // for the input scale/offset or a raw file; b: element index)
+  BlobDuplicateLabel,      // two classes have the same label (a, b: their indices)
 };
 
 // A status: what went wrong, at which layer (-1 when not about a layer), and up to two numbers
