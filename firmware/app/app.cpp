@@ -61,9 +61,14 @@ void App::setup() {
     fatal("the firmware is configured with %d class labels; a model needs 2 to %d", cfg_.num_labels, kMaxClasses);
   for (int i = 0; i < cfg_.num_labels; ++i) {
     const char* l = cfg_.labels[i];
-    if (!l || !l[0] || strlen(l) > (size_t)kMaxLabelLength || strchr(l, '/') || strcmp(l, ".") == 0 ||
-        strcmp(l, "..") == 0)
+    if (!l || !folder_safe(l, strlen(l)))
       fatal("class label %d ('%s') must be a folder name of 1 to %d characters", i, l ? l : "", kMaxLabelLength);
+    for (int j = 0; j < i; ++j)
+      if (same_card_folder(cfg_.labels[j], strlen(cfg_.labels[j]), l, strlen(l)))
+        fatal(
+            "class labels %d ('%s') and %d ('%s') name the same card folder (FAT ignores letter case and trailing "
+            "dots and spaces): make them differ",
+            j, cfg_.labels[j], i, l);
   }
   say("SD card: %s", hal_.sd_ready() ? "mounted" : "not found (capture, training and saving need one)");
   load_weights();

@@ -52,6 +52,14 @@ constexpr size_t kMaxImageFileBytes = 2u << 20;       // largest JPEG read from 
 constexpr uint32_t kMaxDecodePixels = 1024u * 1024u;  // largest JPEG decoded (its RGB lives in PSRAM)
 constexpr uint32_t kIdleDelayMs = 10;                 // main-loop pause while waiting for input
 
+// True when a label can name a folder on the card (1 to kMaxLabelLength characters, no '/', '\\' or
+// control characters, not only dots and spaces).
+bool folder_safe(const char* t, size_t len);
+// True when FAT makes the two names one folder (it ignores letter case, and trailing dots and spaces).
+bool same_card_folder(const char* a, size_t la, const char* b, size_t lb);
+// The first of labels[0..n) that names the same card folder as `name`, or -1.
+int first_same_card_folder(const char (*labels)[kMaxLabelLength + 1], int n, const char* name);
+
 // The header options of every model.h the board writes: tvexport's, so both write the same bytes.
 tv::HeaderOptions board_header_options();
 
@@ -139,8 +147,11 @@ class App {
   // The float engine's buffers (weights, work buffer) for the current plan; false with the numbers.
   bool ensure_float_buffers(Reason* why);
   void release_model();
-  // He-init classes: the configured labels, else the class folders in /images on the card.
-  int he_init_labels();
+  // He-init classes: the configured labels, else the class folders in /images on the card (the
+  // folders no class can be named after are listed in `ignored`, when given). Returns their count.
+  int he_init_labels(char* ignored, size_t ignored_cap);
+  // The model's labels as distinct card folder names into labels_ (labels.cpp).
+  void name_classes(const tv::BlobView& view);
   // The recipe named by a model's provenance ("preset=NAME"), else webmcu's for the reference network,
   // else the configured preset's.
   void choose_recipe(const char* provenance, size_t len);

@@ -22,31 +22,6 @@ void join_labels(const char (*labels)[kMaxLabelLength + 1], int n, char* out, si
   }
 }
 
-// True when a label can name a folder on the card.
-bool folder_safe(const char* t, size_t len) {
-  if (len == 0 || len > (size_t)kMaxLabelLength) return false;
-  if ((len == 1 && t[0] == '.') || (len == 2 && t[0] == '.' && t[1] == '.')) return false;
-  for (size_t i = 0; i < len; ++i)
-    if (t[i] == '/' || t[i] == '\\' || (unsigned char)t[i] < 32) return false;
-  return true;
-}
-
-struct FolderScan {
-  char names[kMaxClasses][kMaxLabelLength + 1];
-  int count = 0;
-  bool too_many = false;
-};
-
-void scan_class_folder(void* ctx, const char* name, bool is_dir) {
-  FolderScan& s = *(FolderScan*)ctx;
-  if (!is_dir || !name[0] || name[0] == '.' || !folder_safe(name, strlen(name))) return;
-  if (s.count == kMaxClasses) {
-    s.too_many = true;
-    return;
-  }
-  strcpy(s.names[s.count++], name);
-}
-
 }  // namespace
 
 void App::release_model() {
@@ -173,6 +148,10 @@ bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why) {
   *keep = false;
   release_model();
   const tv::Status st = tv::blob_decode(data, size, &view_);
+  if (st.code == tv::StatusCode::BlobDuplicateLabel) {
+    why->set("classes %d and %d have the same label, so the model cannot tell them apart", (int)st.a, (int)st.b);
+    return false;
+  }
   if (!st.ok()) {
     why->set("%s", tv::status_text(st.code));
     return false;
@@ -199,20 +178,8 @@ bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why) {
     }
   }
   int8_ = int8;
-  // The model's labels name the classes (and their /images folders); unusable names get class<i>.
-  bool renamed = false;
-  for (int i = 0; i < num_classes_; ++i) {
-    const char* t = nullptr;
-    size_t len = 0;
-    if (tv::blob_label(view_, i, &t, &len) && folder_safe(t, len)) {
-      memcpy(labels_[i], t, len);
-      labels_[i][len] = 0;
-    } else {
-      snprintf(labels_[i], sizeof labels_[i], "class%d", i);
-      renamed = true;
-    }
-  }
-  if (renamed) say("  note: the model has no usable folder name for some classes; they are called class<i>");
+  // The model's labels name the classes (and their /images folders).
+  name_classes(view_);
   if (cfg_.num_labels > 0) {
     bool same = cfg_.num_labels == num_classes_;
     for (int i = 0; same && i < num_classes_; ++i) same = strcmp(cfg_.labels[i], labels_[i]) == 0;
@@ -275,7 +242,7 @@ bool App::try_raw_weights_file(const char* path, Reason* why) {
     return false;
   }
   // The raw file holds no labels: the configured ones, else the card's class folders, else class<i>.
-  const int found = he_init_labels();
+  const int found = he_init_labels(nullptr, 0);
   if (found != k)
     for (int i = 0; i < k; ++i) snprintf(labels_[i], sizeof labels_[i], "class%d", i);
   num_classes_ = k;
@@ -284,28 +251,6 @@ bool App::try_raw_weights_file(const char* path, Reason* why) {
            path, (unsigned)size, k);
   model_ready_ = true;
   return true;
-}
-
-int App::he_init_labels() {
-  if (cfg_.num_labels > 0) {
-    for (int i = 0; i < cfg_.num_labels && i < kMaxClasses; ++i)
-      snprintf(labels_[i], sizeof labels_[i], "%s", cfg_.labels[i]);
-    return cfg_.num_labels;
-  }
-  static FolderScan scan;  // a few hundred bytes: kept off the loop task's stack
-  scan = FolderScan();
-  if (hal_.sd_ready()) hal_.list_dir(kImagesDir, scan_class_folder, &scan);
-  if (scan.too_many) return kMaxClasses + 1;
-  // sorted by name, as tvtrain orders class folders
-  for (int i = 1; i < scan.count; ++i)
-    for (int j = i; j > 0 && strcmp(scan.names[j - 1], scan.names[j]) > 0; --j) {
-      char t[kMaxLabelLength + 1];
-      strcpy(t, scan.names[j]);
-      strcpy(scan.names[j], scan.names[j - 1]);
-      strcpy(scan.names[j - 1], t);
-    }
-  for (int i = 0; i < scan.count; ++i) strcpy(labels_[i], scan.names[i]);
-  return scan.count;
 }
 
 void App::print_model() {
@@ -355,14 +300,16 @@ void App::load_weights() {
   }
   // Tier 3: random weights for the configured preset and classes.
   release_model();
-  const int n = he_init_labels();
+  char ignored[160];
+  const int n = he_init_labels(ignored, sizeof ignored);
   if (n > kMaxClasses)
     fatal("more than %d class folders in %s: a model handles 2 to %d classes", kMaxClasses, kImagesDir, kMaxClasses);
   if (n < 2)
     fatal(
-        "no model (SD card or baked) and %d class folder%s in %s/: create one folder per class there (2 to %d), "
-        "or configure the class labels, or bake a model in",
-        n, n == 1 ? "" : "s", kImagesDir, kMaxClasses);
+        "no model (SD card or baked) and %d class folder%s in %s/%s%s%s: create one folder per class there (2 to "
+        "%d, names of 1 to %d characters), or configure the class labels, or bake a model in",
+        n, n == 1 ? "" : "s", kImagesDir, ignored[0] ? " (ignored, not usable as class names: " : "", ignored,
+        ignored[0] ? ")" : "", kMaxClasses, kMaxLabelLength);
   tv::ModelDesc desc;
   if (!tv::preset_model(cfg_.preset, n, &desc)) fatal("unknown model preset '%s'", cfg_.preset);
   if (!adopt_network(desc, false, &why)) fatal("the %s model for %d classes cannot run: %s", cfg_.preset, n, why.text);
