@@ -46,6 +46,8 @@ constexpr const char* kModelTmpPath = "/header/model.tvb.tmp";
 constexpr const char* kModelBakPath = "/header/model.tvb.bak";
 constexpr const char* kHeaderPath = "/header/model.h";
 constexpr const char* kRawWeightsPath = "/header/myWeights.bin";
+constexpr const char* kHeaderTmpPath = "/header/model.h.tmp";
+constexpr const char* kRawWeightsTmpPath = "/header/myWeights.bin.tmp";
 
 constexpr size_t kMaxBlobBytes = 4u << 20;            // largest model file read from the card
 constexpr size_t kMaxImageFileBytes = 2u << 20;       // largest JPEG read from the card
@@ -157,6 +159,9 @@ class App {
   void choose_recipe(const char* provenance, size_t len);
   void print_model();
   bool save_model(Reason* why);
+  // False (with what to remove) when a save could not write its files: /header a file, or a folder
+  // where model.tvb, model.h, myWeights.bin or their .tmp/.bak belong. Checked before training.
+  bool check_save_targets(Reason* why);
 
   // ---- training (train.cpp) ----
   void train();

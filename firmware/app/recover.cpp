@@ -13,9 +13,6 @@ namespace tvfw {
 
 namespace {
 
-constexpr const char* kHeaderTmpPath = "/header/model.h.tmp";
-constexpr const char* kRawWeightsTmpPath = "/header/myWeights.bin.tmp";
-
 // CRC-32 and length of text written to a sink.
 struct CrcSink {
   uint32_t crc = 0;

@@ -104,6 +104,11 @@ void App::train() {
     say("No SD card: cannot train");
     return;
   }
+  Reason twhy;
+  if (!check_save_targets(&twhy)) {
+    say("Cannot train: %s", twhy.text);
+    return;
+  }
   if (int8_) {
     // Training needs float weights: the int8 model's, dequantized (exact for every weight).
     Reason fwhy;

@@ -357,6 +357,25 @@ bool write_header(void* ctx, CardWriter* out, Reason* why) {
 
 }  // namespace
 
+bool App::check_save_targets(Reason* why) {
+  if (hal_.exists(kHeaderDir) && hal_.file_size(kHeaderDir) >= 0) {
+    why->set("%s is a file, where the model's folder belongs: remove or rename it on a computer", kHeaderDir);
+    return false;
+  }
+  const char* const targets[] = {kModelPath,     kModelTmpPath,   kModelBakPath,     kHeaderPath,
+                                 kHeaderTmpPath, kRawWeightsPath, kRawWeightsTmpPath};
+  for (const char* t : targets) {
+    if (hal_.exists(t) && hal_.file_size(t) < 0) {
+      why->set(
+          "%s is a folder (or a device), so the trained model could not be saved: remove it from the card on a "
+          "computer",
+          t);
+      return false;
+    }
+  }
+  return true;
+}
+
 // Saves the current weights: the blob (atomically, previous model kept as .bak), then the C header
 // of the same blob, then (webmcu preset) the reference's raw myWeights.bin.
 bool App::save_model(Reason* why) {

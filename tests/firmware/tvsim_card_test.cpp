@@ -56,3 +56,29 @@ TEST(TvsimCard, AFailedSaveReportsTheBytesTheCardAccepted) {
   EXPECT_GT(std::stoul(m[2].str()), 1000ul);
   EXPECT_FALSE(fs::exists(card + "/header/model.tvb"));
 }
+
+// A folder where a save writes (or a file where /header belongs) would make every save fail after the
+// training: checked before training starts, naming what to remove; nothing on the card changes.
+TEST(TvsimCard, AFolderWhereASaveWritesIsSaidBeforeTraining) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string base = make_card(shapes_dir(), kShapes2, 6);
+  for (const char* name : {"model.tvb", "model.tvb.bak", "model.tvb.tmp", "model.h", "model.h.tmp", "myWeights.bin",
+                           "myWeights.bin.tmp"}) {
+    SCOPED_TRACE(name);
+    const std::string card = copy_card(base);
+    fs::create_directories(card + "/header/" + std::string(name) + "/inside");
+    const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --preset webmcu --epochs 1", to_train(2));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "Cannot train: /header/" + std::string(name) +
+                               " is a folder (or a device), so the trained model could not be saved: remove it from "
+                               "the card on a computer"))
+        << r.out;
+    EXPECT_FALSE(has(r.out, "--- Epoch"));
+    EXPECT_TRUE(fs::is_directory(card + "/header/" + std::string(name) + "/inside"));
+  }
+  const std::string card = copy_card(base);
+  write_text(card + "/header", "a file");
+  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1", to_train(2));
+  EXPECT_TRUE(has(r.out, "Cannot train: /header is a file, where the model's folder belongs")) << r.out;
+  EXPECT_EQ(read_text(card + "/header"), "a file");
+}
