@@ -130,6 +130,17 @@ App::Input App::poll_input(bool training) {
   }
 }
 
+void App::drop_queued_input() {
+  int dropped = 0;
+  for (int c; (c = hal_.serial_read()) >= 0;)
+    if (c > 32 && c < 127) dropped++;
+  touch_reset_.store(true);
+  const bool gesture = pending_gesture_.exchange(0) != 0;
+  if (dropped || gesture)
+    say("Ignored %d key%s%s sent during training (send them again now)", dropped, dropped == 1 ? "" : "s",
+        gesture ? " and a touch gesture" : "");
+}
+
 void App::print_help() {
   say("Commands: t = next / capture, l = select / back, x = stop training, ? = this help");
   say("Touch pad: 1-2 taps = next / capture, 3+ taps = select / back / stop training");
@@ -195,6 +206,7 @@ void App::select_item() {
     enter_capture(menu_index_);
   } else if (menu_index_ == num_classes_) {
     train();
+    drop_queued_input();
     print_menu();
   } else {
     enter_infer();

@@ -108,6 +108,9 @@ class App {
   static void on_tick(void* ctx);
   Input poll_input(bool training);
   void print_help();
+  // Drops the keys and the touch gesture that queued up while training (a stop key pressed several
+  // times would otherwise start Train again after the save), and says so.
+  void drop_queued_input();
 
   // ---- menu ----
   int menu_items() const { return num_classes_ + 2; }

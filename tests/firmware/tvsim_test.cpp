@@ -448,3 +448,21 @@ TEST(Tvsim, TooLittlePsramToTrainIsSaidWithTheNumbers) {
   EXPECT_TRUE(std::regex_search(r.out, std::regex("does not fit in the \\d+ bytes of PSRAM still free"))) << r.out;
   EXPECT_FALSE(fs::exists(card + "/header/model.tvb"));
 }
+
+// Keys typed during training are dropped when the run stops and saves: an impatient `l` pressed four
+// times stops it once and does not start Train again (which would overwrite the model and its backup).
+// Input sent after the save (here after ~wait) works as usual.
+TEST(Tvsim, KeysTypedDuringTrainingAreDroppedWhenItStops) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  const SimRun r =
+      sim("--sd " + card + labels_arg(kShapes2) + " --epochs 100000", to_train(2) + "lllxl\n~wait 10\nt\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  size_t runs = 0;
+  for (size_t at = 0; (at = r.out.find(">>> Training mode", at)) != std::string::npos; ++at) ++runs;
+  EXPECT_EQ(runs, 1u) << r.out;
+  EXPECT_TRUE(has(r.out, "--- Training Stopped (")) << r.out;
+  EXPECT_TRUE(has(r.out, "Ignored 4 keys sent during training (send them again now)")) << r.out;
+  EXPECT_FALSE(fs::exists(card + "/header/model.tvb.bak"));  // saved once
+  EXPECT_TRUE(has(r.out, "> 4. Infer\n")) << r.out;          // the `t` after the wait moved the menu
+}
