@@ -345,28 +345,34 @@ bool App::ensure_rgb(int width, int height) {
 
 bool App::jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Reason* why) {
   int w = 0, h = 0;
+  decode_fail_ = DecodeFail::NotJpeg;
   if (!jpeg_dimensions(jpeg, size, &w, &h)) {
     why->set("not a JPEG (no frame header)");
     return false;
   }
   // 64-bit: w * h of two 16-bit sides overflows a 32-bit long (the board's)
+  decode_fail_ = DecodeFail::TooLarge;
   if ((uint64_t)w * (uint64_t)h > kMaxDecodePixels) {
     why->set("%dx%d is larger than the %u pixels this firmware decodes", w, h, (unsigned)kMaxDecodePixels);
     return false;
   }
+  decode_fail_ = DecodeFail::NoMemory;
   if (!ensure_rgb(w, h)) {
     why->set("no memory to decode a %dx%d JPEG", w, h);
     return false;
   }
   decodes_++;
+  decode_fail_ = DecodeFail::Corrupt;
   if (!hal_.jpeg_decode_rgb(jpeg, size, w, h, rgb_)) {
     why->set("the JPEG data is corrupt");
     return false;
   }
+  decode_fail_ = DecodeFail::Resize;
   if (!tv::resize_nearest_crop(rgb_, w, h, 3, dst, plan_.input.w, plan_.input.h, desc_.input.order, false, lut_)) {
     why->set("cannot resize %dx%d to the model input", w, h);
     return false;
   }
+  decode_fail_ = DecodeFail::None;
   return true;
 }
 

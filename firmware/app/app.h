@@ -65,6 +65,11 @@ int first_same_card_folder(const char (*labels)[kMaxLabelLength + 1], int n, con
 // The header options of every model.h the board writes: tvexport's, so both write the same bytes.
 tv::HeaderOptions board_header_options();
 
+// Why the last jpeg_to_input failed.
+enum class DecodeFail : uint8_t { None, NotJpeg, TooLarge, NoMemory, Corrupt, Resize, Count };
+
+struct ImageList;
+
 // What the last training run did (also printed).
 struct TrainReport {
   bool ran = false;
@@ -168,6 +173,8 @@ class App {
 
   // ---- training (train.cpp) ----
   void train();
+  bool list_images(ImageList& list, int* class_begin);
+  void decode_images(const ImageList& list, uint8_t* pixels, size_t image_bytes, int* keep);
 
   Hal& hal_;
   AppConfig cfg_;
@@ -199,6 +206,7 @@ class App {
   uint8_t* rgb_ = nullptr;
   size_t rgb_cap_ = 0;
   uint32_t decodes_ = 0;
+  DecodeFail decode_fail_ = DecodeFail::None;
 
   // user interface
   Mode mode_ = Mode::Menu;
