@@ -310,7 +310,7 @@ void App::capture_one() {
     const long w = hal_.file_write(f, jpeg, size);
     const bool closed = hal_.file_close(f);
     if (w != (long)size || !closed)
-      why.set("writing %s failed after %ld of %u bytes", tmp, w, (unsigned)size);
+      why.set("writing %s failed after %ld of %u bytes (card full or removed?)", tmp, w > 0 ? w : 0L, (unsigned)size);
     else if (!hal_.rename(tmp, path))
       why.set("cannot rename %s to %s", tmp, path);
     else

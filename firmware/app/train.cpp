@@ -218,7 +218,10 @@ void App::decode_images(const ImageList& list, uint8_t* pixels, size_t image_byt
       kind = kPathTooLong;
       snprintf(path, sizeof path, "%s", list.pool + list.name_at[i]);
       why.set("the path is too long");
-    } else if (size <= 0 || (size_t)size > kMaxImageFileBytes) {
+    } else if (size < 0) {
+      kind = kUnreadable;
+      why.set("not a regular file (a device, or removed since it was listed)");
+    } else if (size == 0 || (size_t)size > kMaxImageFileBytes) {
       kind = kFileSize;
       why.set("%ld bytes (a photo is 1 to %u bytes)", size, (unsigned)kMaxImageFileBytes);
     } else if ((size_t)size > file_cap) {

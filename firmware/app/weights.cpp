@@ -217,6 +217,10 @@ bool App::try_blob_file(const char* path, Reason* why) {
 bool App::try_raw_weights_file(const char* path, Reason* why) {
   const long n = hal_.file_size(path);
   const int k = n > 0 ? tv::raw_weights_classes_for_size((size_t)n) : 0;
+  if (n < 0) {
+    why->set("%s is a folder or a device, not a file", path);
+    return false;
+  }
   if (k < 2 || k > kMaxClasses) {
     why->set("it is %ld bytes, which is the reference network for no class count from 2 to %d", n, kMaxClasses);
     return false;

@@ -2,6 +2,7 @@
 // what works instead; a class none of whose photos decode refused by name; a folder of 20,000 photos
 // refused from the count, before any list is made or photo read.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -109,4 +110,28 @@ TEST(TvsimPhotos, TwentyThousandPhotosInAClassAreRefusedFromTheCount) {
   // refused from the count: no photo read, none skipped one by one
   EXPECT_FALSE(has(r.out, "skipped "));
   EXPECT_FALSE(has(r.out, "Decoded "));
+}
+
+// What is not a regular file is said as such (tvsim printed "-1 bytes"): a FIFO named like a photo, a
+// folder where myWeights.bin belongs.
+TEST(TvsimPhotos, WhatIsNotAFileIsSaidAsSuch) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  ASSERT_EQ(mkfifo((card + "/images/0blank/fifo.jpg").c_str(), 0600), 0);
+  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1", to_train(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out,
+                  "skipped /images/0blank/fifo.jpg: not a regular file (a device, or removed since it was "
+                  "listed)"))
+      << r.out;
+  EXPECT_FALSE(has(r.out, "-1 bytes")) << r.out;
+  EXPECT_TRUE(has(r.out, "--- Training Complete ---"));
+  fs::remove_all(card + "/header");
+  fs::create_directories(card + "/header/myWeights.bin");
+  const SimRun boot = sim("--sd " + card + labels_arg(kShapes2), "");
+  EXPECT_TRUE(has(boot.out,
+                  "SD /header/myWeights.bin refused: /header/myWeights.bin is a folder or a device, not a "
+                  "file"))
+      << boot.out;
+  EXPECT_FALSE(has(boot.out, "-1 bytes")) << boot.out;
 }

@@ -466,3 +466,32 @@ TEST(Tvsim, KeysTypedDuringTrainingAreDroppedWhenItStops) {
   EXPECT_FALSE(fs::exists(card + "/header/model.tvb.bak"));  // saved once
   EXPECT_TRUE(has(r.out, "> 4. Infer\n")) << r.out;          // the `t` after the wait moved the menu
 }
+
+// firmware/README.md: a halt exits 1 (as every tool's failure), and the FATAL "class folder" message
+// names the folders it ignored (here a name over 31 characters).
+TEST(Tvsim, AHaltExitsOneAndNamesTheClassFoldersItIgnored) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = tvtest::temp_dir("card");
+  const std::string long_name(40, 'x');
+  fs::create_directories(card + "/images/cat");
+  fs::create_directories(card + "/images/" + long_name);
+  const SimRun r = sim("--sd " + card, "");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "FATAL: no model (SD card or baked) and 1 class folder in /images/ (ignored, not usable as "
+                  "class names: '" +
+                      long_name + "'): create one folder per class there (2 to 16, names of 1 to 31 characters)"))
+      << r.out;
+}
+
+// firmware/README.md's keystrokes: with N classes, N `t` then `l` is Train and N + 1 `t` then `l` is Infer.
+TEST(Tvsim, TheReadmesMenuKeystrokesReachTrainAndInfer) {
+  TV_REQUIRE_BINARY("tvsim");
+  for (const auto& [labels, train, infer] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"a,b", "ttl\n", "tttl\n"}, {"a,b,c", "tttl\n", "ttttl\n"}}) {
+    SCOPED_TRACE(labels);
+    const std::string card = tvtest::temp_dir("card");
+    EXPECT_TRUE(has(sim("--sd " + card + " --labels " + labels, train).out, ">>> Training mode"));
+    EXPECT_TRUE(has(sim("--sd " + card + " --labels " + labels, infer).out, ">>> Inference mode"));
+  }
+}
