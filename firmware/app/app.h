@@ -137,9 +137,11 @@ class App {
   // ---- the model and its weights (weights.cpp) ----
   void load_weights();
   // Takes a blob's network, labels and weights when the board can run it (float: copied into params_;
-  // int8: bound in place, so the bytes must outlive the model). *keep becomes true when the caller
-  // must not free them. False with the reason otherwise (the previous model is then released).
-  bool try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why);
+  // int8: bound in place). *file, when given, is the PSRAM buffer `data` was read into: try_blob may
+  // keep it (int8: blob_keep_) or free it as soon as the float weights are copied (so a model that fits
+  // is not refused for its own file), setting *file to null; the caller frees what is left. False
+  // with the reason otherwise (the previous model is then released).
+  bool try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why);
   bool try_blob_file(const char* path, Reason* why);
   bool try_raw_weights_file(const char* path, Reason* why);
   // ---- the card tier and what a power cut left (recover.cpp) ----
@@ -152,8 +154,11 @@ class App {
   void settle_side_temporaries(bool main_loaded);
   bool expected_side_file(const char* path, uint32_t* crc, size_t* bytes);
   // Plans `desc` into plan_ and allocates what inference needs (float: weights and work buffer;
-  // int8: its work buffer) after checking the free PSRAM. False with the numbers otherwise.
-  bool adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why);
+  // int8: its work buffer) after checking the free PSRAM. False with the numbers otherwise. With a
+  // float blob's *file (file_bytes), the weights are copied from view_ and the file freed before the
+  // rest is allocated (its bytes count as free).
+  bool adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8_t** file = nullptr,
+                     size_t file_bytes = 0);
   // The float engine's buffers (weights, work buffer) for the current plan; false with the numbers.
   bool ensure_float_buffers(Reason* why);
   void release_model();

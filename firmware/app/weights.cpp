@@ -38,18 +38,19 @@ void App::release_model() {
 bool App::ensure_float_buffers(Reason* why) {
   if (params_ && infer_arena_) return true;
   const tv::InferenceMemory im = tv::inference_memory(plan_);
+  const size_t want = (params_ ? 0 : im.params_bytes) + im.work_bytes;  // what is still missing
   const size_t free_bytes = hal_.psram_free_bytes();
-  if (im.params_bytes + im.work_bytes > free_bytes) {
-    why->set("the float engine needs %llu bytes of PSRAM (weights %llu + work buffer %llu), only %llu are free",
-             (unsigned long long)(im.params_bytes + im.work_bytes), (unsigned long long)im.params_bytes,
+  if (want > free_bytes) {
+    why->set("the float engine needs %llu more bytes of PSRAM (weights %llu + work buffer %llu), only %llu are free",
+             (unsigned long long)want, (unsigned long long)(params_ ? 0 : im.params_bytes),
              (unsigned long long)im.work_bytes, (unsigned long long)free_bytes);
     return false;
   }
-  params_ = (float*)hal_.psram_alloc(im.params_bytes);
+  if (!params_) params_ = (float*)hal_.psram_alloc(im.params_bytes);
   infer_arena_ = hal_.psram_alloc(im.work_bytes);
   if (!params_ || !infer_arena_) {
-    why->set("cannot allocate %u bytes of PSRAM for the float engine (free: %u)",
-             (unsigned)(im.params_bytes + im.work_bytes), (unsigned)hal_.psram_free_bytes());
+    why->set("cannot allocate %llu bytes of PSRAM for the float engine (free: %llu)", (unsigned long long)want,
+             (unsigned long long)hal_.psram_free_bytes());
     return false;
   }
   const tv::Status is = tv::inference_init(&inf_, &plan_, params_, infer_arena_, im.work_bytes);
@@ -60,7 +61,7 @@ bool App::ensure_float_buffers(Reason* why) {
   return true;
 }
 
-bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why) {
+bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8_t** file, size_t file_bytes) {
   if (desc.num_classes < 2 || desc.num_classes > kMaxClasses) {
     why->set("it has %d classes; this firmware handles 2 to %d", desc.num_classes, kMaxClasses);
     return false;
@@ -94,12 +95,31 @@ bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why) {
     engine_what = "float weights + work buffer";
   }
   const size_t need = engine_bytes + input_bytes + lut_bytes;
-  const size_t free_bytes = hal_.psram_free_bytes();
+  // A float model's file is freed once its weights are copied, before the rest is allocated.
+  const bool from_file = !int8 && file && *file;
+  const size_t free_bytes = hal_.psram_free_bytes() + (from_file ? file_bytes : 0);
   if (need > free_bytes) {
     why->set("it needs %llu bytes of PSRAM to run (%s %llu, input image %llu, resize table %llu), only %llu are free",
              (unsigned long long)need, engine_what, (unsigned long long)engine_bytes, (unsigned long long)input_bytes,
              (unsigned long long)lut_bytes, (unsigned long long)free_bytes);
     return false;
+  }
+  if (from_file) {
+    const size_t params_bytes = tv::inference_memory(plan_).params_bytes;
+    params_ = params_bytes <= hal_.psram_free_bytes() ? (float*)hal_.psram_alloc(params_bytes) : nullptr;
+    if (!params_) {
+      why->set("its %llu bytes of weights do not fit beside its file (%llu bytes) in the %llu bytes of PSRAM free",
+               (unsigned long long)params_bytes, (unsigned long long)file_bytes,
+               (unsigned long long)hal_.psram_free_bytes());
+      return false;
+    }
+    const tv::Status ls = tv::blob_load_float_params(view_, plan_, params_);
+    if (!ls.ok()) {
+      why->set("%s", tv::status_text(ls.code));
+      return false;
+    }
+    hal_.psram_free(*file);
+    *file = nullptr;
   }
   input_ = (uint8_t*)hal_.psram_alloc(input_bytes);
   lut_ = (uint16_t*)hal_.psram_alloc(lut_bytes);
@@ -144,8 +164,7 @@ void App::choose_recipe(const char* prov, size_t len) {
 }
 
 // Takes a blob's network, labels and weights when the board can run it.
-bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why) {
-  *keep = false;
+bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why) {
   release_model();
   const tv::Status st = tv::blob_decode(data, size, &view_);
   if (st.code == tv::StatusCode::BlobDuplicateLabel) {
@@ -157,7 +176,8 @@ bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why) {
     return false;
   }
   const bool int8 = view_.is_int8();
-  if (!adopt_network(view_.model, int8, why)) {
+  const bool copied = !int8 && file && *file;  // adopt_network copies the weights, then frees the file
+  if (!adopt_network(view_.model, int8, why, file, size)) {
     release_model();
     return false;
   }
@@ -168,8 +188,11 @@ bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why) {
       release_model();
       return false;
     }
-    *keep = true;
-  } else {
+    if (file && *file) {  // the int8 tensors are used in place
+      blob_keep_ = *file;
+      *file = nullptr;
+    }
+  } else if (!copied) {
     const tv::Status ls = tv::blob_load_float_params(view_, plan_, params_);
     if (!ls.ok()) {
       why->set("%s", tv::status_text(ls.code));
@@ -198,19 +221,16 @@ bool App::try_blob_file(const char* path, Reason* why) {
   uint8_t* data = nullptr;
   size_t size = 0;
   if (!read_whole_file(hal_, path, kMaxBlobBytes, &data, &size, why)) return false;
+  const uint32_t crc = tv::crc32(0, data, size);
   Reason inner;
-  bool keep = false;
-  const bool ok = try_blob(data, size, &keep, &inner);
+  const bool ok = try_blob(data, size, &data, &inner);  // may take or free `data`
   if (ok) {
     snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", path, (unsigned)size,
-             (unsigned)tv::crc32(0, data, size), int8_ ? ", int8" : "");
+             (unsigned)crc, int8_ ? ", int8" : "");
   } else {
     why->set("%s", inner.text);
   }
-  if (keep)
-    blob_keep_ = data;  // the int8 tensors are used in place
-  else
-    hal_.psram_free(data);
+  if (data) hal_.psram_free(data);
   return ok;
 }
 
@@ -288,8 +308,7 @@ void App::load_weights() {
   }
   // Tier 2: the header compiled into the firmware.
   if (cfg_.baked_blob) {
-    bool keep = false;  // the baked bytes live in flash for good
-    if (try_blob(cfg_.baked_blob, cfg_.baked_size, &keep, &why)) {
+    if (try_blob(cfg_.baked_blob, cfg_.baked_size, nullptr, &why)) {  // the baked bytes live in flash for good
       tier_ = WeightTier::Baked;
       trained_weights_ = true;
       snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", cfg_.baked_source,
