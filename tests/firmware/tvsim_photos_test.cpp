@@ -32,6 +32,13 @@ std::vector<uint8_t> jpeg(int w, int h) {
   return tvh::encode_jpeg(px.data(), w, h, 3, 80);
 }
 
+// One epoch of Train on the card (the shapes' two classes); the run itself must end well.
+SimRun train(const std::string& card) {
+  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1", to_train(2));
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r;
+}
+
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
@@ -52,8 +59,7 @@ TEST(TvsimPhotos, EachSkipIsNamedCountedAndWhatWorksIsSaid) {
   put(b + "cut_1.jpg", cut);
   put(a + "photo.png", tvtest::encode_png(std::vector<uint8_t>(16 * 16 * 4, 200), 16, 16, tvtest::PngKind::Rgba, 8));
   put(a + "sub/img_9.jpg", jpeg(64, 64));
-  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1", to_train(2));
-  ASSERT_EQ(r.status, 0) << r.err;
+  const SimRun r = train(card);
   EXPECT_TRUE(has(r.out,
                   "Note: 1 sub-folder in the class folders ignored (e.g. /images/0blank/sub): photos must lie "
                   "directly in /images/<class>/"))
@@ -81,8 +87,7 @@ TEST(TvsimPhotos, AClassNoneOfWhosePhotosDecodeIsRefusedByName) {
   const std::vector<uint8_t> big = jpeg(1100, 1000);
   put(card + "/images/1circle/img_0.jpg", big);
   put(card + "/images/1circle/img_1.jpg", big);
-  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1", to_train(2));
-  ASSERT_EQ(r.status, 0) << r.err;
+  const SimRun r = train(card);
   EXPECT_TRUE(has(r.out,
                   "Cannot train: none of the 2 photos of class 1 (/images/1circle) could be decoded (see the "
                   "skips above); the model is unchanged"))
@@ -96,8 +101,7 @@ TEST(TvsimPhotos, TwentyThousandPhotosInAClassAreRefusedFromTheCount) {
   const std::string card = make_card(shapes_dir(), kShapes2, 2);
   const std::string dir = card + "/images/0blank/";
   for (int i = 0; i < 20000; ++i) std::ofstream(dir + "p" + std::to_string(i) + ".jpg");  // empty files
-  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1", to_train(2));
-  ASSERT_EQ(r.status, 0) << r.err;
+  const SimRun r = train(card);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m,
                                 std::regex("Cannot train: the 20004 photos in /images need (\\d+) bytes of PSRAM "
@@ -118,8 +122,7 @@ TEST(TvsimPhotos, WhatIsNotAFileIsSaidAsSuch) {
   TV_REQUIRE_BINARY("tvsim");
   const std::string card = make_card(shapes_dir(), kShapes2, 6);
   ASSERT_EQ(mkfifo((card + "/images/0blank/fifo.jpg").c_str(), 0600), 0);
-  const SimRun r = sim("--sd " + card + labels_arg(kShapes2) + " --epochs 1", to_train(2));
-  ASSERT_EQ(r.status, 0) << r.err;
+  const SimRun r = train(card);
   EXPECT_TRUE(has(r.out,
                   "skipped /images/0blank/fifo.jpg: not a regular file (a device, or removed since it was "
                   "listed)"))
