@@ -149,10 +149,11 @@ class App {
   // else myWeights.bin; then the temporaries. False when nothing loaded (*have_main: model.tvb exists).
   bool load_card_model(bool* have_main);
   bool try_interrupted_save(bool main_refused, Reason* why);
-  // Finishes or removes model.h.tmp and myWeights.bin.tmp (finished only when main_loaded and the
-  // temporary holds exactly what a save of the loaded model writes).
+  // Finishes or removes model.h.tmp and myWeights.bin.tmp: finished when main_loaded and the temporary
+  // holds exactly what a save of the loaded model writes, removed when it does not, kept when the
+  // board cannot tell.
   void settle_side_temporaries(bool main_loaded);
-  bool expected_side_file(const char* path, uint32_t* crc, size_t* bytes);
+  int expected_side_file(const char* path, uint32_t* crc, size_t* bytes);
   // Plans `desc` into plan_ and allocates what inference needs (float: weights and work buffer;
   // int8: its work buffer) after checking the free PSRAM. False with the numbers otherwise. With a
   // float blob's *file (file_bytes), the weights are copied from view_ and the file freed before the

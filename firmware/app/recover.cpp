@@ -61,7 +61,10 @@ bool App::load_card_model(bool* have_main) {
   done = main_loaded;
   // An interrupted save leaves a verified .tmp beside the old model (or its backup): tried whenever
   // model.tvb did not load.
-  if (!done && hal_.exists(kModelTmpPath)) done = main_loaded = try_interrupted_save(*have_main, &why);
+  if (!done && hal_.exists(kModelTmpPath)) {
+    done = try_interrupted_save(*have_main, &why);
+    main_loaded = done && !hal_.exists(kModelTmpPath);  // model.tvb is what loaded (the save was finished)
+  }
   if (!done && hal_.exists(kModelBakPath)) {
     if (try_blob_file(kModelBakPath, &why)) {
       done = true;
@@ -84,24 +87,26 @@ bool App::load_card_model(bool* have_main) {
   return true;
 }
 
-// The CRC-32 and length of what a save of the loaded model writes to `path` (model.h or myWeights.bin);
-// false when the board cannot tell (the model is not model.tvb's, or no memory).
-bool App::expected_side_file(const char* path, uint32_t* crc, size_t* bytes) {
+// The CRC-32 and length of what a save of the loaded model (from model.tvb) writes to `path` (model.h
+// or myWeights.bin): 1 when computed, 0 when this model has no such file (a .tmp of it is stale), -1
+// when the board cannot tell now (no memory, an int8 model's raw weights).
+int App::expected_side_file(const char* path, uint32_t* crc, size_t* bytes) {
   if (strcmp(path, kRawWeightsPath) == 0) {
-    if (int8_ || !params_ || !tv::raw_weights_compatible(plan_)) return false;
+    if (!tv::raw_weights_compatible(plan_)) return 0;
+    if (int8_ || !params_) return -1;
     const size_t n = tv::raw_weights_size(num_classes_);
     uint8_t* raw = (uint8_t*)hal_.psram_alloc(n);
-    if (!raw) return false;
+    if (!raw) return -1;
     const bool ok = tv::raw_weights_export(plan_, params_, raw, n).ok();
     *crc = tv::crc32(0, raw, n);
     *bytes = n;
     hal_.psram_free(raw);
-    return ok;
+    return ok ? 1 : 0;
   }
   uint8_t* data = nullptr;
   size_t size = 0;
   Reason why;
-  if (!read_whole_file(hal_, kModelPath, kMaxBlobBytes, &data, &size, &why)) return false;
+  if (!read_whole_file(hal_, kModelPath, kMaxBlobBytes, &data, &size, &why)) return -1;
   bool ok = tv::blob_decode(data, size, &view_).ok() && tv::same_model(view_.model, plan_.desc);
   if (ok) {
     CrcSink sink;
@@ -111,7 +116,7 @@ bool App::expected_side_file(const char* path, uint32_t* crc, size_t* bytes) {
     *bytes = sink.bytes;
   }
   hal_.psram_free(data);
-  return ok;
+  return ok ? 1 : -1;
 }
 
 void App::settle_side_temporaries(bool main_loaded) {
@@ -122,8 +127,13 @@ void App::settle_side_temporaries(bool main_loaded) {
     if (hal_.file_size(tmp) < 0) continue;
     uint32_t want = 0, got = 1;
     size_t want_bytes = 0, got_bytes = 0;
-    const bool complete = main_loaded && expected_side_file(path, &want, &want_bytes) &&
-                          crc_of_file(hal_, tmp, &got, &got_bytes) && got == want && got_bytes == want_bytes;
+    const int known = main_loaded ? expected_side_file(path, &want, &want_bytes) : -1;
+    if (known < 0) {  // never removed unseen: it may be the only copy
+      say("  SD: kept %s (left by an interrupted save; the board cannot check it against the model in use)", tmp);
+      continue;
+    }
+    const bool complete =
+        known == 1 && crc_of_file(hal_, tmp, &got, &got_bytes) && got == want && got_bytes == want_bytes;
     Reason why;
     if (complete && finish_replace(hal_, path, false, &why))
       say("  SD: finished an interrupted save (%s -> %s)", tmp, path);

@@ -211,3 +211,19 @@ TEST(TvsimRecover, PowerCutsAroundTheSideFilesRenamesLoseNothing) {
   EXPECT_EQ(header_finished, 2);
   EXPECT_EQ(raw_finished, 2);
 }
+
+// A side file's temporary the board cannot check (the model in use is the backup, not model.tvb) is
+// kept, never removed unseen.
+TEST(TvsimRecover, ASideTemporaryTheBoardCannotCheckIsKept) {
+  TV_REQUIRE_BINARY("tvsim");
+  const Saves& s = saves();
+  const std::string card = card_with(corrupt(s.m1), "", s.m0);
+  write_text(card + "/header/model.h.tmp", s.h1);
+  const SimRun r = boot(card);
+  EXPECT_EQ(boot_crc(r.out), crc_of(s.m0)) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "SD: kept /header/model.h.tmp (left by an interrupted save; the board cannot check it "
+                  "against the model in use)"))
+      << r.out;
+  EXPECT_TRUE(read_text(card + "/header/model.h.tmp") == s.h1);
+}
