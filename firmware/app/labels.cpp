@@ -137,8 +137,18 @@ int App::he_init_labels(char* ignored, size_t ignored_cap) {
       strcpy(scan.names[j], scan.names[j - 1]);
       strcpy(scan.names[j - 1], t);
     }
-  for (int i = 0; i < scan.count; ++i) strcpy(labels_[i], scan.names[i]);
-  return scan.count;
+  // Folders FAT would make one (a card written elsewhere, or tvsim's folder): the first by name is the class.
+  int n = 0;
+  for (int i = 0; i < scan.count; ++i) {
+    const int same = first_same_card_folder(labels_, n, scan.names[i]);
+    if (same < 0)
+      strcpy(labels_[n++], scan.names[i]);
+    else
+      say("  note: the class folder %s/%s is the same folder as %s/%s on a FAT card (letter case, trailing dots and "
+          "spaces): ignored",
+          kImagesDir, scan.names[i], kImagesDir, labels_[same]);
+  }
+  return n;
 }
 
 }  // namespace tvfw

@@ -114,3 +114,16 @@ TEST(TvsimLabels, AModelWithTheSameLabelTwiceIsRefusedEverywhere) {
         << err;
   }
 }
+
+// Class folders that are one folder on a FAT card (possible on a card written by another system, and
+// in tvsim's folder): the first by name is the class, the other is named as ignored.
+TEST(TvsimLabels, ClassFoldersFatMakesOneAreOneClass) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = tvtest::temp_dir("card");
+  for (const char* d : {"Cat", "cat", "dog"}) fs::create_directories(card + "/images/" + d);
+  const SimRun r = sim("--sd " + card, "");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "note: the class folder /images/cat is the same folder as /images/Cat on a FAT card"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "=== MENU ===\n> 1. Cat\n2. dog\n3. Train\n")) << r.out;
+}
