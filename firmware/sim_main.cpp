@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,14 +51,19 @@ const char* kUsage =
     "  --sd-fail-write-at N the card accepts N bytes of writes, then every write fails\n"
     "  --power-cut-at N     the power goes after N card units (a byte written, a file created,\n"
     "                       renamed or removed, a folder made): exit status 86\n"
+    "  --pty                the serial port is a pseudo-terminal instead of stdin/stdout: its path is\n"
+    "                       printed as the first line of stdout, and the board serves one PC program\n"
+    "                       after another on it (tvlink, a terminal) until tvsim is stopped\n"
+    "  --sd-free-bytes N    the free card space the board reports (default: the folder's file system)\n"
+    "  --link-rate N        with --pty: the serial link carries N bytes per second each way\n"
     "  --version            print the version and exit\n"
     "exit status: 0 at the end of the input, 1 the app halted (a failure, as for every tool), 2 bad\n"
     "arguments (usage), 86 the simulated power cut of --power-cut-at\n";
 
 // Every option that takes a value (for suggesting the nearest to a mistyped one).
 const std::vector<std::string> kValueOptions = {
-    "--sd",   "--camera", "--labels", "--preset",      "--epochs",           "--val-last",
-    "--seed", "--cores",  "--oled",   "--psram-bytes", "--sd-fail-write-at", "--power-cut-at"};
+    "--sd",    "--camera", "--labels",      "--preset",           "--epochs",       "--val-last",      "--seed",
+    "--cores", "--oled",   "--psram-bytes", "--sd-fail-write-at", "--power-cut-at", "--sd-free-bytes", "--link-rate"};
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::fprintf(stderr, "tvsim: %s\n\n%s", msg.c_str(), kUsage);
@@ -102,6 +108,10 @@ int main(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
+    if (a == "--pty") {
+      opt.pty = true;
+      continue;
+    }
     if (a == "--version") {
       std::printf("tvsim %s\n", TV_VERSION);
       return 0;
@@ -109,7 +119,7 @@ int main(int argc, char** argv) {
     const bool known = std::find(kValueOptions.begin(), kValueOptions.end(), a) != kValueOptions.end();
     if (!known) {
       std::vector<std::string> all = kValueOptions;
-      all.insert(all.end(), {"--help", "--version"});
+      all.insert(all.end(), {"--help", "--version", "--pty"});
       const std::string near = tvh::nearest_name(a.substr(0, a.find('=')), all);
       usage_error("unknown option " + a + (near.empty() ? std::string() : "; did you mean " + near + "?"));
     }
@@ -140,6 +150,10 @@ int main(int argc, char** argv) {
       opt.fail_write_at = number(a, v);
     else if (a == "--power-cut-at")
       opt.power_cut_at = number(a, v);
+    else if (a == "--link-rate")
+      opt.link_rate = number(a, v);
+    else if (a == "--sd-free-bytes")
+      opt.sd_free_bytes = number(a, v);
   }
   if (!opt.sd_dir.empty() && !is_dir(opt.sd_dir)) usage_error("--sd " + opt.sd_dir + " is not a folder");
   if (!opt.camera_dir.empty() && !is_dir(opt.camera_dir))
@@ -154,7 +168,18 @@ int main(int argc, char** argv) {
   cfg.baked_source = "model.h";
 #endif
 
-  tvsim::SimHal hal(opt);
+  std::unique_ptr<tvsim::SimHal> board;
+  try {
+    board.reset(new tvsim::SimHal(opt));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return tvh::kExitFailure;
+  }
+  tvsim::SimHal& hal = *board;
+  if (opt.pty) {  // the first line: where a PC program finds the board
+    std::printf("%s\n", hal.pty_path().c_str());
+    std::fflush(stdout);
+  }
   static tvfw::App* app = nullptr;  // the board's one application, as in the sketch
   app = new tvfw::App(hal, cfg);
   app->setup();

@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "host/svg_text.h"
 #include "host/text.h"
 #include "host/text_width.h"
 
@@ -80,30 +81,18 @@ std::string curve_path_for(const std::string& model_path) {
 
 namespace {
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out += c;
-  }
-  return out;
+// An SVG document's opening: size, white background, the fitted title centred on top (first baseline
+// at y = 22).
+void svg_open(std::ostringstream& s, int W, int H, const FittedText& title) {
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
+    << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  s << svg_lines(title, W / 2.0, 22, "middle");
 }
 
-// An SVG document's opening: size, white background, the title centred on top.
-void svg_open(std::ostringstream& s, int W, int H, const std::string& title) {
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
-    << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << xml_escape(title)
-    << "</text>\n";
+// The title of a picture W pixels wide: 14 px, down to 10 px, then wrapped onto up to 3 lines.
+FittedText fit_title(const std::string& title, int W) {
+  return fit_text(title, W - 20, 14, 10, 3);
 }
 
 // A round tick step (1, 2 or 5 times a power of ten) giving about `ticks` intervals over [0, span].
@@ -126,8 +115,12 @@ std::string tick_label(double v) {
 }  // namespace
 
 std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& title, int kept_epoch) {
-  const int W = 720, H = 420, L = 72, R = 72, T = 78, B = 56;
-  const int pw = W - L - R, ph = H - T - B;
+  const int W = 720, L = 72, R = 72, B = 56, plot_h = 286;
+  const FittedText title_fit = fit_title(title, W);
+  // Below the title: the legend row (baseline legend_y), the kept-epoch label, then the plot.
+  const int title_bottom = 22 + (int)std::ceil(title_fit.height() - title_fit.font_px);
+  const int legend_y = title_bottom + 26, T = legend_y + 30, H = T + plot_h + B;
+  const int pw = W - L - R, ph = plot_h;
   const size_t n = h.size();
   bool has_val = false, has_val_loss = false;
   double max_loss = 1e-9;
@@ -144,7 +137,7 @@ std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& titl
   };
   auto y_of = [&](double frac) { return T + ph * (1.0 - frac); };
   std::ostringstream s;
-  svg_open(s, W, H, title);
+  svg_open(s, W, H, title_fit);
   // Grid and left ticks (loss, round values), right ticks (accuracy, every 20 %).
   for (double v = 0; v <= loss_top + 1e-9; v += loss_step) {
     const double y = y_of(v / loss_top);
@@ -177,9 +170,12 @@ std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& titl
     const double x = x_of(kept);
     s << "<line x1=\"" << fmt("%.1f", x) << "\" y1=\"" << T << "\" x2=\"" << fmt("%.1f", x) << "\" y2=\"" << T + ph
       << "\" stroke=\"#7f7f7f\" stroke-dasharray=\"3,3\"/>\n";
-    const double lx = std::min(std::max(x, (double)L + 60), (double)(L + pw - 60));
-    s << "<text x=\"" << fmt("%.1f", lx) << "\" y=\"" << T - 8 << "\" text-anchor=\"middle\" fill=\"#555\">"
-      << "kept: epoch " << kept << (kept_epoch > 0 ? " (best validation)" : " (last)") << "</text>\n";
+    const std::string label =
+        "kept: epoch " + std::to_string(kept) + (kept_epoch > 0 ? " (best validation)" : " (last)");
+    const double half = text_px(label, 12) / 2;
+    const double lx = std::min(std::max(x, L + half), L + pw - half);
+    s << "<text x=\"" << fmt("%.1f", lx) << "\" y=\"" << T - 8 << "\" text-anchor=\"middle\" fill=\"#555\">" << label
+      << "</text>\n";
   }
   struct Series {
     const char* name;
@@ -209,10 +205,10 @@ std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& titl
     s << "<polyline fill=\"none\" stroke=\"" << sr.color << "\" stroke-width=\"2\"" << sr.dash << " points=\""
       << pts.str() << "\"/>\n";
     // Legend row between the title and the plot: never over a line.
-    s << "<line x1=\"" << legend_x << "\" y1=\"" << 44 << "\" x2=\"" << legend_x + 22 << "\" y2=\"" << 44
-      << "\" stroke=\"" << sr.color << "\" stroke-width=\"2\"" << sr.dash << "/>\n";
-    s << "<text x=\"" << legend_x + 27 << "\" y=\"48\">" << sr.name << "</text>\n";
-    legend_x += 40 + 7.0 * std::strlen(sr.name);
+    s << "<line x1=\"" << legend_x << "\" y1=\"" << legend_y - 4 << "\" x2=\"" << legend_x + 22 << "\" y2=\""
+      << legend_y - 4 << "\" stroke=\"" << sr.color << "\" stroke-width=\"2\"" << sr.dash << "/>\n";
+    s << "<text x=\"" << legend_x + 27 << "\" y=\"" << legend_y << "\">" << sr.name << "</text>\n";
+    legend_x += 40 + text_px(sr.name, 12);
   }
   s << "</svg>\n";
   return s.str();
@@ -223,23 +219,42 @@ std::string confusion_path_for(const std::string& model_path) {
   return curve.substr(0, curve.size() - std::strlen(".curve.svg")) + ".confusion.svg";
 }
 
-std::string confusion_svg(const std::vector<std::string>& classes, const std::vector<int>& cm,
-                          const std::string& title) {
+std::string confusion_svg(const std::vector<std::string>& classes, const std::vector<int>& cm, const std::string& title,
+                          const std::function<std::string(size_t, size_t)>& cell_link) {
   const size_t k = classes.size();
-  size_t label_w = 4;
-  for (const auto& c : classes) label_w = std::max(label_w, text_width(c));
-  const int cell = 48, left = 40 + (int)std::min<size_t>(label_w, 24) * 7,
-            top = 70 + (int)std::min<size_t>(label_w, 24) * 5;
-  const int W = left + cell * (int)k + 30, H = top + cell * (int)k + 50;
+  // Class names clipped to 24 columns; the column heads are turned 40 degrees up to the right.
+  std::vector<std::string> names;
+  double label_px = text_px("true", 12);
+  for (const auto& c : classes) {
+    names.push_back(clip_to_width(c, 24));
+    label_px = std::max(label_px, text_px(names.back(), 12));
+  }
+  const double cos40 = 0.766, sin40 = 0.643;
+  const int cell = 48, n = (int)k;
+  const int left = 34 + (int)std::ceil(label_px) + 8;
+  int right = left + cell * n + 12;  // the last column head reaches furthest right
+  for (size_t j = 0; j < k; ++j)
+    right = std::max(
+        right, (int)std::ceil(left + cell * (double)j + cell / 2.0 + text_px(names[j], 12) * cos40 + 12 * sin40) + 10);
+  const int W = std::max(right, 360);
+  const FittedText title_fit = fit_title(title, W);
+  const FittedText caption =
+      fit_text("cells: image counts; shade: share of the true class (blue right, red wrong)", W - 20, 12, 10, 3);
+  const int title_bottom = 22 + (int)std::ceil(title_fit.height() - title_fit.font_px);
+  const int axis_y = title_bottom + 22;  // "predicted class"
+  const int top = axis_y + 14 + (int)std::ceil(label_px * sin40 + 12 * cos40);
+  const int grid_bottom = top + cell * n;
+  const int H = grid_bottom + 16 + (int)std::ceil(caption.height()) + 6;
   std::ostringstream s;
-  svg_open(s, W, H, title);
-  s << "<text x=\"" << left + cell * (int)k / 2 << "\" y=\"44\" text-anchor=\"middle\">predicted class</text>\n";
-  s << "<text transform=\"translate(16," << top + cell * (int)k / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
+  svg_open(s, W, H, title_fit);
+  s << "<text x=\"" << left + cell * n / 2 << "\" y=\"" << axis_y
+    << "\" text-anchor=\"middle\">predicted class</text>\n";
+  s << "<text transform=\"translate(18," << top + cell * n / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
     << "true class</text>\n";
   for (size_t i = 0; i < k; ++i) {
     int row = 0;
     for (size_t j = 0; j < k; ++j) row += cm[i * k + j];
-    const std::string name = xml_escape(classes[i]);
+    const std::string name = xml_escape(names[i]);
     s << "<text x=\"" << left - 6 << "\" y=\"" << top + cell * (int)i + cell / 2 + 4 << "\" text-anchor=\"end\">"
       << name << "</text>\n";
     s << "<text transform=\"translate(" << left + cell * (int)i + cell / 2 << "," << top - 6 << ") rotate(-40)\">"
@@ -252,14 +267,19 @@ std::string confusion_svg(const std::vector<std::string>& classes, const std::ve
       const std::string fill = i == j ? "rgb(" + std::to_string(shade) + "," + std::to_string(shade) + ",255)"
                                       : "rgb(255," + std::to_string(shade) + "," + std::to_string(shade) + ")";
       const int x = left + cell * (int)j, y = top + cell * (int)i;
+      // A count as wide as the cell allows: 12 px, smaller for many digits.
+      const std::string count = std::to_string(v);
+      const double font = std::min(12.0, std::floor((cell - 6) / text_px(count, 1)));
+      const std::string link = cell_link && v > 0 ? cell_link(i, j) : std::string();
+      if (!link.empty()) s << "<a href=\"" << xml_escape(link) << "\">";
       s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\"" << cell << "\" fill=\""
-        << fill << "\" stroke=\"#999\"/>\n";
-      s << "<text x=\"" << x + cell / 2 << "\" y=\"" << y + cell / 2 + 4 << "\" text-anchor=\"middle\" fill=\""
-        << (share > 0.6 ? "white" : "black") << "\">" << v << "</text>\n";
+        << fill << "\" stroke=\"#999\"/>";
+      s << "<text x=\"" << x + cell / 2 << "\" y=\"" << y + cell / 2 + 4 << "\" text-anchor=\"middle\" font-size=\""
+        << fmt("%.0f", font) << "\" fill=\"" << (share > 0.6 ? "white" : "black") << "\">" << count << "</text>";
+      s << (link.empty() ? "\n" : "</a>\n");
     }
   }
-  s << "<text x=\"" << left << "\" y=\"" << H - 16 << "\" fill=\"#555\">cells: image counts; shade: share of the "
-    << "true class (blue right, red wrong)</text>\n";
+  s << svg_lines(caption, 10, grid_bottom + 16 + caption.font_px, "start", " fill=\"#555\"");
   s << "</svg>\n";
   return s.str();
 }

@@ -1,6 +1,7 @@
 // Human-readable reports: confusion matrices, per-class accuracy, a training-curve SVG, progress,
 // the files a dataset did not use.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,12 @@ std::string curve_svg(const std::vector<EpochRecord>& history, const std::string
 std::string curve_path_for(const std::string& model_path);
 // Where the confusion picture goes for a model path: model.tvb -> model.confusion.svg.
 std::string confusion_path_for(const std::string& model_path);
-// The confusion matrix as an SVG picture: counts in cells shaded by their share of the true class.
+// The confusion matrix as an SVG picture: counts in cells shaded by their share of the true class; every
+// text fits in the picture (and a count in its cell) at any class count. When cell_link is given, each
+// non-empty cell (true i, predicted j) links to cell_link(i, j) (an empty string: no link).
 std::string confusion_svg(const std::vector<std::string>& classes, const std::vector<int>& confusion,
-                          const std::string& title);
+                          const std::string& title,
+                          const std::function<std::string(size_t, size_t)>& cell_link = nullptr);
 
 // Precision, recall and F1 of one class (0 when undefined), and its number of images.
 struct ClassMetrics {

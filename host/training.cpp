@@ -68,6 +68,7 @@ void EvalResult::add(int dataset_index, int truth, const float* probs, int k) {
   index.push_back(dataset_index);
   predicted.push_back(pred);
   confidence.push_back(probs[pred]);
+  this->probs.insert(this->probs.end(), probs, probs + k);
   const double p = std::max(1e-12, (double)probs[truth]);
   loss = (loss * total - std::log(p)) / (total + 1);
   ++total;

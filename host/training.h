@@ -29,6 +29,8 @@ struct EvalResult {
   // probability.
   std::vector<int> index, predicted;
   std::vector<float> confidence;
+  // Every class's probability per evaluated image: probs[n * K + class].
+  std::vector<float> probs;
   double loss = 0;  // mean cross-entropy, -ln p(true class) (p floored at 1e-12)
   double accuracy() const { return total ? (double)correct / total : 0.0; }
   // Records one classified image.

@@ -75,6 +75,9 @@ INDIRECT = [
     # a SampleSource's image() and label()
     (r"tv::(evaluate|\{anonymous\}::run_lane)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$"]),
     (r"tv::train_epoch\(", r"^on_batch$", [r"^static constexpr void tvfw::App::train\(\)::<lambda\(void\*, int, int, const tv::BatchStats&\)>"]),
+    # the USB link's handler (firmware/app/link.h): the application's status report and model install
+    (r"tvfw::\{anonymous\}::(handle|push_end)\(", r"^(status_text|install_model|capture)$",
+     [r"tvfw::AppLink::(status_text|install_model|capture)\("]),
     (r"tv::train_epoch\(", r"^run$", [r"^void tvfw::.*\(void\*, int, tv::LaneFn, void\*\)$"]),  # a LaneRunner
 ]
 

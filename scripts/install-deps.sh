@@ -3,10 +3,13 @@
 set -euo pipefail
 PKGS=(cmake make g++ pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libturbojpeg0-dev
       libjpeg62-turbo-dev libpng-dev libexif-dev libjpeg-turbo-progs libzip-dev zlib1g-dev libflatbuffers-dev
-      flatbuffers-compiler clang libclang-rt-dev python3
-      g++-multilib gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib libnewlib-arm-none-eabi)
+      flatbuffers-compiler clang libclang-rt-dev python3 libserialport-dev
+      g++-multilib gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib libnewlib-arm-none-eabi
+      chromium chromium-driver python3-selenium)
 # g++-multilib: the core and the firmware app are also built and tested as 32-bit programs (-m32), as on
-# the board; gcc-arm-none-eabi + newlib: the ESP32 sources are type-checked against the real headers.
+# the board; gcc-arm-none-eabi + newlib: the ESP32 sources are type-checked against the real headers;
+# chromium + chromium-driver + python3-selenium: the HTML report is checked in a real browser
+# (tests/browser/report_browser_test.py).
 # Optional: the PyTorch peer for bench/ (TV_WITH_TORCH=1).
 if [ "${TV_WITH_TORCH:-0}" = 1 ]; then PKGS+=(python3-torch); fi
 # Optional: Fashion-MNIST for the figures of docs/recommended-preset.md (TV_WITH_FASHION_MNIST=1;

@@ -75,14 +75,26 @@ done
 # tvtrain's JSON config, the reference myWeights.bin, tvsim's script input; seeded from the repository's
 # configs, ../shared's myWeights.bin files and the directives of tvsim's README.
 MORE_FUZZ_SECONDS=${TV_FUZZ_MORE_SECONDS:-15}
-cmake --build build/fuzz -j"$JOBS" --target fuzz_config fuzz_weights fuzz_tvsim_script
-mkdir -p build/fuzz/corpus-config build/fuzz/corpus-weights build/fuzz/corpus-tvsim_script
+cmake --build build/fuzz -j"$JOBS" --target fuzz_config fuzz_weights fuzz_tvsim_script fuzz_svg_text
+mkdir -p build/fuzz/corpus-config build/fuzz/corpus-weights build/fuzz/corpus-tvsim_script build/fuzz/corpus-svg_text
 cp bench/configs/*.json build/fuzz/corpus-config/
 for f in ../shared/datasets/webmcu-*/header/myWeights.bin; do
   [ -f "$f" ] && cp "$f" "build/fuzz/corpus-weights/$(basename "$(dirname "$(dirname "$f")")").bin"
 done
 printf '~tap 3\nt\n~hold 1200\n~touch 20000 150\n~wait 500\n~frames 2\nl\n?\nx\n' >build/fuzz/corpus-tvsim_script/seed.txt
-for target in config weights tvsim_script; do
+printf '\x40\x05tinyvision on <photos>/ "validation" & \xe7\x8c\xab e\xcc\x81' >build/fuzz/corpus-svg_text/seed.txt
+for target in config weights tvsim_script svg_text; do
+  build/fuzz/bin/fuzz_$target -max_total_time="$MORE_FUZZ_SECONDS" -seed=1 -rss_limit_mb=2048 \
+    build/fuzz/corpus-$target 2>build/fuzz/fuzz_$target.log \
+    || { tail -40 build/fuzz/fuzz_$target.log; echo "fuzz_$target found a crash"; exit 1; }
+  grep -E '^Done [0-9]+ runs' build/fuzz/fuzz_$target.log | sed "s/^/fuzz_$target: /"
+done
+# The board's USB link protocol with the firmware app behind it, 64- and 32-bit, seeded with a pushed
+# model and a session of requests, and the PC's client fed a board's answers (fuzz/make_link_seeds.py).
+cmake --build build/fuzz -j"$JOBS" --target fuzz_link fuzz_link_m32 fuzz_link_host fuzz_make_seed
+build/fuzz/bin/fuzz_make_seed build/fuzz/seed-link.tvb
+for target in link link_m32 link_host; do
+  python3 fuzz/make_link_seeds.py build/fuzz/seed-link.tvb build/fuzz/corpus-$target build/fuzz/corpus-link_host
   build/fuzz/bin/fuzz_$target -max_total_time="$MORE_FUZZ_SECONDS" -seed=1 -rss_limit_mb=2048 \
     build/fuzz/corpus-$target 2>build/fuzz/fuzz_$target.log \
     || { tail -40 build/fuzz/fuzz_$target.log; echo "fuzz_$target found a crash"; exit 1; }

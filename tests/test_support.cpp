@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -149,6 +150,32 @@ std::string file_param_name(const ::testing::TestParamInfo<const char*>& info) {
   for (char& c : s)
     if (!isalnum((unsigned char)c)) c = '_';
   return s;
+}
+
+std::set<std::string> regex_captures(const std::string& text, const std::string& pattern) {
+  std::set<std::string> out;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+    out.insert((*it)[1]);
+  return out;
+}
+
+std::vector<uint8_t> decode_data_uri(const std::string& uri) {
+  static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<uint8_t> out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = uri.find(',') + 1; i < uri.size() && uri[i] != '='; ++i) {
+    const size_t v = alphabet.find(uri[i]);
+    if (v == std::string::npos) break;
+    acc = (acc << 6) | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back((uint8_t)(acc >> bits));
+    }
+  }
+  return out;
 }
 
 }  // namespace tvtest

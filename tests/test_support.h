@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace tvtest {
 
@@ -45,6 +47,10 @@ CommandResult run_capture(const std::string& cmd);
 // is not asked for, a test failure naming the command and its stderr; output that is not JSON is
 // always a failure.
 nlohmann::json run_json(const std::string& cmd, int* rc = nullptr, std::string* err = nullptr);
+// Every first capture group of `pattern` (std::regex) in `text`, as a set.
+std::set<std::string> regex_captures(const std::string& text, const std::string& pattern);
+// The bytes of a "data:...;base64,..." URI (the HTML report's pictures).
+std::vector<uint8_t> decode_data_uri(const std::string& uri);
 // A fresh copy of datasets/shapes holding the first `per_class` images (by name) of each class.
 std::string shapes_subset(const std::string& tag, int per_class);
 // Espressif's golden .espdl files in ../shared/espdl-golden the tests read: the first kEspdlGemmFiles

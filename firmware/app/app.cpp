@@ -6,6 +6,7 @@
 
 #include "jpeg_info.h"
 #include "tv/image.h"
+#include "tv/link_frame.h"
 
 namespace tvfw {
 
@@ -119,6 +120,9 @@ App::Input App::poll_input(bool training) {
       case '?':
       case 'h':
       case 'H': return Input::Help;
+      case tv::link::kMagic0:  // a tvlink frame (the menu ignores bytes >= 127)
+        if (!training) return Input::Link;
+        continue;
       case '\r':
       case '\n':
       case ' ':
@@ -153,6 +157,10 @@ bool App::waiting_for_input() const {
 
 void App::loop() {
   const Input in = poll_input(false);
+  if (in == Input::Link) {
+    serve_link_session();
+    return;
+  }
   if (in == Input::Help) print_help();
   switch (mode_) {
     case Mode::Menu:

@@ -102,7 +102,7 @@ class App {
 
  private:
   enum class Mode : uint8_t { Menu, Capture, Infer };
-  enum class Input : uint8_t { None, Next, Select, Stop, Help };
+  enum class Input : uint8_t { None, Next, Select, Stop, Help, Link };
 
   // ---- output ----
   void say(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -176,6 +176,11 @@ class App {
   // False (with what to remove) when a save could not write its files: /header a file, or a folder
   // where model.tvb, model.h, myWeights.bin or their .tmp/.bak belong. Checked before training.
   bool check_save_targets(Reason* why);
+
+  // ---- the USB link (link_app.cpp, protocol in link.cpp) ----
+  friend class AppLink;
+  // Serves a tvlink session (its first byte has been read), then shows the menu again.
+  void serve_link_session();
 
   // ---- training (train.cpp) ----
   void train();

@@ -85,6 +85,8 @@ class Hal {
   virtual bool mkdir(const char* path) = 0;
   // Calls fn for every entry of a folder (any order); false when it is not a readable folder.
   virtual bool list_dir(const char* path, DirEntryFn fn, void* ctx) = 0;
+  // Free bytes on the card, or -1 when the board cannot tell (the USB link's status and push check).
+  virtual long long sd_free_bytes() { return -1; }
 
   // ---- memory ----
   // Large buffers (external PSRAM on the ESP32-S3), 16-byte aligned; null when out of memory.

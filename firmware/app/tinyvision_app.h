@@ -3,3 +3,4 @@
 #include "app.h"
 #include "config.h"
 #include "hal.h"
+#include "link.h"

@@ -319,6 +319,12 @@ bool Esp32Hal::mkdir(const char* path) {
   return sd_ok_ && SD.mkdir(path);
 }
 
+long long Esp32Hal::sd_free_bytes() {
+  if (!sd_ok_) return -1;
+  const uint64_t total = SD.totalBytes(), used = SD.usedBytes();
+  return used <= total ? (long long)(total - used) : 0;
+}
+
 bool Esp32Hal::list_dir(const char* path, DirEntryFn fn, void* ctx) {
   if (!sd_ok_) return false;
   fs::File dir = SD.open(path, FILE_READ);

@@ -33,6 +33,7 @@ class Esp32Hal : public Hal {
   bool begin(const Esp32Config& config);
 
   TVFW_HAL_OVERRIDES
+  long long sd_free_bytes() override;
 
  private:
   void print(const char* text);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +51,12 @@ SimHal::SimHal(const SimOptions& options) : opt_(options), start_(std::chrono::s
   else if (!opt_.oled.empty())
     oled_ = std::fopen(opt_.oled.c_str(), "a");
   pool_.reset(new tvh::LanePool(std::max(1, opt_.cores)));
+  if (opt_.pty) {
+    std::string why;
+    if (!open_pty(&pty_, &why)) throw tvh::Error("tvsim: " + why);
+    in_fd_ = pty_.master;
+    pace_in_.rate = pace_out_.rate = opt_.link_rate;
+  }
   ticker_ = std::thread([this] { tick_thread(); });
 }
 
@@ -59,6 +66,8 @@ SimHal::~SimHal() {
   for (auto& f : files_) std::fclose(f.second);
   if (oled_ && oled_ != stderr) std::fclose(oled_);
   for (auto& a : allocations_) std::free(a.first);
+  if (pty_.master >= 0) ::close(pty_.master);
+  if (pty_.slave >= 0) ::close(pty_.slave);
 }
 
 // ---------------------------------------------------------------- time
@@ -82,6 +91,10 @@ uint64_t SimHal::micros() {
 }
 
 void SimHal::delay_ms(uint32_t ms) {
+  if (opt_.pty) {  // a PC program is on the other side: real time, woken early by its bytes
+    if (input_pos_ >= input_.size()) pump_stdin((int)ms);
+    return;
+  }
   std::lock_guard<std::recursive_mutex> lock(mu_);
   // Virtual time: step through the delay one tick period at a time so every tick sees its reading.
   uint32_t left = ms;
@@ -125,16 +138,27 @@ void SimHal::tick_thread() {
 // ---------------------------------------------------------------- serial
 
 void SimHal::serial_write(const char* text, size_t n) {
+  if (opt_.pty) {
+    pace_out_.take(n);
+    write_within(pty_.master, text, n, 50);
+    return;
+  }
   std::fwrite(text, 1, n, stdout);
   std::fflush(stdout);
 }
 
 void SimHal::pump_stdin(int timeout_ms) {
   if (input_eof_) return;
-  pollfd p{0, POLLIN, 0};
+  pollfd p{in_fd_, POLLIN, 0};
   if (poll(&p, 1, timeout_ms) <= 0) return;
+  if (input_pos_ > 0 && input_pos_ == input_.size()) {  // a long session: forget what was read
+    input_.clear();
+    input_pos_ = 0;
+  }
   char buf[4096];
-  const ssize_t r = ::read(0, buf, sizeof buf);
+  const ssize_t r = ::read(in_fd_, buf, sizeof buf);
+  if (r < 0 && opt_.pty) return;  // nothing after all (the port stays open)
+  if (r > 0 && opt_.pty) pace_in_.take((size_t)r);
   if (r <= 0)
     input_eof_ = true;
   else
@@ -199,7 +223,7 @@ int SimHal::serial_read() {
   if (input_pos_ >= input_.size()) pump_stdin(0);
   if (input_pos_ >= input_.size()) return -1;
   const char c = input_[input_pos_];
-  if (at_line_start_ && c == '~') {
+  if (at_line_start_ && c == '~' && !opt_.pty) {
     const size_t nl = input_.find('\n', input_pos_);
     if (nl == std::string::npos && !input_eof_) {
       pump_stdin(0);
@@ -219,6 +243,7 @@ int SimHal::serial_read() {
 }
 
 bool SimHal::input_finished() {
+  if (opt_.pty) return false;  // served until tvsim is stopped
   if (input_pos_ >= input_.size()) pump_stdin(0);
   if (!input_eof_ || input_pos_ < input_.size()) return false;
   return !holding_input();
@@ -397,6 +422,14 @@ bool SimHal::mkdir(const char* path) {
   if (p.empty() || !sd_ready()) return false;
   if (spend_units(1) < 1) power_cut();
   return ::mkdir(p.c_str(), 0755) == 0;
+}
+
+long long SimHal::sd_free_bytes() {
+  if (!sd_ready()) return -1;
+  if (opt_.sd_free_bytes >= 0) return opt_.sd_free_bytes;
+  struct statvfs v;
+  if (::statvfs(opt_.sd_dir.c_str(), &v) != 0) return -1;
+  return (long long)v.f_bavail * (long long)v.f_frsize;
 }
 
 bool SimHal::list_dir(const char* path, tvfw::DirEntryFn fn, void* ctx) {

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "hal.h"
+#include "sim_pty.h"
 
 namespace tvh {
 class LanePool;
@@ -50,6 +51,9 @@ struct SimOptions {
   long long fail_write_at = -1;   // bytes accepted before writes fail; -1 = never
   long long power_cut_at = -1;    // card units before the power goes; -1 = never
   int cores = 2;
+  bool pty = false;              // the serial port is a pseudo-terminal (tvsim --pty), not stdin/stdout
+  long long sd_free_bytes = -1;  // the card's free bytes as the board reports them; -1 = the folder's
+  long long link_rate = 0;       // --pty: bytes per second each way (0 = the pty's own speed)
 };
 
 class SimHal : public tvfw::Hal {
@@ -61,6 +65,9 @@ class SimHal : public tvfw::Hal {
 
   // True when stdin has ended and every scripted action has played out.
   bool input_finished();
+  // --pty: the path of the pseudo-terminal's slave side (what a PC program opens).
+  const std::string& pty_path() const { return pty_.path; }
+  long long sd_free_bytes() override;
   // Blocks up to ms real milliseconds for more stdin (used while the app is idle).
   void wait_for_input(int ms);
   // Counters for the report at exit.
@@ -89,6 +96,9 @@ class SimHal : public tvfw::Hal {
   std::chrono::steady_clock::time_point start_;
   std::atomic<uint64_t> skipped_ms_{0};
   // serial input
+  Pty pty_;
+  Pace pace_in_, pace_out_;
+  int in_fd_ = 0;
   std::string input_;
   size_t input_pos_ = 0;
   bool input_eof_ = false;

@@ -11,8 +11,11 @@
 #include "host/error.h"
 #include "host/evaluate.h"
 #include "host/files.h"
+#include "host/html_report.h"
 #include "host/model_io.h"
+#include "host/output_guard.h"
 #include "host/prune.h"
+#include "host/quant_report.h"
 #include "host/quantize.h"
 #include "host/report.h"
 #include "host/split.h"
@@ -75,7 +78,7 @@ json confusion_json(const std::vector<int>& cm, int k) {
 }  // namespace
 
 int tvquant_main(int argc, char** argv) {
-  std::string model, calib, output, eval_on, calib_images = "train", acc_check = "worst-case", observer;
+  std::string model, calib, output, eval_on, calib_images = "train", acc_check = "worst-case", observer, report_path;
   double percentile = 99.99;
   int val_last = 3, threads = 1;
   bool per_channel = false, as_json = false, quiet = false;
@@ -114,6 +117,9 @@ int tvquant_main(int argc, char** argv) {
                "P4 only)");
   app.add_option("--threads", threads, "Decoding threads")->check(CLI::Range(1, 64));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the report goes to stderr)");
+  app.add_option("--report", report_path,
+                 "Also write an HTML page: float vs int8 per class, the photos they disagree on, exponents and "
+                 "accumulator headroom per layer (a separate page beside tvtrain's MODEL.report.html)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
   if (const int rc = tvcli::parse(app, argc, argv, "tvquant"); rc >= 0) return rc;
   const tvcli::StderrLog log{quiet};
@@ -126,10 +132,17 @@ int tvquant_main(int argc, char** argv) {
   tvh::check_output_extension("-o", output, {".tvb"}, "a TinyVision int8 model", "name it MODEL.q8.tvb");
   const std::vector<tvh::NamedPath> inputs = {{"the float model", model}, {"--calib", calib}, {"--eval-on", eval_on}};
   tvh::check_output({"-o", output}, inputs);
+  if (!report_path.empty()) {
+    tvh::check_output_extension("--report", report_path, {".html"}, "an HTML page", "name it REPORT.html");
+    std::vector<tvh::NamedPath> others = inputs;
+    others.push_back({"-o", output});
+    tvh::check_output({"--report", report_path}, others, tvh::kReportMaxBytes);
+  }
   tvh::LoadedModel m = load_float_model(model);
   tvh::check_output({"-o", output}, inputs, tvh::blob_bytes_estimate(*m.plan));
   const tv::ModelPlan& plan = *m.plan;
   tvh::Dataset ds = load_for_model(calib, m, threads);
+  tvh::check_output_not_among({"--report", report_path}, ds.paths, "a calibration photo");
   for (const auto& w : ds.warnings) log("warning: " + w);
   if (!ds.skipped.empty()) log(tvh::skipped_text(ds.skipped));
   tvh::Split split = tvh::reference_split(ds, val_last);
@@ -139,6 +152,7 @@ int tvquant_main(int argc, char** argv) {
   std::vector<int> eval_idx = split.val;
   if (!eval_on.empty()) {
     eval_ds = load_for_model(eval_on, m, threads);
+    tvh::check_output_not_among({"--report", report_path}, eval_ds.paths, "a photo of --eval-on");
     for (const auto& w : eval_ds.warnings) log("warning: " + w);
     eds = &eval_ds;
     eval_idx = tvh::all_indices(eval_ds);
@@ -273,6 +287,23 @@ int tvquant_main(int argc, char** argv) {
     std::printf("%s", report.c_str());
   }
   log("wrote " + output);
+  if (!report_path.empty()) {
+    tvh::QuantReportInput in;
+    in.title = output + ": int8 of " + model;
+    in.command = tvh::report_command_line("tvquant", argc, argv);
+    in.calibration = calibration + " on " + std::to_string(calib_idx.size()) + " images of " + calib;
+    in.ds = eds;
+    in.compared_on = eval_name;
+    in.idx = eval_idx;
+    in.float_pred = pf;
+    in.int8_pred = pq;
+    in.plan = &plan;
+    in.quant = &q;
+    in.next_commands = {"tvexport " + tvh::shell_quoted(output) + " -o model.h",
+                        "tvexport info " + tvh::shell_quoted(output)};
+    tvh::write_file_atomic(report_path, tvh::quant_html_report(in));
+    log("wrote " + report_path);
+  }
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "host/split.h"
 #include "host/text.h"
 #include "host/training.h"
+#include "run_report.h"
 #include "tools/common/cli.h"
 #include "tv/raw_weights.h"
 #include "tv/train_loop.h"
@@ -31,11 +32,11 @@ namespace {
 
 struct Args {
   std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve,
-                               augment, confusion;
+                               augment, confusion, report;
   int epochs = 0, batch = 0, lanes = 0, threads = 0, kfold = 0, val_last = -1;
   double lr = 0, val_fraction = -1;
   uint64_t seed = 1;
-  bool eval = false, json = false, no_curve = false, no_confusion = false, quiet = false;
+  bool eval = false, json = false, no_curve = false, no_confusion = false, no_report = false, quiet = false;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -190,6 +191,11 @@ int tvtrain_main(int argc, char** argv) {
                  "Write the validation confusion matrix as an SVG picture here; default MODEL.confusion.svg next to -o "
                  "MODEL.tvb (same replacement rule as the curve); with --eval only when given");
   app.add_flag("--no-confusion", a.no_confusion, "Do not write the confusion matrix picture");
+  app.add_option("--report", a.report,
+                 "Write the HTML report (photos, mistakes, likely label mistakes with --kfold) here; default "
+                 "MODEL.report.html next to -o MODEL.tvb (same replacement rule as the curve); with --eval and "
+                 "--kfold only when given");
+  app.add_flag("--no-report", a.no_report, "Do not write the HTML report");
   app.add_option("--augment", a.augment,
                  "Training augmentation: none, or a list of flip, shift[=PIXELS], brightness[=FRACTION] "
                  "(default: the recipe's; flips break direction-sensitive classes such as arrows, digits, text)");
@@ -197,6 +203,7 @@ int tvtrain_main(int argc, char** argv) {
   if (const int rc = tvcli::parse(app, argc, argv, "tvtrain"); rc >= 0) return rc;
   const tvcli::StderrLog log{a.quiet};
   if (a.threads == 0) a.threads = (int)std::max(1u, std::thread::hardware_concurrency());
+  const tvtrain::RunReport run_report(argc, argv);
 
   if (a.eval && a.init.empty()) throw tvh::UsageError("--eval needs --init MODEL (the model to evaluate).");
   if (!a.eval && a.kfold == 0 && a.output.empty())
@@ -210,6 +217,7 @@ int tvtrain_main(int argc, char** argv) {
     throw tvh::UsageError("--confusion and --no-confusion contradict each other.");
   if (!a.confusion.empty() && a.output.empty() && !a.eval)
     throw tvh::UsageError("--confusion goes with -o MODEL.tvb (training) or --eval.");
+  if (!a.report.empty() && a.no_report) throw tvh::UsageError("--report and --no-report contradict each other.");
   if (a.output.empty() && (!a.curve.empty() || !a.raw_out.empty()))
     throw tvh::UsageError(std::string(a.curve.empty() ? "--raw-out" : "--curve") +
                           " goes with -o MODEL.tvb (training).");
@@ -223,6 +231,10 @@ int tvtrain_main(int argc, char** argv) {
                                 : !a.confusion.empty() ? a.confusion
                                 : a.output.empty()     ? std::string()
                                                        : tvh::confusion_path_for(a.output);
+  const std::string report = a.no_report         ? std::string()
+                             : !a.report.empty() ? a.report
+                             : a.output.empty()  ? std::string()
+                                                 : tvh::report_path_for(a.output);
   const std::vector<tvh::NamedPath> inputs = {{"the dataset", a.dataset}, {"--init", a.init}, {"--config", a.config}};
   auto others_than = [&](const std::string& role) {
     std::vector<tvh::NamedPath> v = inputs;
@@ -230,6 +242,7 @@ int tvtrain_main(int argc, char** argv) {
     if (role != "--raw-out") v.push_back({"--raw-out", a.raw_out});
     if (role != "--curve") v.push_back({"the curve", curve});
     if (role != "--confusion") v.push_back({"the confusion picture", confusion});
+    if (role != "--report") v.push_back({"the report", report});
     return v;
   };
   // An output named on the command line: the right extension, not one of the other files.
@@ -248,6 +261,14 @@ int tvtrain_main(int argc, char** argv) {
   if (!check_named("--confusion", a.confusion, ".svg", "an SVG picture", "name it CONFUSION.svg") && !confusion.empty())
     tvh::check_side_output({"the confusion picture", confusion}, others_than("--confusion"),
                            "give --confusion PATH to name it or --no-confusion to skip it");
+  if (!check_named("--report", a.report, ".html", "an HTML page", "name it REPORT.html") && !report.empty())
+    tvh::check_side_output({"the report", report}, others_than("--report"),
+                           "give --report PATH to name it or --no-report to skip it");
+  try {  // room for the largest report (the page is capped at kReportMaxBytes)
+    if (!report.empty()) tvh::check_output({"the report", report}, others_than("--report"), tvh::kReportMaxBytes);
+  } catch (const tvh::Error& e) {
+    throw tvh::Error(std::string(e.what()) + " (--no-report skips the report)");
+  }
 
   // The setup: preset, then config file, then command-line overrides.
   tvh::TrainSetup setup = tvh::preset_setup(a.preset);
@@ -294,6 +315,8 @@ int tvtrain_main(int argc, char** argv) {
   dopt.threads = a.threads;
   // List first, then know the model and the memory it all takes, then decode.
   tvh::DatasetListing listing = tvh::list_dataset(dopt);
+  if (!report.empty())
+    tvh::check_output_not_among({"the report", report}, tvtrain::listed_files(listing), "a file of the dataset");
   // A preset's model and recipe follow the data (depth from the input, scale from the image count);
   // the command-line options still override the recipe.
   if (setup.adapt && !init.plan) {
@@ -385,6 +408,10 @@ int tvtrain_main(int argc, char** argv) {
                                             ds.classes, r.confusion, a.init + " on " + a.dataset + " (every image)")));
       log("wrote " + confusion);
     }
+    if (!report.empty()) {
+      run_report.write(report, run_report.for_eval(ds, setup, a.seed, a.init, a.dataset, r, init));
+      log("wrote " + report);
+    }
     if (a.json) {
       json j = {{"model", a.init},
                 {"int8", init.int8},
@@ -430,8 +457,12 @@ int tvtrain_main(int argc, char** argv) {
     double train_seconds = 0;
     tv::TrainMemory kf_mem{};
     tv::InferenceMemory kf_imem{};
+    tvh::EvalResult oof;  // every image's out-of-fold prediction
+    std::vector<float> last_params;
     for (size_t f = 0; f < folds.size(); ++f) {
       tvh::TrainResult r = tvh::train_model(make_request(folds[f]));
+      tvtrain::add_out_of_fold(ds, r.val_eval, &oof);
+      last_params = std::move(r.params);
       kf_mem = r.memory;
       kf_imem = r.infer_memory;
       progress.clear();
@@ -452,6 +483,13 @@ int tvtrain_main(int argc, char** argv) {
     sd = accs.size() > 1 ? std::sqrt(sd / (accs.size() - 1)) : 0;
     log(std::to_string(a.kfold) + "-fold cross-validation: " + fmt("%.2f", 100 * mean) + " % +- " +
         fmt("%.2f", 100 * sd) + " % (sample sd)");
+    const std::vector<tvh::SuspectLabel> suspects = tvtrain::suspects_of(ds, oof);
+    if (!suspects.empty()) log(tvh::suspects_text(ds, suspects));
+    if (!report.empty()) {
+      run_report.write(report,
+                       run_report.for_kfold(ds, setup, a.seed, a.dataset, a.kfold, oof, suspects, *plan, last_params));
+      log("wrote " + report);
+    }
     if (a.json) {
       json j = {{"classes", ds.classes},
                 {"preset", setup.preset},
@@ -465,7 +503,8 @@ int tvtrain_main(int argc, char** argv) {
                 {"memory",
                  {{"train_bytes", kf_mem.total_bytes},
                   {"infer_bytes", kf_imem.total_bytes},
-                  {"lanes", setup.recipe.opt.lanes}}}};
+                  {"lanes", setup.recipe.opt.lanes}}},
+                {"suspect_labels", tvtrain::suspects_json(ds, suspects)}};
       j.update(dataset_json(ds));
       std::printf("%s\n", j.dump(2).c_str());
     }
@@ -558,6 +597,10 @@ int tvtrain_main(int argc, char** argv) {
         confusion, tvh::with_side_output_marker(tvh::confusion_svg(
                        ds.classes, r.val_eval.confusion, setup.preset + " on " + a.dataset + " (validation images)")));
     log("wrote " + confusion);
+  }
+  if (!report.empty()) {
+    run_report.write(report, run_report.for_training(ds, setup, a.seed, a.output, a.dataset, r, split, *plan));
+    log("wrote " + report);
   }
   if (a.json) {
     json hist = json::array();

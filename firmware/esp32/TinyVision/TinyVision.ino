@@ -21,6 +21,7 @@ static tvfw::Esp32Hal board;
 static tvfw::App* app = nullptr;
 
 void setup() {
+  Serial.setRxBufferSize(tvfw::kLinkSerialRxBytes);  // a window of tvlink frames (firmware/README.md)
   Serial.begin(115200);
   delay(1500);  // let USB CDC enumerate so the boot log is not lost
   tvfw::Esp32Config hw;

@@ -1,0 +1,160 @@
+// The application's side of the USB link: the status report and the verified install of a pushed
+// model (the protocol itself is in link.cpp).
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "link.h"
+#include "tv/crc32.h"
+#include "tv/link_frame.h"
+
+namespace tvfw {
+
+namespace {
+
+void count_jpeg(void* ctx, const char* name, bool is_dir) {
+  if (!is_dir && is_jpeg_name(name)) ++*(int*)ctx;
+}
+
+struct TextOut {
+  char* out;
+  size_t cap, used = 0;
+  void add(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+};
+
+void TextOut::add(const char* fmt, ...) {
+  if (used + 1 >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = vsnprintf(out + used, cap - used, fmt, ap);
+  va_end(ap);
+  if (n > 0) used += (size_t)n < cap - used ? (size_t)n : cap - used - 1;
+}
+
+}  // namespace
+
+class AppLink : public LinkHandler {
+ public:
+  explicit AppLink(App& app) : a_(app) {}
+
+  size_t status_text(char* out, size_t cap) override {
+    TextOut t{out, cap};
+    t.add("firmware=%s\n", TV_FIRMWARE_VERSION);
+    t.add("model=%dx%dx%d input, %d classes, %u parameters\n", a_.plan_.input.h, a_.plan_.input.w, a_.plan_.input.c,
+          a_.num_classes_, (unsigned)a_.plan_.param_count);
+    t.add("network=%s\n", a_.recipe_name_);
+    t.add("engine=%s\n", a_.int8_ ? "int8" : "float");
+    t.add("weights=%s (%s)\n", tier_name(a_.tier_), a_.weights_source_);
+    for (int i = 0; i < a_.num_classes_; ++i) {
+      char dir[kPathMax];
+      int photos = 0;
+      if (a_.hal_.sd_ready() && join_path(dir, kImagesDir, "/", a_.labels_[i]))
+        a_.hal_.list_dir(dir, count_jpeg, &photos);
+      t.add("class=%s %d\n", a_.labels_[i], photos);
+    }
+    const long long card_free = a_.hal_.sd_free_bytes();
+    if (!a_.hal_.sd_ready())
+      t.add("card=none\n");
+    else if (card_free < 0)
+      t.add("card_free=unknown\n");
+    else
+      t.add("card_free=%lld\n", card_free);
+    t.add("psram_free=%u\n", (unsigned)a_.hal_.psram_free_bytes());
+    return t.used;
+  }
+
+  bool install_model(uint8_t* data, size_t size, Reason* done, Reason* why) override {
+    Hal& hal = a_.hal_;
+    static Reason inner, card;  // off the loop task's stack
+    inner = Reason();
+    card = Reason();
+    // The same checks as a model read from the card at boot (it decodes, plans, its engine accepts
+    // it, it fits the memory; labels become folder names by the same rules), with its bytes held.
+    // Not handed over (nullptr): the bytes are written to the card below.
+    if (!a_.try_blob(data, size, nullptr, &inner)) {
+      why->set("%s", inner.text);
+      hal.psram_free(data);
+      restore();
+      return false;
+    }
+    if (!hal.exists(kHeaderDir) && !hal.mkdir(kHeaderDir))
+      card.set("cannot create %s", kHeaderDir);
+    else
+      replace_file_atomic(hal, kModelPath, data, size, true, &card);
+    if (card.text[0]) {
+      why->set("the model is good but installing it failed: %s", card.text);
+      a_.release_model();
+      hal.psram_free(data);
+      restore();
+      return false;
+    }
+    const uint32_t crc = tv::crc32(0, data, size);
+    if (a_.int8_)
+      a_.blob_keep_ = data;  // the int8 tensors are used in place
+    else
+      hal.psram_free(data);
+    a_.tier_ = WeightTier::SD;
+    a_.trained_weights_ = true;
+    snprintf(a_.weights_source_, sizeof a_.weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", kModelPath, (unsigned)size,
+             (unsigned)crc, a_.int8_ ? ", int8" : "");
+    if (a_.menu_index_ >= a_.menu_items()) a_.menu_index_ = 0;
+    a_.say("USB link: installed %s; the previous model is kept as %s", a_.weights_source_, kModelBakPath);
+    a_.print_model();
+    done->set("installed %s (%u bytes, CRC-32 0x%08x): %d classes, %s engine, in use now", kModelPath, (unsigned)size,
+              (unsigned)crc, a_.num_classes_, a_.int8_ ? "int8" : "float");
+    return true;
+  }
+
+  bool capture(const char* label, size_t len, int count, Reason* done, Reason* why) override {
+    int cls = -1;
+    for (int i = 0; i < a_.num_classes_; ++i)
+      if (strlen(a_.labels_[i]) == len && memcmp(a_.labels_[i], label, len) == 0) cls = i;
+    if (cls < 0) {
+      why->set("the model in use has no class named '%.*s'", (int)(len < 40 ? len : 40), label);
+      return false;
+    }
+    if (count < 1 || count > tv::link::kMaxCaptures) {
+      why->set("%d photos asked for; one request takes 1 to %d", count, tv::link::kMaxCaptures);
+      return false;
+    }
+    a_.enter_capture(cls);
+    if (a_.mode_ != App::Mode::Capture) {
+      why->set("cannot capture: no SD card, or %s/%s cannot be created", kImagesDir, a_.labels_[cls]);
+      return false;
+    }
+    const int before = a_.capture_count_;
+    for (int i = 0; i < count && a_.capture_count_ - before == i; ++i) a_.capture_one();
+    const int saved = a_.capture_count_ - before;
+    a_.mode_ = App::Mode::Menu;
+    if (saved == 0) {
+      why->set("no photo was saved (the camera gave no frame, or the card refused it)");
+      return false;
+    }
+    done->set("saved %d photo%s of %s (%d on the card)", saved, saved == 1 ? "" : "s", a_.labels_[cls],
+              a_.capture_count_);
+    return true;
+  }
+
+ private:
+  // The card is unchanged: the model it holds (or the tier after it) is loaded again.
+  void restore() {
+    a_.say("USB link: the pushed model was not installed; loading the model in use again");
+    a_.load_weights();
+    if (a_.menu_index_ >= a_.menu_items()) a_.menu_index_ = 0;
+  }
+  App& a_;
+};
+
+void App::serve_link_session() {
+  if (mode_ == Mode::Infer) leave_infer();
+  mode_ = Mode::Menu;
+  say("USB link: connected (the menu continues when the PC is done)");
+  show("USB LINK");
+  AppLink handler(*this);
+  const bool bye = serve_link(hal_, handler, tv::link::kMagic0);
+  say(bye ? "USB link: closed" : "USB link: the PC fell silent; back to the menu");
+  print_menu();
+}
+
+}  // namespace tvfw

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Seeds for fuzz_link and fuzz_link_host: make_link_seeds.py MODEL.tvb OUT_DIR [HOST_OUT_DIR].
+
+push.bin: a model pushed through frames (first byte even); requests.bin: a session of requests in raw
+mode (first byte odd, standing for the frame's 0xA5): Hello, Status, List, Crc, Read with its acks, a
+path outside /images, Bye. Frames as common/src/tv/link_frame.h lays them out."""
+import os
+import struct
+import sys
+import zlib
+
+
+def frame(kind, seq, payload=b""):
+    body = struct.pack("<BIH", kind, seq, len(payload)) + payload
+    return b"\xa5\x5a" + body + struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+model, out = sys.argv[1], sys.argv[2]
+os.makedirs(out, exist_ok=True)
+with open(model, "rb") as f, open(os.path.join(out, "push.bin"), "wb") as o:
+    o.write(b"\x00" + f.read())
+s = frame(1, 1) + frame(2, 2) + frame(3, 3, struct.pack("<I", 0)) + frame(3, 4, struct.pack("<I", 0) + b"0blank")
+s += frame(4, 5, b"0blank/img_0.jpg") + frame(5, 6, b"0blank/img_0.jpg")
+s += frame(0x43, 0, struct.pack("<I", 1)) + frame(0x43, 1, struct.pack("<I", 2))
+s += frame(5, 7, b"../header/model.tvb") + frame(9, 8, struct.pack("<H", 2) + b"0blank") + frame(8, 9)
+with open(os.path.join(out, "requests.bin"), "wb") as o:
+    o.write(b"\x01" + s[1:])
+if len(sys.argv) > 3:
+    os.makedirs(sys.argv[3], exist_ok=True)
+    img = b"\xff\xd8" + bytes(range(256)) * 10 + b"\xff\xd9"
+    a = b"=== MENU ===\n" + frame(0x40, 1, struct.pack("<III", 1, 2048, 8))
+    a += frame(0x40, 2, b"firmware=0.1.0\nclass=0blank 1\n")
+    a += frame(0x44, 3, b"\x00" + struct.pack("<IBB", 0, 1, 6) + b"0blank")
+    a += frame(0x40, 4, struct.pack("<II", len(img), zlib.crc32(img)))
+    a += frame(0x40, 5, struct.pack("<I", len(img)))
+    for k in range(0, (len(img) + 2047) // 2048):
+        a += frame(0x42, k, img[k * 2048:(k + 1) * 2048])
+    a += frame(0x45, (len(img) + 2047) // 2048, struct.pack("<I", zlib.crc32(img)))
+    a += frame(0x40, 6, b"saved 2 photos of 0blank (3 on the card)")
+    with open(os.path.join(sys.argv[3], "answers.bin"), "wb") as o:
+        o.write(a)

@@ -1,0 +1,103 @@
+// Suspect labels (host/suspects.h) on constructed out-of-fold predictions: thresholds, ranking, a clean
+// set, ties, and bad sizes.
+#include "host/suspects.h"
+
+#include <gtest/gtest.h>
+
+#include "host/error.h"
+
+namespace {
+
+// Appends one photo with label `label` and probabilities `p` (k values).
+void add(std::vector<int>* labels, std::vector<float>* probs, int label, std::vector<float> p) {
+  labels->push_back(label);
+  probs->insert(probs->end(), p.begin(), p.end());
+}
+
+}  // namespace
+
+TEST(SuspectLabels, ThresholdsAreTheMeanSelfProbabilityPerClass) {
+  std::vector<int> l;
+  std::vector<float> p;
+  add(&l, &p, 0, {0.9f, 0.1f, 0.0f});
+  add(&l, &p, 0, {0.5f, 0.5f, 0.0f});
+  add(&l, &p, 1, {0.2f, 0.8f, 0.0f});
+  const auto t = tvh::class_thresholds(l, p, 3);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_FLOAT_EQ(t[0], 0.7f);
+  EXPECT_FLOAT_EQ(t[1], 0.8f);
+  EXPECT_FLOAT_EQ(t[2], 2.f) << "a class without photos is never confident";
+}
+
+TEST(SuspectLabels, CleanSetHasNone) {
+  std::vector<int> l;
+  std::vector<float> p;
+  for (int n = 0; n < 30; ++n) {
+    const int c = n % 3;
+    const float self = 0.6f + 0.01f * (float)n;
+    std::vector<float> v(3, (1 - self) / 2);
+    v[(size_t)c] = self;
+    add(&l, &p, c, v);
+  }
+  EXPECT_TRUE(tvh::find_suspect_labels(l, p, 3).empty());
+}
+
+TEST(SuspectLabels, FindsAndRanksMislabelledPhotosWorstFirst) {
+  std::vector<int> l;
+  std::vector<float> p;
+  for (int n = 0; n < 10; ++n) add(&l, &p, 0, {0.9f, 0.05f, 0.05f});  // cats
+  for (int n = 0; n < 10; ++n) add(&l, &p, 1, {0.05f, 0.9f, 0.05f});  // dogs
+  for (int n = 0; n < 10; ++n) add(&l, &p, 2, {0.05f, 0.05f, 0.9f});  // birds
+  add(&l, &p, 0, {0.1f, 0.85f, 0.05f});                               // 30: a dog in the cat folder, margin 0.75
+  add(&l, &p, 1, {0.02f, 0.03f, 0.95f});                              // 31: a bird in the dog folder, margin 0.92
+  add(&l, &p, 2, {0.3f, 0.3f, 0.4f});                                 // 32: unsure, no class confident: not suspect
+  add(&l, &p, 0, {0.6f, 0.35f, 0.05f});  // 33: a weak cat: below t_cat but nothing else confident
+  const auto s = tvh::find_suspect_labels(l, p, 3);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].index, 31);
+  EXPECT_EQ(s[0].given, 1);
+  EXPECT_EQ(s[0].suggested, 2);
+  EXPECT_FLOAT_EQ(s[0].p_given, 0.03f);
+  EXPECT_FLOAT_EQ(s[0].p_suggested, 0.95f);
+  EXPECT_EQ(s[1].index, 30);
+  EXPECT_EQ(s[1].suggested, 1);
+}
+
+TEST(SuspectLabels, TiesPickTheLowerClassAndKeepPhotoOrder) {
+  std::vector<int> l;
+  std::vector<float> p;
+  // Exact binary fractions, every threshold 0.5.
+  add(&l, &p, 0, {1.f, 0.f, 0.f});
+  add(&l, &p, 0, {1.f, 0.f, 0.f});
+  add(&l, &p, 0, {0.f, 0.5f, 0.5f});  // 2: classes 1 and 2 tie -> 1; margin 0.5
+  add(&l, &p, 0, {0.f, 0.5f, 0.5f});  // 3: the same -> after 2
+  add(&l, &p, 1, {0.f, 0.75f, 0.25f});
+  add(&l, &p, 1, {0.25f, 0.25f, 0.5f});  // 5: -> 2, margin 0.25
+  add(&l, &p, 2, {0.f, 0.25f, 0.75f});
+  add(&l, &p, 2, {0.25f, 0.5f, 0.25f});  // 7: -> 1, margin 0.25
+  const auto t = tvh::class_thresholds(l, p, 3);
+  EXPECT_EQ(t, (std::vector<float>{0.5f, 0.5f, 0.5f}));
+  const auto s = tvh::find_suspect_labels(l, p, 3);
+  std::vector<int> order, suggested;
+  for (const auto& x : s) order.push_back(x.index), suggested.push_back(x.suggested);
+  EXPECT_EQ(order, (std::vector<int>{2, 3, 5, 7}));
+  EXPECT_EQ(suggested, (std::vector<int>{1, 1, 2, 1}));
+}
+
+TEST(SuspectLabels, AtTheThresholdIsConfidentBelowItIsNot) {
+  std::vector<int> l;
+  std::vector<float> p;
+  add(&l, &p, 0, {1.0f, 0.0f});
+  add(&l, &p, 0, {0.5f, 0.5f});  // t0 = 0.75
+  add(&l, &p, 1, {0.5f, 0.5f});  // t1 = 0.5: photo 1 reaches it exactly
+  const auto s = tvh::find_suspect_labels(l, p, 2);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].index, 1);
+  EXPECT_EQ(s[0].suggested, 1);
+}
+
+TEST(SuspectLabels, RefusesMismatchedInput) {
+  EXPECT_THROW(tvh::find_suspect_labels({0, 1}, {0.5f, 0.5f}, 2), tvh::Error);
+  EXPECT_THROW(tvh::find_suspect_labels({0, 3}, {0.5f, 0.5f, 0.5f, 0.5f}, 2), tvh::Error);
+  EXPECT_TRUE(tvh::find_suspect_labels({}, {}, 2).empty());
+}

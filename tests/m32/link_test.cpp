@@ -1,0 +1,115 @@
+// The board's USB link as a 32-bit program (as on the ESP32-S3): a pushed model installed through
+// the protocol, and forged models (corrupted bytes, absurd network sizes) refused without an
+// overflow, the card unchanged.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app.h"
+#include "link_drive.h"
+#include "memory_board.h"
+#include "tv/rng.h"
+
+using namespace m32test;
+
+namespace {
+
+struct LinkBoard {
+  MemoryBoard board;
+  tvfw::AppConfig cfg;
+  std::unique_ptr<tvfw::App> app;
+  explicit LinkBoard(uint64_t seed) {
+    board.dirs.insert("/header");
+    board.files["/header/model.tvb"] = tinyvision_blob(seed);
+    app.reset(new tvfw::App(board, cfg));
+    app->setup();
+  }
+};
+
+}  // namespace
+
+TEST(Link32, APushedModelIsInstalledByteForByte) {
+  LinkBoard b(5);
+  const Bytes pushed = tinyvision_blob(6);
+  ASSERT_TRUE(run_stream(*b.app, b.board, push_stream(pushed)));
+  EXPECT_NE(b.board.out.find("USB link: installed /header/model.tvb"), std::string::npos) << b.board.out;
+  EXPECT_EQ(b.board.files["/header/model.tvb"], pushed);
+  EXPECT_EQ(b.board.files["/header/model.tvb.bak"], tinyvision_blob(5));
+  EXPECT_NE(b.board.out.find("USB link: closed"), std::string::npos);
+  EXPECT_EQ(b.board.overflows, 0);
+}
+
+TEST(Link32, ForgedModelsAreRefusedWithoutAnOverflowAndChangeNothing) {
+  const Bytes good = tinyvision_blob(6);
+  tv::Rng rng(11);
+  int refused = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    LinkBoard b(5);
+    const auto before = b.board.files;
+    Bytes forged = good;
+    // a few bytes of the header and network description set to extreme values, then the file's CRC
+    // left as it is (refused for it) or, every other trial, fixed up so the forged sizes reach the planner
+    const int flips = 1 + (int)rng.below(4);
+    for (int f = 0; f < flips; ++f) {
+      const size_t at = 16 + rng.below(512 - 16);  // the header's sizes and the network description
+      const uint8_t extremes[] = {0x00, 0xff, 0x7f, 0x80};
+      forged[at] = extremes[rng.below(4)];
+    }
+    if (trial % 2 == 1)  // the .tvb's CRC-32 (header bytes 12..15, over bytes 16..) made to match
+      tv::write_le32(forged.data() + 12, tv::crc32(0, forged.data() + 16, forged.size() - 16));
+    if (forged == good) continue;
+    ASSERT_TRUE(run_stream(*b.app, b.board, push_stream(forged)));
+    EXPECT_EQ(b.board.overflows, 0);
+    if (b.board.out.find("USB link: installed") == std::string::npos) {
+      ++refused;
+      EXPECT_EQ(b.board.files, before) << "trial " << trial;
+      EXPECT_NE(b.board.out.find("Weights: SD (/header/model.tvb"), std::string::npos);
+    } else {
+      EXPECT_EQ(b.board.files["/header/model.tvb"], forged);  // what was verified is what is installed
+    }
+  }
+  EXPECT_GT(refused, 10);
+}
+
+TEST(Link32, DataOutOfOrderOrRepeatedIsIgnoredAndAMissingFrameRefused) {
+  namespace lk = tv::link;
+  const Bytes model = tinyvision_blob(6);
+  ASSERT_GT(model.size(), 3 * lk::kMaxPayload);  // at least four Data frames
+  const uint32_t chunks = data_frames(model);
+  const Bytes head = push_head(model);
+  {  // 0, 0 again, 2 (ahead: dropped), 1, 2, ...: what go-back-N delivers after a loss
+    LinkBoard b(5);
+    Bytes s = head;
+    add_data(&s, model, 0);
+    add_data(&s, model, 0);
+    add_data(&s, model, 2);
+    for (uint32_t k = 1; k < chunks; ++k) add_data(&s, model, k);
+    add_frame(&s, lk::kPushEnd, 3, nullptr, 0);
+    ASSERT_TRUE(run_stream(*b.app, b.board, s));
+    EXPECT_EQ(b.board.files["/header/model.tvb"], model) << b.board.out;
+  }
+  {  // frame 1 never arrives: the board refuses at PushEnd, the card unchanged
+    LinkBoard b(5);
+    const auto before = b.board.files;
+    Bytes s = head;
+    for (uint32_t k = 0; k < chunks; ++k)
+      if (k != 1) add_data(&s, model, k);
+    add_frame(&s, lk::kPushEnd, 3, nullptr, 0);
+    ASSERT_TRUE(run_stream(*b.app, b.board, s));
+    EXPECT_EQ(b.board.files, before);
+    EXPECT_NE(b.board.out.find("only part of the model arrived"), std::string::npos);
+    EXPECT_NE(b.board.out.find("USB link: the PC fell silent; back to the menu"), std::string::npos);
+  }
+}
+
+TEST(Link32, APushedModelsLabelsBecomeFolderNamesByTheBootRules) {
+  LinkBoard b(5);
+  const char* const labels[] = {"../header", "ok", "a/b"};
+  const Bytes pushed = tinyvision_blob(6, labels);
+  ASSERT_TRUE(run_stream(*b.app, b.board, push_stream(pushed)));
+  EXPECT_EQ(b.board.files["/header/model.tvb"], pushed);  // the file as sent
+  // but no class folder outside /images: the unusable names are class<i>, as at boot
+  EXPECT_NE(b.board.out.find("note: the model has no usable folder name for some classes"), std::string::npos);
+  EXPECT_NE(b.board.out.find("  class 0: class0\n  class 1: ok\n  class 2: class2\n"), std::string::npos)
+      << b.board.out;
+}

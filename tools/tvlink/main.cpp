@@ -1,0 +1,132 @@
+// tvlink: the PC's end of the USB cable to a TinyVision board (or tvsim --pty).
+//   tvlink status [PORT]            what the board runs and holds
+//   tvlink pull [PORT] DEST         the card's /images/<class>/ photos into DEST/<class>/ (incremental)
+//   tvlink push [PORT] MODEL.tvb    verified on the board, installed as /header/model.tvb, in use at once
+//   tvlink capture [PORT] --class NAME [--count N]   photos taken by the board's camera
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "host/error.h"
+#include "host/files.h"
+#include "host/link.h"
+#include "host/link_pull.h"
+#include "tools/common/cli.h"
+
+namespace {
+
+// [PORT] ARG: the port is optional when exactly one board is attached.
+void split_args(const std::vector<std::string>& args, const char* what, std::string* port, std::string* arg) {
+  if (args.size() == 2) {
+    *port = args[0];
+    *arg = args[1];
+  } else if (args.size() == 1) {
+    *arg = args[0];
+  } else {
+    throw tvh::UsageError(std::string("give [PORT] ") + what);
+  }
+}
+
+// A progress line that rewrites itself on a terminal (nothing otherwise, nothing with -q).
+struct Progress {
+  bool on;
+  void operator()(const std::string& line) const {
+    if (on) std::fprintf(stderr, "\r%s   ", line.c_str());
+  }
+  void end() const {
+    if (on) std::fprintf(stderr, "\n");
+  }
+};
+
+int body(int argc, char** argv) {
+  CLI::App app{"tvlink: status, photos and models between this computer and a TinyVision board over USB"};
+  app.set_version_flag("--version", TV_VERSION);
+  app.require_subcommand(1);
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet, "no progress line");
+  std::vector<std::string> status_args, pull_args, push_args;
+  CLI::App* status = app.add_subcommand("status", "the board's firmware, model, photos per class, free card and PSRAM");
+  status->add_option("PORT", status_args, "the board's serial port (default: the one USB serial port attached)")
+      ->expected(0, 1);
+  CLI::App* pull = app.add_subcommand("pull", "copy the card's photos into DEST/<class>/ (only what is missing)");
+  pull->add_option("ARGS", pull_args, "[PORT] DEST")->expected(1, 2)->required();
+  CLI::App* push = app.add_subcommand("push", "install a model (.tvb, float or int8) on the board, verified first");
+  push->add_option("ARGS", push_args, "[PORT] MODEL.tvb")->expected(1, 2)->required();
+  std::vector<std::string> capture_args;
+  std::string capture_class;
+  int capture_count = 1;
+  CLI::App* capture = app.add_subcommand("capture", "take photos with the board's camera into /images/<class>/");
+  capture->add_option("PORT", capture_args, "the board's serial port (default: the one USB serial port attached)")
+      ->expected(0, 1);
+  capture->add_option("--class", capture_class, "the class (one of the model's, as tvlink status lists them)")
+      ->required();
+  capture->add_option("--count", capture_count, "how many photos")->check(CLI::Range(1, tv::link::kMaxCaptures));
+  const int parsed = tvcli::parse(app, argc, argv, "tvlink");
+  if (parsed >= 0) return parsed;
+
+  std::string port, arg;
+  if (*status || *capture)
+    port = *status ? (status_args.empty() ? "" : status_args[0]) : (capture_args.empty() ? "" : capture_args[0]);
+  else
+    split_args(*pull ? pull_args : push_args, *pull ? "DEST" : "MODEL.tvb", &port, &arg);
+  std::vector<uint8_t> blob;
+  if (*push) blob = tvh::read_file(arg, size_t(64) << 20);  // before the board is disturbed
+  port = tvh::choose_port(port);
+  std::unique_ptr<tvh::SerialPort> serial = tvh::open_serial(port);
+  tvh::LinkClient link(*serial);
+  const Progress progress{!quiet && isatty(2) != 0};
+
+  if (*status) {
+    std::fputs(link.status().c_str(), stdout);
+    link.bye();
+    return tvh::kExitOk;
+  }
+  if (*capture) {
+    try {
+      const std::string done = link.capture(capture_class, capture_count);
+      link.bye();
+      std::printf("%s\n", done.c_str());
+      return tvh::kExitOk;
+    } catch (const tvh::BoardRefused& e) {
+      link.bye();
+      std::fprintf(stderr, "tvlink: the board took no photo: %s\n", e.what());
+      return tvh::kExitFailure;
+    }
+  }
+  if (*pull) {
+    const tvh::PullReport r = tvh::pull_photos(link, arg, progress);
+    progress.end();
+    link.bye();
+    std::printf("%d photos copied (%llu bytes), %d already there\n", r.copied, (unsigned long long)r.bytes,
+                r.unchanged);
+    for (const std::string& k : r.kept) std::fprintf(stderr, "tvlink: kept %s, not overwritten\n", k.c_str());
+    if (!r.kept.empty())
+      std::fprintf(stderr,
+                   "tvlink: %zu local files differ from the board's and were left as they are: move them "
+                   "away and pull again to get the board's\n",
+                   r.kept.size());
+    return r.kept.empty() ? tvh::kExitOk : tvh::kExitFailure;
+  }
+  try {
+    const std::string done = link.push(blob, [&](uint64_t sent) {
+      progress("sent " + std::to_string(sent / 1024) + " of " + std::to_string(blob.size() / 1024) + " KB");
+    });
+    progress.end();
+    link.bye();
+    std::printf("%s: %s\n", arg.c_str(), done.c_str());
+    return tvh::kExitOk;
+  } catch (const tvh::BoardRefused& e) {
+    progress.end();
+    link.bye();
+    std::fprintf(stderr, "tvlink: the board refused %s: %s\n", arg.c_str(), e.what());
+    return tvh::kExitFailure;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tvcli::run_main("tvlink", body, argc, argv);
+}
