@@ -25,6 +25,9 @@ std::string status_message(const tv::Status& st, const tv::ModelDesc* desc) {
 }
 
 std::string blob_status_message(const tv::Status& st, const tv::BlobView& view) {
+  if (st.code == tv::StatusCode::BlobDuplicateLabel)
+    return "classes " + std::to_string(st.a) + " and " + std::to_string(st.b) +
+           " have the same label, so the model cannot tell them apart; retrain it with distinct class names";
   if (st.code != tv::StatusCode::NonFiniteWeight) return status_message(st);
   if (st.a >= 0 && st.a < view.num_tensors)
     return "tensor " + std::string(view.tensors[st.a].name) + " (layer " + std::to_string(st.layer) +
@@ -48,6 +51,10 @@ void throw_if_not_runnable(const tv::Status& st, const tv::ModelPlan& plan, cons
 std::unique_ptr<tv::ModelPlan> plan_or_throw(const tv::ModelDesc& desc, const std::string& what) {
   auto plan = std::make_unique<tv::ModelPlan>();
   tv::Status st = tv::plan_model(desc, plan.get());
+  if (!st.ok() && st.code == tv::StatusCode::Overflow && plan->overflow_floats)
+    throw Error(what + ": invalid model, " + tv::plan_figure_name(st.a) + " would hold " +
+                std::to_string(plan->overflow_floats) + " floats (" + std::to_string(plan->overflow_floats * 4) +
+                " bytes), more than the " + std::to_string(tv::kMaxPlanFloats) + " a model may have.");
   if (!st.ok()) throw Error(what + ": invalid model, " + status_message(st, &desc) + ".");
   return plan;
 }

@@ -62,9 +62,14 @@ void App::setup() {
     fatal("the firmware is configured with %d class labels; a model needs 2 to %d", cfg_.num_labels, kMaxClasses);
   for (int i = 0; i < cfg_.num_labels; ++i) {
     const char* l = cfg_.labels[i];
-    if (!l || !l[0] || strlen(l) > (size_t)kMaxLabelLength || strchr(l, '/') || strcmp(l, ".") == 0 ||
-        strcmp(l, "..") == 0)
+    if (!l || !folder_safe(l, strlen(l)))
       fatal("class label %d ('%s') must be a folder name of 1 to %d characters", i, l ? l : "", kMaxLabelLength);
+    for (int j = 0; j < i; ++j)
+      if (same_card_folder(cfg_.labels[j], strlen(cfg_.labels[j]), l, strlen(l)))
+        fatal(
+            "class labels %d ('%s') and %d ('%s') name the same card folder (FAT ignores letter case and trailing "
+            "dots and spaces): make them differ",
+            j, cfg_.labels[j], i, l);
   }
   say("SD card: %s", hal_.sd_ready() ? "mounted" : "not found (capture, training and saving need one)");
   load_weights();
@@ -127,6 +132,17 @@ App::Input App::poll_input(bool training) {
         continue;
     }
   }
+}
+
+void App::drop_queued_input() {
+  int dropped = 0;
+  for (int c; (c = hal_.serial_read()) >= 0;)
+    if (c > 32 && c < 127) dropped++;
+  touch_reset_.store(true);
+  const bool gesture = pending_gesture_.exchange(0) != 0;
+  if (dropped || gesture)
+    say("Ignored %d key%s%s sent during training (send them again now)", dropped, dropped == 1 ? "" : "s",
+        gesture ? " and a touch gesture" : "");
 }
 
 void App::print_help() {
@@ -198,6 +214,7 @@ void App::select_item() {
     enter_capture(menu_index_);
   } else if (menu_index_ == num_classes_) {
     train();
+    drop_queued_input();
     print_menu();
   } else {
     enter_infer();
@@ -301,7 +318,7 @@ void App::capture_one() {
     const long w = hal_.file_write(f, jpeg, size);
     const bool closed = hal_.file_close(f);
     if (w != (long)size || !closed)
-      why.set("writing %s failed after %ld of %u bytes", tmp, w, (unsigned)size);
+      why.set("writing %s failed after %ld of %u bytes (card full or removed?)", tmp, w > 0 ? w : 0L, (unsigned)size);
     else if (!hal_.rename(tmp, path))
       why.set("cannot rename %s to %s", tmp, path);
     else
@@ -336,28 +353,34 @@ bool App::ensure_rgb(int width, int height) {
 
 bool App::jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Reason* why) {
   int w = 0, h = 0;
+  decode_fail_ = DecodeFail::NotJpeg;
   if (!jpeg_dimensions(jpeg, size, &w, &h)) {
     why->set("not a JPEG (no frame header)");
     return false;
   }
   // 64-bit: w * h of two 16-bit sides overflows a 32-bit long (the board's)
+  decode_fail_ = DecodeFail::TooLarge;
   if ((uint64_t)w * (uint64_t)h > kMaxDecodePixels) {
     why->set("%dx%d is larger than the %u pixels this firmware decodes", w, h, (unsigned)kMaxDecodePixels);
     return false;
   }
+  decode_fail_ = DecodeFail::NoMemory;
   if (!ensure_rgb(w, h)) {
     why->set("no memory to decode a %dx%d JPEG", w, h);
     return false;
   }
   decodes_++;
+  decode_fail_ = DecodeFail::Corrupt;
   if (!hal_.jpeg_decode_rgb(jpeg, size, w, h, rgb_)) {
     why->set("the JPEG data is corrupt");
     return false;
   }
+  decode_fail_ = DecodeFail::Resize;
   if (!tv::resize_nearest_crop(rgb_, w, h, 3, dst, plan_.input.w, plan_.input.h, desc_.input.order, false, lut_)) {
     why->set("cannot resize %dx%d to the model input", w, h);
     return false;
   }
+  decode_fail_ = DecodeFail::None;
   return true;
 }
 

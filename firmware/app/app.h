@@ -26,6 +26,7 @@
 #include "hal.h"
 #include "touch.h"
 #include "tv/blob.h"
+#include "tv/header_writer.h"
 #include "tv/int8/q8_model.h"
 #include "tv/model.h"
 #include "tv/net.h"
@@ -45,11 +46,29 @@ constexpr const char* kModelTmpPath = "/header/model.tvb.tmp";
 constexpr const char* kModelBakPath = "/header/model.tvb.bak";
 constexpr const char* kHeaderPath = "/header/model.h";
 constexpr const char* kRawWeightsPath = "/header/myWeights.bin";
+constexpr const char* kHeaderTmpPath = "/header/model.h.tmp";
+constexpr const char* kRawWeightsTmpPath = "/header/myWeights.bin.tmp";
 
 constexpr size_t kMaxBlobBytes = 4u << 20;            // largest model file read from the card
 constexpr size_t kMaxImageFileBytes = 2u << 20;       // largest JPEG read from the card
 constexpr uint32_t kMaxDecodePixels = 1024u * 1024u;  // largest JPEG decoded (its RGB lives in PSRAM)
 constexpr uint32_t kIdleDelayMs = 10;                 // main-loop pause while waiting for input
+
+// True when a label can name a folder on the card (1 to kMaxLabelLength characters, no '/', '\\' or
+// control characters, not only dots and spaces).
+bool folder_safe(const char* t, size_t len);
+// True when FAT makes the two names one folder (it ignores letter case, and trailing dots and spaces).
+bool same_card_folder(const char* a, size_t la, const char* b, size_t lb);
+// The first of labels[0..n) that names the same card folder as `name`, or -1.
+int first_same_card_folder(const char (*labels)[kMaxLabelLength + 1], int n, const char* name);
+
+// The header options of every model.h the board writes: tvexport's, so both write the same bytes.
+tv::HeaderOptions board_header_options();
+
+// Why the last jpeg_to_input failed.
+enum class DecodeFail : uint8_t { None, NotJpeg, TooLarge, NoMemory, Corrupt, Resize, Count };
+
+struct ImageList;
 
 // What the last training run did (also printed).
 struct TrainReport {
@@ -94,6 +113,9 @@ class App {
   static void on_tick(void* ctx);
   Input poll_input(bool training);
   void print_help();
+  // Drops the keys and the touch gesture that queued up while training (a stop key pressed several
+  // times would otherwise start Train again after the save), and says so.
+  void drop_queued_input();
 
   // ---- menu ----
   int menu_items() const { return num_classes_ + 2; }
@@ -115,24 +137,45 @@ class App {
   // ---- the model and its weights (weights.cpp) ----
   void load_weights();
   // Takes a blob's network, labels and weights when the board can run it (float: copied into params_;
-  // int8: bound in place, so the bytes must outlive the model). *keep becomes true when the caller
-  // must not free them. False with the reason otherwise (the previous model is then released).
-  bool try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why);
+  // int8: bound in place). *file, when given, is the PSRAM buffer `data` was read into: try_blob may
+  // keep it (int8: blob_keep_) or free it as soon as the float weights are copied (so a model that fits
+  // is not refused for its own file), setting *file to null; the caller frees what is left. False
+  // with the reason otherwise (the previous model is then released).
+  bool try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why);
   bool try_blob_file(const char* path, Reason* why);
   bool try_raw_weights_file(const char* path, Reason* why);
+  // ---- the card tier and what a power cut left (recover.cpp) ----
+  // model.tvb, else its interrupted save's verified .tmp (the save then finished), else the backup,
+  // else myWeights.bin; then the temporaries. False when nothing loaded (*have_main: model.tvb exists).
+  bool load_card_model(bool* have_main);
+  bool try_interrupted_save(bool main_refused, Reason* why);
+  // Finishes or removes model.h.tmp and myWeights.bin.tmp: finished when main_loaded and the temporary
+  // holds exactly what a save of the loaded model writes, removed when it does not, kept when the
+  // board cannot tell.
+  void settle_side_temporaries(bool main_loaded);
+  int expected_side_file(const char* path, uint32_t* crc, size_t* bytes);
   // Plans `desc` into plan_ and allocates what inference needs (float: weights and work buffer;
-  // int8: its work buffer) after checking the free PSRAM. False with the numbers otherwise.
-  bool adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why);
+  // int8: its work buffer) after checking the free PSRAM. False with the numbers otherwise. With a
+  // float blob's *file (file_bytes), the weights are copied from view_ and the file freed before the
+  // rest is allocated (its bytes count as free).
+  bool adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8_t** file = nullptr,
+                     size_t file_bytes = 0);
   // The float engine's buffers (weights, work buffer) for the current plan; false with the numbers.
   bool ensure_float_buffers(Reason* why);
   void release_model();
-  // He-init classes: the configured labels, else the class folders in /images on the card.
-  int he_init_labels();
+  // He-init classes: the configured labels, else the class folders in /images on the card (the
+  // folders no class can be named after are listed in `ignored`, when given). Returns their count.
+  int he_init_labels(char* ignored, size_t ignored_cap);
+  // The model's labels as distinct card folder names into labels_ (labels.cpp).
+  void name_classes(const tv::BlobView& view);
   // The recipe named by a model's provenance ("preset=NAME"), else webmcu's for the reference network,
   // else the configured preset's.
   void choose_recipe(const char* provenance, size_t len);
   void print_model();
   bool save_model(Reason* why);
+  // False (with what to remove) when a save could not write its files: /header a file, or a folder
+  // where model.tvb, model.h, myWeights.bin or their .tmp/.bak belong. Checked before training.
+  bool check_save_targets(Reason* why);
 
   // ---- the USB link (link_app.cpp, protocol in link.cpp) ----
   friend class AppLink;
@@ -141,6 +184,8 @@ class App {
 
   // ---- training (train.cpp) ----
   void train();
+  bool list_images(ImageList& list, int* class_begin);
+  void decode_images(const ImageList& list, uint8_t* pixels, size_t image_bytes, int* keep);
 
   Hal& hal_;
   AppConfig cfg_;
@@ -172,6 +217,7 @@ class App {
   uint8_t* rgb_ = nullptr;
   size_t rgb_cap_ = 0;
   uint32_t decodes_ = 0;
+  DecodeFail decode_fail_ = DecodeFail::None;
 
   // user interface
   Mode mode_ = Mode::Menu;

@@ -88,8 +88,6 @@ bool CardWriter::flush() {
   return !failed_;
 }
 
-namespace {
-
 // CRC-32 and length of a file as read back from the card.
 bool crc_of_file(Hal& hal, const char* path, uint32_t* crc, size_t* bytes) {
   const int f = hal.file_open(path, false);
@@ -113,6 +111,8 @@ bool crc_of_file(Hal& hal, const char* path, uint32_t* crc, size_t* bytes) {
   return true;
 }
 
+namespace {
+
 struct MemoryContent {
   const uint8_t* data;
   size_t size;
@@ -128,7 +128,7 @@ bool write_memory(void* ctx, CardWriter* out, Reason*) {
 
 bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ctx, bool keep_backup, Reason* why) {
   char tmp[kPathMax], bak[kPathMax];
-  if (!join_path(tmp, path, ".tmp") || !join_path(bak, path, ".bak")) {
+  if (!join_path(tmp, path, ".tmp") || !join_path(bak, path, ".bak")) {  // both checked before anything is written
     why->set("the path %s is too long", path);
     return false;
   }
@@ -161,13 +161,23 @@ bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ct
     hal.remove(tmp);
     return false;
   }
+  return finish_replace(hal, path, keep_backup, why);
+}
+
+bool finish_replace(Hal& hal, const char* path, bool keep_backup, Reason* why) {
+  char tmp[kPathMax], bak[kPathMax];
+  if (!join_path(tmp, path, ".tmp") || !join_path(bak, path, ".bak")) {
+    why->set("the path %s is too long", path);
+    return false;
+  }
   // 2. the old file out of the way (kept as the backup)
   if (keep_backup) {
-    if (hal.exists(bak) && !hal.remove(bak)) {
+    if (!hal.exists(path)) {
+      // nothing to keep: the backup stays
+    } else if (hal.exists(bak) && !hal.remove(bak)) {
       why->set("cannot remove the old backup %s", bak);
       return false;
-    }
-    if (hal.exists(path) && !hal.rename(path, bak)) {
+    } else if (!hal.rename(path, bak)) {
       why->set("cannot rename %s to %s", path, bak);
       return false;
     }

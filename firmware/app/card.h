@@ -6,8 +6,10 @@
 //   2. keep_backup: remove PATH.bak, rename PATH -> PATH.bak;  otherwise: remove PATH;
 //   3. rename PATH.tmp -> PATH.
 // Before 3 the previous file is intact (at PATH, or at PATH.bak with a verified PATH.tmp beside
-// it); after 3 the new one is in place. The boot loader knows this and looks at PATH, then (when
-// PATH is missing) at PATH.tmp, then at PATH.bak.
+// it); after 3 the new one is in place. The boot loader knows this: it looks at PATH, then (when
+// PATH is missing or refused) at PATH.tmp, then at PATH.bak, and finishes the save (steps 2 and 3)
+// only once a verified PATH.tmp has loaded; a side file's .tmp (model.h, myWeights.bin) is finished
+// when it holds exactly what the loaded model gives, else removed.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -62,6 +64,11 @@ typedef bool (*ContentFn)(void* ctx, CardWriter* out, Reason* why);
 // Replaces `path` atomically as described above. False with a reason naming the step and file;
 // the previous file is then still in place.
 bool replace_file_atomic(Hal& hal, const char* path, ContentFn content, void* ctx, bool keep_backup, Reason* why);
+// Steps 2 and 3 alone: PATH.tmp (complete and verified by the caller) takes PATH's place, the old
+// PATH becoming PATH.bak (keep_backup) or removed. Boot uses it to finish a save a power cut interrupted.
+bool finish_replace(Hal& hal, const char* path, bool keep_backup, Reason* why);
+// CRC-32 and length of a file as read back from the card; false when it cannot be read.
+bool crc_of_file(Hal& hal, const char* path, uint32_t* crc, size_t* bytes);
 // The same for bytes in memory.
 bool replace_file_atomic(Hal& hal, const char* path, const uint8_t* data, size_t size, bool keep_backup, Reason* why);
 

@@ -66,13 +66,13 @@ class AppLink : public LinkHandler {
 
   bool install_model(uint8_t* data, size_t size, Reason* done, Reason* why) override {
     Hal& hal = a_.hal_;
-    bool keep = false;
     static Reason inner, card;  // off the loop task's stack
     inner = Reason();
     card = Reason();
     // The same checks as a model read from the card at boot (it decodes, plans, its engine accepts
     // it, it fits the memory; labels become folder names by the same rules), with its bytes held.
-    if (!a_.try_blob(data, size, &keep, &inner)) {
+    // Not handed over (nullptr): the bytes are written to the card below.
+    if (!a_.try_blob(data, size, nullptr, &inner)) {
       why->set("%s", inner.text);
       hal.psram_free(data);
       restore();
@@ -90,7 +90,7 @@ class AppLink : public LinkHandler {
       return false;
     }
     const uint32_t crc = tv::crc32(0, data, size);
-    if (keep)
+    if (a_.int8_)
       a_.blob_keep_ = data;  // the int8 tensors are used in place
     else
       hal.psram_free(data);

@@ -22,31 +22,6 @@ void join_labels(const char (*labels)[kMaxLabelLength + 1], int n, char* out, si
   }
 }
 
-// True when a label can name a folder on the card.
-bool folder_safe(const char* t, size_t len) {
-  if (len == 0 || len > (size_t)kMaxLabelLength) return false;
-  if ((len == 1 && t[0] == '.') || (len == 2 && t[0] == '.' && t[1] == '.')) return false;
-  for (size_t i = 0; i < len; ++i)
-    if (t[i] == '/' || t[i] == '\\' || (unsigned char)t[i] < 32) return false;
-  return true;
-}
-
-struct FolderScan {
-  char names[kMaxClasses][kMaxLabelLength + 1];
-  int count = 0;
-  bool too_many = false;
-};
-
-void scan_class_folder(void* ctx, const char* name, bool is_dir) {
-  FolderScan& s = *(FolderScan*)ctx;
-  if (!is_dir || !name[0] || name[0] == '.' || !folder_safe(name, strlen(name))) return;
-  if (s.count == kMaxClasses) {
-    s.too_many = true;
-    return;
-  }
-  strcpy(s.names[s.count++], name);
-}
-
 }  // namespace
 
 void App::release_model() {
@@ -63,18 +38,19 @@ void App::release_model() {
 bool App::ensure_float_buffers(Reason* why) {
   if (params_ && infer_arena_) return true;
   const tv::InferenceMemory im = tv::inference_memory(plan_);
+  const size_t want = (params_ ? 0 : im.params_bytes) + im.work_bytes;  // what is still missing
   const size_t free_bytes = hal_.psram_free_bytes();
-  if (im.params_bytes + im.work_bytes > free_bytes) {
-    why->set("the float engine needs %u bytes of PSRAM (weights %u + work buffer %u), only %u are free",
-             (unsigned)(im.params_bytes + im.work_bytes), (unsigned)im.params_bytes, (unsigned)im.work_bytes,
-             (unsigned)free_bytes);
+  if (want > free_bytes) {
+    why->set("the float engine needs %llu more bytes of PSRAM (weights %llu + work buffer %llu), only %llu are free",
+             (unsigned long long)want, (unsigned long long)(params_ ? 0 : im.params_bytes),
+             (unsigned long long)im.work_bytes, (unsigned long long)free_bytes);
     return false;
   }
-  params_ = (float*)hal_.psram_alloc(im.params_bytes);
+  if (!params_) params_ = (float*)hal_.psram_alloc(im.params_bytes);
   infer_arena_ = hal_.psram_alloc(im.work_bytes);
   if (!params_ || !infer_arena_) {
-    why->set("cannot allocate %u bytes of PSRAM for the float engine (free: %u)",
-             (unsigned)(im.params_bytes + im.work_bytes), (unsigned)hal_.psram_free_bytes());
+    why->set("cannot allocate %llu bytes of PSRAM for the float engine (free: %llu)", (unsigned long long)want,
+             (unsigned long long)hal_.psram_free_bytes());
     return false;
   }
   const tv::Status is = tv::inference_init(&inf_, &plan_, params_, infer_arena_, im.work_bytes);
@@ -85,12 +61,20 @@ bool App::ensure_float_buffers(Reason* why) {
   return true;
 }
 
-bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why) {
+bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8_t** file, size_t file_bytes) {
   if (desc.num_classes < 2 || desc.num_classes > kMaxClasses) {
     why->set("it has %d classes; this firmware handles 2 to %d", desc.num_classes, kMaxClasses);
     return false;
   }
   const tv::Status st = tv::plan_model(desc, &plan_);
+  if (!st.ok() && st.code == tv::StatusCode::Overflow && plan_.overflow_floats) {
+    why->set(
+        "its network is too large: %s would hold %llu floats (%llu bytes) at layer %d, more than the %llu a "
+        "model may have",
+        tv::plan_figure_name(st.a), (unsigned long long)plan_.overflow_floats,
+        (unsigned long long)plan_.overflow_floats * 4ull, st.layer, (unsigned long long)tv::kMaxPlanFloats);
+    return false;
+  }
   if (!st.ok()) {
     why->set("its network does not plan: %s (layer %d)", tv::status_text(st.code), st.layer);
     return false;
@@ -111,12 +95,31 @@ bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why) {
     engine_what = "float weights + work buffer";
   }
   const size_t need = engine_bytes + input_bytes + lut_bytes;
-  const size_t free_bytes = hal_.psram_free_bytes();
+  // A float model's file is freed once its weights are copied, before the rest is allocated.
+  const bool from_file = !int8 && file && *file;
+  const size_t free_bytes = hal_.psram_free_bytes() + (from_file ? file_bytes : 0);
   if (need > free_bytes) {
-    why->set("it needs %u bytes of PSRAM to run (%s %u, input image %u, resize table %u), only %u are free",
-             (unsigned)need, engine_what, (unsigned)engine_bytes, (unsigned)input_bytes, (unsigned)lut_bytes,
-             (unsigned)free_bytes);
+    why->set("it needs %llu bytes of PSRAM to run (%s %llu, input image %llu, resize table %llu), only %llu are free",
+             (unsigned long long)need, engine_what, (unsigned long long)engine_bytes, (unsigned long long)input_bytes,
+             (unsigned long long)lut_bytes, (unsigned long long)free_bytes);
     return false;
+  }
+  if (from_file) {
+    const size_t params_bytes = tv::inference_memory(plan_).params_bytes;
+    params_ = params_bytes <= hal_.psram_free_bytes() ? (float*)hal_.psram_alloc(params_bytes) : nullptr;
+    if (!params_) {
+      why->set("its %llu bytes of weights do not fit beside its file (%llu bytes) in the %llu bytes of PSRAM free",
+               (unsigned long long)params_bytes, (unsigned long long)file_bytes,
+               (unsigned long long)hal_.psram_free_bytes());
+      return false;
+    }
+    const tv::Status ls = tv::blob_load_float_params(view_, plan_, params_);
+    if (!ls.ok()) {
+      why->set("%s", tv::status_text(ls.code));
+      return false;
+    }
+    hal_.psram_free(*file);
+    *file = nullptr;
   }
   input_ = (uint8_t*)hal_.psram_alloc(input_bytes);
   lut_ = (uint16_t*)hal_.psram_alloc(lut_bytes);
@@ -161,16 +164,20 @@ void App::choose_recipe(const char* prov, size_t len) {
 }
 
 // Takes a blob's network, labels and weights when the board can run it.
-bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why) {
-  *keep = false;
+bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why) {
   release_model();
   const tv::Status st = tv::blob_decode(data, size, &view_);
+  if (st.code == tv::StatusCode::BlobDuplicateLabel) {
+    why->set("classes %d and %d have the same label, so the model cannot tell them apart", (int)st.a, (int)st.b);
+    return false;
+  }
   if (!st.ok()) {
     why->set("%s", tv::status_text(st.code));
     return false;
   }
   const bool int8 = view_.is_int8();
-  if (!adopt_network(view_.model, int8, why)) {
+  const bool copied = !int8 && file && *file;  // adopt_network copies the weights, then frees the file
+  if (!adopt_network(view_.model, int8, why, file, size)) {
     release_model();
     return false;
   }
@@ -181,8 +188,11 @@ bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why) {
       release_model();
       return false;
     }
-    *keep = true;
-  } else {
+    if (file && *file) {  // the int8 tensors are used in place
+      blob_keep_ = *file;
+      *file = nullptr;
+    }
+  } else if (!copied) {
     const tv::Status ls = tv::blob_load_float_params(view_, plan_, params_);
     if (!ls.ok()) {
       why->set("%s", tv::status_text(ls.code));
@@ -191,20 +201,8 @@ bool App::try_blob(const uint8_t* data, size_t size, bool* keep, Reason* why) {
     }
   }
   int8_ = int8;
-  // The model's labels name the classes (and their /images folders); unusable names get class<i>.
-  bool renamed = false;
-  for (int i = 0; i < num_classes_; ++i) {
-    const char* t = nullptr;
-    size_t len = 0;
-    if (tv::blob_label(view_, i, &t, &len) && folder_safe(t, len)) {
-      memcpy(labels_[i], t, len);
-      labels_[i][len] = 0;
-    } else {
-      snprintf(labels_[i], sizeof labels_[i], "class%d", i);
-      renamed = true;
-    }
-  }
-  if (renamed) say("  note: the model has no usable folder name for some classes; they are called class<i>");
+  // The model's labels name the classes (and their /images folders).
+  name_classes(view_);
   if (cfg_.num_labels > 0) {
     bool same = cfg_.num_labels == num_classes_;
     for (int i = 0; same && i < num_classes_; ++i) same = strcmp(cfg_.labels[i], labels_[i]) == 0;
@@ -223,25 +221,26 @@ bool App::try_blob_file(const char* path, Reason* why) {
   uint8_t* data = nullptr;
   size_t size = 0;
   if (!read_whole_file(hal_, path, kMaxBlobBytes, &data, &size, why)) return false;
+  const uint32_t crc = tv::crc32(0, data, size);
   Reason inner;
-  bool keep = false;
-  const bool ok = try_blob(data, size, &keep, &inner);
+  const bool ok = try_blob(data, size, &data, &inner);  // may take or free `data`
   if (ok) {
     snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", path, (unsigned)size,
-             (unsigned)tv::crc32(0, data, size), int8_ ? ", int8" : "");
+             (unsigned)crc, int8_ ? ", int8" : "");
   } else {
     why->set("%s", inner.text);
   }
-  if (keep)
-    blob_keep_ = data;  // the int8 tensors are used in place
-  else
-    hal_.psram_free(data);
+  if (data) hal_.psram_free(data);
   return ok;
 }
 
 bool App::try_raw_weights_file(const char* path, Reason* why) {
   const long n = hal_.file_size(path);
   const int k = n > 0 ? tv::raw_weights_classes_for_size((size_t)n) : 0;
+  if (n < 0) {
+    why->set("%s is a folder or a device, not a file", path);
+    return false;
+  }
   if (k < 2 || k > kMaxClasses) {
     why->set("it is %ld bytes, which is the reference network for no class count from 2 to %d", n, kMaxClasses);
     return false;
@@ -267,7 +266,7 @@ bool App::try_raw_weights_file(const char* path, Reason* why) {
     return false;
   }
   // The raw file holds no labels: the configured ones, else the card's class folders, else class<i>.
-  const int found = he_init_labels();
+  const int found = he_init_labels(nullptr, 0);
   if (found != k)
     for (int i = 0; i < k; ++i) snprintf(labels_[i], sizeof labels_[i], "class%d", i);
   num_classes_ = k;
@@ -276,28 +275,6 @@ bool App::try_raw_weights_file(const char* path, Reason* why) {
            path, (unsigned)size, k);
   model_ready_ = true;
   return true;
-}
-
-int App::he_init_labels() {
-  if (cfg_.num_labels > 0) {
-    for (int i = 0; i < cfg_.num_labels && i < kMaxClasses; ++i)
-      snprintf(labels_[i], sizeof labels_[i], "%s", cfg_.labels[i]);
-    return cfg_.num_labels;
-  }
-  static FolderScan scan;  // a few hundred bytes: kept off the loop task's stack
-  scan = FolderScan();
-  if (hal_.sd_ready()) hal_.list_dir(kImagesDir, scan_class_folder, &scan);
-  if (scan.too_many) return kMaxClasses + 1;
-  // sorted by name, as tvtrain orders class folders
-  for (int i = 1; i < scan.count; ++i)
-    for (int j = i; j > 0 && strcmp(scan.names[j - 1], scan.names[j]) > 0; --j) {
-      char t[kMaxLabelLength + 1];
-      strcpy(t, scan.names[j]);
-      strcpy(scan.names[j], scan.names[j - 1]);
-      strcpy(scan.names[j - 1], t);
-    }
-  for (int i = 0; i < scan.count; ++i) strcpy(labels_[i], scan.names[i]);
-  return scan.count;
 }
 
 void App::print_model() {
@@ -317,51 +294,8 @@ void App::load_weights() {
   Reason why;
   // Tier 1: the SD card.
   if (hal_.sd_ready()) {
-    bool done = false;
-    const bool have_main = hal_.exists(kModelPath);
-    if (have_main) {
-      if (try_blob_file(kModelPath, &why))
-        done = true;
-      else
-        say("  SD %s refused: %s", kModelPath, why.text);
-    }
-    // An interrupted save leaves a verified .tmp beside the backup; finish it.
-    if (!done && !have_main && hal_.exists(kModelTmpPath)) {
-      if (try_blob_file(kModelTmpPath, &why)) {
-        done = true;
-        if (hal_.rename(kModelTmpPath, kModelPath)) {
-          say("  SD: finished an interrupted save (%s -> %s)", kModelTmpPath, kModelPath);
-          char rest[kPathMax];
-          const char* comma = strchr(weights_source_, ',');
-          snprintf(rest, sizeof rest, "%s", comma ? comma : "");
-          if (snprintf(weights_source_, sizeof weights_source_, "%s (recovered from an interrupted save)%s", kModelPath,
-                       rest) < 0)
-            weights_source_[0] = 0;
-        }
-      } else {
-        say("  SD %s (an interrupted save) refused: %s", kModelTmpPath, why.text);
-      }
-    }
-    if (!done && hal_.exists(kModelBakPath)) {
-      if (try_blob_file(kModelBakPath, &why)) {
-        done = true;
-        say("  SD: using the backup %s (the previous model)", kModelBakPath);
-      } else {
-        say("  SD %s refused: %s", kModelBakPath, why.text);
-      }
-    }
-    if (!done && hal_.exists(kRawWeightsPath)) {
-      if (try_raw_weights_file(kRawWeightsPath, &why))
-        done = true;
-      else
-        say("  SD %s refused: %s", kRawWeightsPath, why.text);
-    }
-    // What a power cut left behind: temporaries of saves that never reached their rename. A model.tvb.tmp
-    // beside a loadable model.tvb is stale (the .tmp is only ever finished when model.tvb is missing).
-    const char* const leftovers[] = {kModelTmpPath, "/header/model.h.tmp", "/header/myWeights.bin.tmp"};
-    for (const char* t : leftovers)
-      if ((t != kModelTmpPath || hal_.exists(kModelPath)) && hal_.file_size(t) >= 0 && hal_.remove(t))
-        say("  SD: removed %s, left by an interrupted save", t);
+    bool have_main = false;
+    const bool done = load_card_model(&have_main);
     if (done) {
       tier_ = WeightTier::SD;
       trained_weights_ = true;
@@ -374,8 +308,7 @@ void App::load_weights() {
   }
   // Tier 2: the header compiled into the firmware.
   if (cfg_.baked_blob) {
-    bool keep = false;  // the baked bytes live in flash for good
-    if (try_blob(cfg_.baked_blob, cfg_.baked_size, &keep, &why)) {
+    if (try_blob(cfg_.baked_blob, cfg_.baked_size, nullptr, &why)) {  // the baked bytes live in flash for good
       tier_ = WeightTier::Baked;
       trained_weights_ = true;
       snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", cfg_.baked_source,
@@ -390,14 +323,16 @@ void App::load_weights() {
   }
   // Tier 3: random weights for the configured preset and classes.
   release_model();
-  const int n = he_init_labels();
+  char ignored[160];
+  const int n = he_init_labels(ignored, sizeof ignored);
   if (n > kMaxClasses)
     fatal("more than %d class folders in %s: a model handles 2 to %d classes", kMaxClasses, kImagesDir, kMaxClasses);
   if (n < 2)
     fatal(
-        "no model (SD card or baked) and %d class folder%s in %s/: create one folder per class there (2 to %d), "
-        "or configure the class labels, or bake a model in",
-        n, n == 1 ? "" : "s", kImagesDir, kMaxClasses);
+        "no model (SD card or baked) and %d class folder%s in %s/%s%s%s: create one folder per class there (2 to "
+        "%d, names of 1 to %d characters), or configure the class labels, or bake a model in",
+        n, n == 1 ? "" : "s", kImagesDir, ignored[0] ? " (ignored, not usable as class names: " : "", ignored,
+        ignored[0] ? ")" : "", kMaxClasses, kMaxLabelLength);
   tv::ModelDesc desc;
   if (!tv::preset_model(cfg_.preset, n, &desc)) fatal("unknown model preset '%s'", cfg_.preset);
   if (!adopt_network(desc, false, &why)) fatal("the %s model for %d classes cannot run: %s", cfg_.preset, n, why.text);
@@ -409,6 +344,13 @@ void App::load_weights() {
   snprintf(weights_source_, sizeof weights_source_, "random, preset %s, seed %llu", cfg_.preset,
            (unsigned long long)cfg_.seed);
   say("Weights: He-init (%s)", weights_source_);
+}
+
+tv::HeaderOptions board_header_options() {
+  tv::HeaderOptions opt;  // tvexport's defaults, so both write the same bytes
+  opt.tool = "tvexport";
+  opt.version = TV_VERSION;
+  return opt;
 }
 
 namespace {
@@ -427,11 +369,8 @@ void sink_write(void* ctx, const char* s, size_t n) {
 bool write_header(void* ctx, CardWriter* out, Reason* why) {
   HeaderJob& job = *(HeaderJob*)ctx;
   job.out = out;
-  tv::HeaderOptions opt;  // tvexport's defaults, so both write the same bytes
-  opt.tool = "tvexport";
-  opt.version = TV_VERSION;
   const tv::TextSink sink{&job, sink_write};
-  const tv::Status st = tv::write_tinyvision_header(*job.view, job.crc, opt, sink, job.plan);
+  const tv::Status st = tv::write_tinyvision_header(*job.view, job.crc, board_header_options(), sink, job.plan);
   if (!st.ok()) {
     why->set("the header writer refused the model: %s", tv::status_text(st.code));
     return false;
@@ -440,6 +379,25 @@ bool write_header(void* ctx, CardWriter* out, Reason* why) {
 }
 
 }  // namespace
+
+bool App::check_save_targets(Reason* why) {
+  if (hal_.exists(kHeaderDir) && hal_.file_size(kHeaderDir) >= 0) {
+    why->set("%s is a file, where the model's folder belongs: remove or rename it on a computer", kHeaderDir);
+    return false;
+  }
+  const char* const targets[] = {kModelPath,     kModelTmpPath,   kModelBakPath,     kHeaderPath,
+                                 kHeaderTmpPath, kRawWeightsPath, kRawWeightsTmpPath};
+  for (const char* t : targets) {
+    if (hal_.exists(t) && hal_.file_size(t) < 0) {
+      why->set(
+          "%s is a folder (or a device), so the trained model could not be saved: remove it from the card on a "
+          "computer",
+          t);
+      return false;
+    }
+  }
+  return true;
+}
 
 // Saves the current weights: the blob (atomically, previous model kept as .bak), then the C header
 // of the same blob, then (webmcu preset) the reference's raw myWeights.bin.

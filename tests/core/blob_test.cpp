@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -198,4 +199,38 @@ TEST(RawWeights, PermutationMatchesTheReferenceIndexRules) {
   EXPECT_EQ(p[d.param_offset + k * 6728 + (y * 29 + x) * 8 + fil], (float)(408 + k * 6728 + fil * 841 + y * 29 + x));
   // conv1 is identical in both layouts.
   EXPECT_EQ(p[f.plan.layers[0].param_offset + 50], 50.f);
+}
+
+TEST(Blob, TheSameLabelTwiceIsRefusedByTheEncoderAndTheDecoder) {
+  Fixture f;
+  f.labels = {"cup", "pen", "cup"};
+  EXPECT_ANY_THROW(f.blob());  // the encoder refuses
+  std::vector<const char*> ptrs = {"cup", "pen", "cup"};
+  BlobContents c;
+  c.model = &f.desc;
+  c.labels = ptrs.data();
+  c.num_labels = 3;
+  std::vector<uint8_t> out(1 << 16);
+  size_t size = 0;
+  Status st = blob_encode(c, out.data(), out.size(), &size);
+  EXPECT_EQ(st.code, StatusCode::BlobDuplicateLabel);
+  EXPECT_EQ(st.a, 0);
+  EXPECT_EQ(st.b, 2);
+  // a blob edited to hold it: refused by the decoder, naming the two classes
+  f.labels = {"cup", "pen", "cuq"};
+  std::vector<uint8_t> b = f.blob();
+  const uint8_t want[] = {3, 0, 'c', 'u', 'q'};
+  auto at = std::search(b.begin(), b.end(), std::begin(want), std::end(want));
+  ASSERT_NE(at, b.end());
+  at[4] = 'p';
+  reseal(b);
+  BlobView v;
+  st = blob_decode(b.data(), b.size(), &v);
+  EXPECT_EQ(st.code, StatusCode::BlobDuplicateLabel);
+  EXPECT_EQ(st.a, 0);
+  EXPECT_EQ(st.b, 2);
+  // labels differing only in case are different labels to the format (the board renames one folder)
+  f.labels = {"Cup", "pen", "cup"};
+  b = f.blob();
+  EXPECT_TRUE(blob_decode(b.data(), b.size(), &v).ok());
 }

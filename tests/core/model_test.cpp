@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "forged_model.h"
 #include "tv/net.h"
 #include "tv/presets.h"
 
@@ -97,6 +98,61 @@ TEST(Model, InvalidDescriptionsAreRejected) {
   set_input(&d, 65535, 65535, 3);
   st = plan_model(d, &p);
   EXPECT_EQ(st.code, StatusCode::Overflow);
+}
+
+// Every figure of a plan (sums and byte counts, not only each tensor) in 64 bits: a forged model whose
+// work buffer is 2^31 floats is refused with the real figure, on the 64-bit and the 32-bit build.
+TEST(Model, SumsOverTheLimitAreRefusedWithTheirRealFigure) {
+  static ModelPlan p;
+  Status st = plan_model(tvtest::forged_model(), &p);
+  ASSERT_EQ(st.code, StatusCode::Overflow);
+  EXPECT_EQ(st.layer, 0);
+  if (kMaxPlanFloats >= tvtest::kForgedConvFloats) {  // 64-bit: every tensor fits, their sum does not
+    EXPECT_EQ(st.a, (int32_t)PlanFigure::InferenceWork);
+    EXPECT_EQ(p.overflow_floats, tvtest::kForgedWorkFloats);
+    EXPECT_EQ(p.overflow_floats, 1ull << 31);
+  } else {  // 32-bit: the convolution's output alone is over 2^25 floats
+    EXPECT_EQ(st.a, (int32_t)PlanFigure::Tensor);
+    EXPECT_EQ(p.overflow_floats, tvtest::kForgedConvFloats);
+  }
+  EXPECT_STREQ(plan_figure_name(st.a), st.a == (int32_t)PlanFigure::Tensor ? "a tensor" : "the inference work buffer");
+
+  // Just inside the limit on this build: a 1x1 convolution whose input + output is kMaxPlanFloats.
+  // Every byte count the core derives then fits size_t: the parts add up to the totals, no wrap.
+  ModelDesc d;
+  const int side = 1024;
+  const uint64_t filters = kMaxPlanFloats / ((uint64_t)side * side) - 1;  // + 1 input channel
+  d.input.height = d.input.width = side;
+  d.input.channels = 1;
+  d.input.order = ChannelOrder::GRAY;
+  d.num_classes = 2;
+  add_layer(&d, conv2d_layer((int)(filters > 65535 ? 65535 : filters), 1));
+  add_layer(&d, global_avgpool_layer());
+  add_layer(&d, dense_layer());
+  st = plan_model(d, &p);
+  ASSERT_TRUE(st.ok()) << (int)st.code << " " << p.overflow_floats;
+  TrainOptions opt;
+  opt.lanes = kMaxLanes;
+  opt.optimizer = OptimizerKind::Adam;
+  opt.keep_best = true;
+  opt.augment = true;
+  const TrainMemory tm = training_memory(p, opt);
+  const uint64_t parts = (uint64_t)tm.params_bytes + tm.grad_bytes + tm.optimizer_bytes + tm.snapshot_bytes +
+                         tm.activation_bytes + tm.scratch_bytes + tm.augment_bytes;
+  EXPECT_EQ(parts, (uint64_t)tm.total_bytes);
+  EXPECT_GE((uint64_t)tm.activation_bytes, (uint64_t)p.train_act_floats * 4u * kMaxLanes);
+  const InferenceMemory im = inference_memory(p);
+  EXPECT_GE((uint64_t)im.work_bytes, (uint64_t)p.infer_floats * 4u);
+  EXPECT_EQ((uint64_t)im.total_bytes, (uint64_t)im.params_bytes + im.work_bytes);
+
+  // One more filter puts the sum over the limit: refused, naming the work buffer, with the real figure.
+  if (filters < 65535) {
+    d.layers[0].units = (uint16_t)(filters + 1);
+    st = plan_model(d, &p);
+    EXPECT_EQ(st.code, StatusCode::Overflow);
+    EXPECT_EQ(st.a, (int32_t)PlanFigure::InferenceWork);
+    EXPECT_EQ(p.overflow_floats, (uint64_t)side * side * (filters + 2));
+  }
 }
 
 TEST(Model, EveryPresetPlans) {

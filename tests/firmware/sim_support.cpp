@@ -89,6 +89,15 @@ std::string make_camera(const std::string& images, const std::vector<std::string
   return cam;
 }
 
+std::string card_with_model(int epochs) {
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  const SimRun r =
+      sim("--sd " + card + labels_arg(kShapes2) + " --preset webmcu --epochs " + std::to_string(epochs), to_train(2));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(card + "/header/model.tvb")) << r.out;
+  return card;
+}
+
 std::string copy_card(const std::string& from) {
   const std::string to = tvtest::temp_dir("cardcopy");
   fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/forged_model.h"
 #include "host/model_io.h"
 #include "test_support.h"
 #include "tv/presets.h"
@@ -28,4 +29,25 @@ TEST(TvsimBoard, AModelWithANanWeightIsRefusedByTheBoard) {
   const tvtest::CommandResult r = tvtest::run_capture("'" + bin + "' --labels a,b --sd '" + card + "' < /dev/null");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("SD /header/model.tvb refused: a weight is infinite or NaN"), std::string::npos) << r.out;
+}
+
+// A forged model whose inference work buffer is 2^31 floats: tvsim (64-bit) printed the 32-bit wrapped
+// figure; the plan now refuses it with the real one (the 32-bit build: Firmware32.AForgedModel...).
+TEST(TvsimBoard, AForgedModelWhoseSizesWrapIsRefusedWithTheRealFigure) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::vector<uint8_t> blob = tvtest::forged_blob();
+  ASSERT_FALSE(blob.empty());
+  const std::string card = tvtest::temp_dir("forged-card");
+  fs::create_directories(card + "/header");
+  std::ofstream(card + "/header/model.tvb", std::ios::binary)
+      .write((const char*)blob.data(), (std::streamsize)blob.size());
+  const tvtest::CommandResult r =
+      tvtest::run_capture("'" + tvtest::bin_path("tvsim") + "' --labels a,b --sd '" + card + "' < /dev/null");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(
+      r.out.find("SD /header/model.tvb refused: its network is too large: the inference work buffer would "
+                 "hold 2147483648 floats (8589934592 bytes) at layer 0, more than the 2147483647 a model may have"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Weights: He-init"), std::string::npos) << r.out;
 }

@@ -291,16 +291,6 @@ TEST(Tvsim, RunsInt8ModelsWithTheCoresInt8EngineAsTvtrainDoes) {
 
 namespace {
 
-// A card with a small trained model (shapes, 2 classes, 6 images each, 1 epoch).
-std::string card_with_model(int epochs = 1) {
-  const std::string card = make_card(shapes_dir(), kShapes2, 6);
-  const SimRun r =
-      sim("--sd " + card + labels_arg(kShapes2) + " --preset webmcu --epochs " + std::to_string(epochs), to_train(2));
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(fs::exists(card + "/header/model.tvb")) << r.out;
-  return card;
-}
-
 void flip_byte(const std::string& path, size_t at) {
   std::string b = read_text(path);
   b[at] = (char)(b[at] ^ 0x40);
@@ -402,7 +392,7 @@ TEST(Tvsim, PowerCutAtAnyPointOfASaveLeavesALoadableModel) {
     EXPECT_TRUE(crc == hex(old_crc) || crc == hex(new_crc)) << boot.out;
     old_seen += crc == hex(old_crc);
     new_seen += crc == hex(new_crc);
-    recovered += has(boot.out, "finished an interrupted save");
+    recovered += has(boot.out, "finished an interrupted save (/header/model.tvb.tmp");
   }
   EXPECT_GT(old_seen, 0);
   EXPECT_GT(new_seen, 0);
@@ -457,4 +447,51 @@ TEST(Tvsim, TooLittlePsramToTrainIsSaidWithTheNumbers) {
   EXPECT_TRUE(has(r.out, "Cannot train: the 737104-byte training arena (")) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("does not fit in the \\d+ bytes of PSRAM still free"))) << r.out;
   EXPECT_FALSE(fs::exists(card + "/header/model.tvb"));
+}
+
+// Keys typed during training are dropped when the run stops and saves: an impatient `l` pressed four
+// times stops it once and does not start Train again (which would overwrite the model and its backup).
+// Input sent after the save (here after ~wait) works as usual.
+TEST(Tvsim, KeysTypedDuringTrainingAreDroppedWhenItStops) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = make_card(shapes_dir(), kShapes2, 6);
+  const SimRun r =
+      sim("--sd " + card + labels_arg(kShapes2) + " --epochs 100000", to_train(2) + "lllxl\n~wait 10\nt\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  size_t runs = 0;
+  for (size_t at = 0; (at = r.out.find(">>> Training mode", at)) != std::string::npos; ++at) ++runs;
+  EXPECT_EQ(runs, 1u) << r.out;
+  EXPECT_TRUE(has(r.out, "--- Training Stopped (")) << r.out;
+  EXPECT_TRUE(has(r.out, "Ignored 4 keys sent during training (send them again now)")) << r.out;
+  EXPECT_FALSE(fs::exists(card + "/header/model.tvb.bak"));  // saved once
+  EXPECT_TRUE(has(r.out, "> 4. Infer\n")) << r.out;          // the `t` after the wait moved the menu
+}
+
+// firmware/README.md: a halt exits 1 (as every tool's failure), and the FATAL "class folder" message
+// names the folders it ignored (here a name over 31 characters).
+TEST(Tvsim, AHaltExitsOneAndNamesTheClassFoldersItIgnored) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = tvtest::temp_dir("card");
+  const std::string long_name(40, 'x');
+  fs::create_directories(card + "/images/cat");
+  fs::create_directories(card + "/images/" + long_name);
+  const SimRun r = sim("--sd " + card, "");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "FATAL: no model (SD card or baked) and 1 class folder in /images/ (ignored, not usable as "
+                  "class names: '" +
+                      long_name + "'): create one folder per class there (2 to 16, names of 1 to 31 characters)"))
+      << r.out;
+}
+
+// firmware/README.md's keystrokes: with N classes, N `t` then `l` is Train and N + 1 `t` then `l` is Infer.
+TEST(Tvsim, TheReadmesMenuKeystrokesReachTrainAndInfer) {
+  TV_REQUIRE_BINARY("tvsim");
+  for (const auto& [labels, train, infer] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"a,b", "ttl\n", "tttl\n"}, {"a,b,c", "tttl\n", "ttttl\n"}}) {
+    SCOPED_TRACE(labels);
+    const std::string card = tvtest::temp_dir("card");
+    EXPECT_TRUE(has(sim("--sd " + card + " --labels " + labels, train).out, ">>> Training mode"));
+    EXPECT_TRUE(has(sim("--sd " + card + " --labels " + labels, infer).out, ">>> Inference mode"));
+  }
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app.h"
+#include "core/forged_model.h"
 #include "memory_board.h"
 
 static_assert(sizeof(long) == 4 && sizeof(size_t) == 4, "this test is built with -m32 (scripts/test.sh)");
@@ -78,4 +79,25 @@ TEST(Firmware32, BootsTheCardsModelInfersAndTrainsFurther) {
   const Bytes& blob = board.files["/header/model.tvb"];
   EXPECT_TRUE(tv::blob_decode(blob.data(), blob.size(), &saved).ok());
   EXPECT_EQ(saved.model.num_classes, 3);
+}
+
+// A forged model whose work buffer is 2^31 floats (8 GiB; 0 bytes in a 32-bit size_t): refused at boot
+// with the real figure, never planned into a wrapped, too-small buffer.
+TEST(Firmware32, AForgedModelWhoseSizesWrapIsRefusedWithTheRealFigure) {
+  MemoryBoard board;
+  board.dirs.insert("/header");
+  board.files["/header/model.tvb"] = tvtest::forged_blob();
+  ASSERT_FALSE(board.files["/header/model.tvb"].empty());
+  board.dirs.insert("/images");
+  board.dirs.insert("/images/a");
+  board.dirs.insert("/images/b");
+  tvfw::AppConfig cfg;
+  tvfw::App app(board, cfg);
+  app.setup();
+  EXPECT_NE(board.out.find("SD /header/model.tvb refused: its network is too large: a tensor would hold 2147418112 "
+                           "floats (8589672448 bytes) at layer 0, more than the 33554431 a model may have"),
+            std::string::npos)
+      << board.out;
+  EXPECT_NE(board.out.find("Weights: He-init"), std::string::npos);
+  EXPECT_EQ(board.overflows, 0);
 }

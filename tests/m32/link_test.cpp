@@ -109,7 +109,8 @@ TEST(Link32, APushedModelsLabelsBecomeFolderNamesByTheBootRules) {
   ASSERT_TRUE(run_stream(*b.app, b.board, push_stream(pushed)));
   EXPECT_EQ(b.board.files["/header/model.tvb"], pushed);  // the file as sent
   // but no class folder outside /images: the unusable names are class<i>, as at boot
-  EXPECT_NE(b.board.out.find("note: the model has no usable folder name for some classes"), std::string::npos);
+  EXPECT_NE(b.board.out.find("note: class 0's label cannot name a card folder"), std::string::npos) << b.board.out;
+  EXPECT_NE(b.board.out.find("note: class 2's label cannot name a card folder"), std::string::npos);
   EXPECT_NE(b.board.out.find("  class 0: class0\n  class 1: ok\n  class 2: class2\n"), std::string::npos)
       << b.board.out;
 }

@@ -114,8 +114,11 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
     return make_status(StatusCode::InvalidArgument);
   if (c.num_labels != c.model->num_classes || c.num_tensors > kMaxBlobTensors || c.num_act_exps > kMaxLayers + 1)
     return make_status(StatusCode::InvalidArgument);
-  for (int i = 0; i < c.num_labels; ++i)
+  for (int i = 0; i < c.num_labels; ++i) {
     if (strlen(c.labels[i]) > 0xFFFF) return make_status(StatusCode::InvalidArgument);
+    for (int j = 0; j < i; ++j)
+      if (strcmp(c.labels[j], c.labels[i]) == 0) return make_status(StatusCode::BlobDuplicateLabel, -1, j, i);
+  }
   const size_t total = blob_encoded_size(c);
   if (total > cap) return make_status(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)total);
   if (total > 0xFFFFFFFFu) return make_status(StatusCode::Overflow);
@@ -185,6 +188,30 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
   if (written) *written = total;
   return ok_status();
 }
+
+namespace {
+
+// True (with the two class indices) when two labels of a decoded LABL section are equal.
+bool duplicate_label(const BlobView& v, int* first, int* second) {
+  const uint8_t* li = v.labels;
+  for (int i = 0; i < v.num_labels; ++i) {
+    const size_t len_i = read_le16(li);
+    const uint8_t* lj = li + 2 + len_i;
+    for (int j = i + 1; j < v.num_labels; ++j) {
+      const size_t len_j = read_le16(lj);
+      if (len_j == len_i && memcmp(lj + 2, li + 2, len_i) == 0) {
+        *first = i;
+        *second = j;
+        return true;
+      }
+      lj += 2 + len_j;
+    }
+    li += 2 + len_i;
+  }
+  return false;
+}
+
+}  // namespace
 
 Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   if (!data || !v) return make_status(StatusCode::InvalidArgument);
@@ -308,6 +335,9 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   if (off != total) return make_status(StatusCode::BlobCorrupt);
   if (!have_model || !have_labels) return make_status(StatusCode::BlobCorrupt);
   if (v->num_labels != v->model.num_classes) return make_status(StatusCode::BlobCorrupt);
+  // Two classes with one label cannot be told apart (nor kept in separate folders).
+  int first = 0, second = 0;
+  if (duplicate_label(*v, &first, &second)) return make_status(StatusCode::BlobDuplicateLabel, -1, first, second);
   for (int i = 0; i < v->num_tensors; ++i)
     if (v->tensors[i].layer >= v->model.num_layers) return make_status(StatusCode::BlobCorrupt, v->tensors[i].layer);
   // A model with an infinite or NaN weight computes nothing useful: refuse it here, once, for every loader.

@@ -119,6 +119,7 @@ const char* status_text(StatusCode code) {
     case StatusCode::NonFiniteActivation:
       return "its output is infinite or NaN although every weight is finite (the weights overflow float): the model "
              "is broken";
+    case StatusCode::BlobDuplicateLabel: return "two classes have the same label";
   }
   return "unknown status";
 }
@@ -134,9 +135,17 @@ bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) {
   return *out <= kMaxElements;
 }
 
-bool shape_size(const Shape& s, uint64_t* out) {
-  uint64_t hw;
-  return checked_mul((uint64_t)s.h, (uint64_t)s.w, &hw) && checked_mul(hw, (uint64_t)s.c, out);
+// h * w * c in 64 bits (each side below 2^16: no overflow).
+uint64_t shape_floats(const Shape& s) {
+  return (uint64_t)s.h * (uint64_t)s.w * (uint64_t)s.c;
+}
+
+// Refuses a figure over kMaxPlanFloats, keeping its real value for the message.
+bool over_limit(ModelPlan* plan, PlanFigure what, uint64_t floats, int layer, Status* st) {
+  if (floats <= kMaxPlanFloats) return false;
+  plan->overflow_floats = floats;
+  *st = make_status(StatusCode::Overflow, layer, (int32_t)what);
+  return true;
 }
 
 // Output size and leading pad of a sliding window along one axis.
@@ -176,8 +185,11 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
 
   Shape cur{desc.input.height, desc.input.width, desc.input.channels};
   plan->input = cur;
-  uint64_t cur_size;
-  if (!shape_size(cur, &cur_size)) return make_status(StatusCode::Overflow, -1);
+  uint64_t cur_size = shape_floats(cur);
+  Status too_large;
+  // Every sum and count in 64 bits, each checked against kMaxPlanFloats (a 32-bit board's byte
+  // figures then fit its size_t); a refusal keeps the real figure in plan->overflow_floats.
+  if (over_limit(plan, PlanFigure::Tensor, cur_size, -1, &too_large)) return too_large;
   uint64_t params = 0, max_act = cur_size, infer = 0, acts = cur_size, grad = 0, flops = 0;
   plan->num_layers = desc.num_layers;
 
@@ -240,21 +252,25 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
     const int ndim = weight_dims(d, cur, out, dims);
     if (ndim > 0) {
       wcount = 1;
-      for (int k = 0; k < ndim; ++k)
-        if (!checked_mul(wcount, dims[k], &wcount)) return make_status(StatusCode::Overflow, i);
+      for (int k = 0; k < ndim; ++k) {  // each dimension below 2^31: the product is checked at every step
+        if (!checked_mul(wcount, dims[k], &wcount)) {
+          plan->overflow_floats = 0;  // more than 2^31; not kept
+          return make_status(StatusCode::Overflow, i, (int32_t)PlanFigure::Weights);
+        }
+      }
       bcount = (uint64_t)out.c;
-      // Multiply-adds: every weight once per output position.
-      flops += 2 * (uint64_t)out.h * (uint64_t)out.w * wcount;
     }
     if (out.h <= 0 || out.w <= 0 || out.c <= 0) return make_status(StatusCode::ZeroDimension, i);
-    uint64_t out_size;
-    if (!shape_size(out, &out_size)) return make_status(StatusCode::Overflow, i);
+    const uint64_t out_size = shape_floats(out);
+    if (over_limit(plan, PlanFigure::Tensor, out_size, i, &too_large)) return too_large;
     lp.out = out;
     lp.weight_count = (size_t)wcount;
     lp.bias_count = (size_t)bcount;
     lp.param_offset = (size_t)params;
     params += wcount + bcount;
-    if (params > kMaxElements) return make_status(StatusCode::Overflow, i);
+    if (over_limit(plan, PlanFigure::Weights, params, i, &too_large)) return too_large;
+    // Multiply-adds: every weight once per output position (out.h * out.w and wcount below 2^31: no overflow).
+    flops += 2 * (uint64_t)out.h * (uint64_t)out.w * wcount;
     if (layer_has_params(d.type) && plan->first_param_layer < 0) plan->first_param_layer = i;
     if (out_size > max_act) max_act = out_size;
     if (layer_in_place(d.type)) {
@@ -262,8 +278,10 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
       lp.act_offset = i == 0 ? 0 : plan->layers[i - 1].act_offset;
     } else {
       if (cur_size + out_size > infer) infer = cur_size + out_size;
+      if (over_limit(plan, PlanFigure::InferenceWork, infer, i, &too_large)) return too_large;
       lp.act_offset = (size_t)acts;
       acts += out_size;
+      if (over_limit(plan, PlanFigure::TrainingActivations, acts, i, &too_large)) return too_large;
     }
     cur = out;
     cur_size = out_size;
@@ -276,10 +294,11 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
   // differentiated; the first layer with parameters never computes its input gradient.
   for (int i = plan->first_param_layer; i < desc.num_layers; ++i) {
     const LayerPlan& lp = plan->layers[i];
-    uint64_t need = lp.out.size();
-    if (i > plan->first_param_layer && !layer_in_place(desc.layers[i].type)) need += lp.in.size();
+    uint64_t need = shape_floats(lp.out);
+    if (i > plan->first_param_layer && !layer_in_place(desc.layers[i].type)) need += shape_floats(lp.in);
     if (need > grad) grad = need;
   }
+  if (over_limit(plan, PlanFigure::BackwardScratch, grad, -1, &too_large)) return too_large;
   plan->param_count = (size_t)params;
   plan->max_activation = (size_t)max_act;
   plan->infer_floats = (size_t)infer;
@@ -389,6 +408,17 @@ int layer_detail_text(const LayerDesc& d, const Shape& out, char* buf, int n) {
       break;
   }
   return t.len;
+}
+
+const char* plan_figure_name(int32_t what) {
+  switch ((PlanFigure)what) {
+    case PlanFigure::Tensor: return "a tensor";
+    case PlanFigure::Weights: return "the weights";
+    case PlanFigure::InferenceWork: return "the inference work buffer";
+    case PlanFigure::TrainingActivations: return "the training activations";
+    case PlanFigure::BackwardScratch: return "the backward scratch";
+  }
+  return "a size";
 }
 
 bool same_model(const ModelDesc& a, const ModelDesc& b) {

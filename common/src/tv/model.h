@@ -75,6 +75,17 @@ struct LayerPlan {
   size_t act_offset = 0;    // training: where this layer's output is stored in a worker's activations
 };
 
+// The largest float count plan_model accepts for any figure of a plan (a tensor, the weights, the
+// inference work buffer, the training activations, the backward scratch): 2^31 - 1 (every index fits
+// an int), and on a 32-bit build SIZE_MAX / 128 (2^25), so that every byte count inference_memory,
+// training_memory (8 lanes, Adam, snapshot, augmentation) and q8_memory derive from them fits size_t.
+constexpr uint64_t kMaxPlanFloats = (uint64_t)SIZE_MAX / 128 < 0x7fffffffULL ? (uint64_t)SIZE_MAX / 128 : 0x7fffffffULL;
+
+// Which figure of a plan was too large (Status.a of plan_model's StatusCode::Overflow).
+enum class PlanFigure : int32_t { Tensor = 0, Weights, InferenceWork, TrainingActivations, BackwardScratch };
+// "the inference work buffer", ... for Status.a of an Overflow.
+const char* plan_figure_name(int32_t what);
+
 // Everything derived from a description.
 struct ModelPlan {
   ModelDesc desc;
@@ -88,6 +99,7 @@ struct ModelPlan {
   size_t train_grad_floats = 0;  // training: backward scratch (both ends of one buffer)
   int first_param_layer = -1;    // backward stops here and skips its input gradient
   uint64_t flops_forward = 0;    // multiply-adds * 2 of one forward pass
+  uint64_t overflow_floats = 0;  // after an Overflow refusal: the figure's real float count (0: over 2^31)
 };
 
 // The weight tensor's dimensions of a layer with parameters: conv [out_c][k_h][k_w][in_c], depthwise
@@ -100,7 +112,9 @@ int weight_dims(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t 
 // characters and a terminating zero into buf; returns the length.
 int layer_detail_text(const LayerDesc& d, const Shape& out, char* buf, int n);
 
-// Validates the description and derives the plan. Rejections name the layer and the reason.
+// Validates the description and derives the plan. Rejections name the layer and the reason; a figure
+// over kMaxPlanFloats is refused with StatusCode::Overflow, a = its PlanFigure, and its real float
+// count in plan->overflow_floats.
 Status plan_model(const ModelDesc& desc, ModelPlan* plan);
 
 // True when two descriptions describe the same computation (same input, layers and classes).

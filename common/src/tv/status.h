@@ -35,6 +35,7 @@ enum class StatusCode : uint8_t {
                            // for the input scale/offset or a raw file; b: element index)
   NonFiniteActivation,     // a layer's output holds an infinite or NaN value although its weights are finite
                            // (they overflow float on this input; layer: which, a: the element index)
+  BlobDuplicateLabel,      // two classes have the same label (a, b: their indices)
 };
 
 // A status: what went wrong, at which layer (-1 when not about a layer), and up to two numbers

@@ -1,0 +1,154 @@
+// Class names as card folders: which names a folder can have, names that FAT would make one folder
+// (it ignores letter case, and trailing dots and spaces), the model's labels turned into distinct
+// folder names, and the class folders found on the card.
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+
+namespace tvfw {
+
+namespace {
+
+// The length FAT compares: trailing dots and spaces do not count.
+size_t fat_length(const char* t, size_t len) {
+  while (len > 0 && (t[len - 1] == '.' || t[len - 1] == ' ')) --len;
+  return len;
+}
+
+char fold(char c) {
+  return (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c;
+}
+
+}  // namespace
+
+bool folder_safe(const char* t, size_t len) {
+  if (len == 0 || len > (size_t)kMaxLabelLength || fat_length(t, len) == 0) return false;  // ".", "..", " ."
+  for (size_t i = 0; i < len; ++i)
+    if (t[i] == '/' || t[i] == '\\' || (unsigned char)t[i] < 32) return false;
+  return true;
+}
+
+bool same_card_folder(const char* a, size_t la, const char* b, size_t lb) {
+  la = fat_length(a, la);
+  lb = fat_length(b, lb);
+  if (la != lb) return false;
+  for (size_t i = 0; i < la; ++i)
+    if (fold(a[i]) != fold(b[i])) return false;
+  return true;
+}
+
+int first_same_card_folder(const char (*labels)[kMaxLabelLength + 1], int n, const char* name) {
+  for (int i = 0; i < n; ++i)
+    if (same_card_folder(labels[i], strlen(labels[i]), name, strlen(name))) return i;
+  return -1;
+}
+
+// The model's labels as folder names: each usable label as it is, unless FAT would put it in the folder
+// of an earlier class; then, and for labels no folder can have, class<i> (class<i>_2, _3, ... when that
+// name is taken by another class). Deterministic, and said.
+void App::name_classes(const tv::BlobView& view) {
+  for (int i = 0; i < num_classes_; ++i) {
+    const char* t = nullptr;
+    size_t len = 0;
+    const bool usable = tv::blob_label(view, i, &t, &len) && folder_safe(t, len);
+    if (usable) {
+      memcpy(labels_[i], t, len);
+      labels_[i][len] = 0;
+      if (first_same_card_folder(labels_, i, labels_[i]) < 0) continue;
+    }
+    const int other = usable ? first_same_card_folder(labels_, i, labels_[i]) : -1;
+    for (int k = 1;; ++k) {  // a name no earlier class has and no later label asks for
+      char name[kMaxLabelLength + 1];
+      snprintf(name, sizeof name, k == 1 ? "class%d" : "class%d_%d", i, k);
+      bool taken = first_same_card_folder(labels_, i, name) >= 0;
+      for (int j = i + 1; j < num_classes_ && !taken; ++j)
+        taken =
+            tv::blob_label(view, j, &t, &len) && folder_safe(t, len) && same_card_folder(t, len, name, strlen(name));
+      if (taken) continue;
+      if (usable)
+        say("  note: class %d's label '%s' names the same card folder as class %d's '%s' (FAT ignores letter case and "
+            "trailing dots and spaces): class %d is called %s",
+            i, labels_[i], other, labels_[other], i, name);
+      else
+        say("  note: class %d's label cannot name a card folder (1 to %d characters, no '/', '\\' or control "
+            "characters, not only dots and spaces): it is called %s",
+            i, kMaxLabelLength, name);
+      memcpy(labels_[i], name, sizeof name);
+      break;
+    }
+  }
+}
+
+namespace {
+
+struct FolderScan {
+  static constexpr int kIgnoredNamed = 3;
+  char names[kMaxClasses][kMaxLabelLength + 1];
+  int count = 0;
+  bool too_many = false;
+  int ignored = 0;                        // folders no class can be named after
+  char ignored_names[kIgnoredNamed][48];  // the first of them (cut at 44 characters)
+};
+
+void scan_class_folder(void* ctx, const char* name, bool is_dir) {
+  FolderScan& s = *(FolderScan*)ctx;
+  if (!is_dir || !name[0] || name[0] == '.') return;
+  if (!folder_safe(name, strlen(name))) {
+    if (s.ignored < FolderScan::kIgnoredNamed)
+      snprintf(s.ignored_names[s.ignored], sizeof s.ignored_names[0], "%.44s%s", name, strlen(name) > 44 ? "..." : "");
+    s.ignored++;
+    return;
+  }
+  if (s.count == kMaxClasses) {
+    s.too_many = true;
+    return;
+  }
+  strcpy(s.names[s.count++], name);
+}
+
+}  // namespace
+
+int App::he_init_labels(char* ignored, size_t ignored_cap) {
+  if (ignored_cap) ignored[0] = 0;
+  if (cfg_.num_labels > 0) {
+    for (int i = 0; i < cfg_.num_labels && i < kMaxClasses; ++i)
+      snprintf(labels_[i], sizeof labels_[i], "%s", cfg_.labels[i]);
+    return cfg_.num_labels;
+  }
+  static FolderScan scan;  // a few hundred bytes: kept off the loop task's stack
+  scan = FolderScan();
+  if (hal_.sd_ready()) hal_.list_dir(kImagesDir, scan_class_folder, &scan);
+  if (scan.ignored > 0 && ignored_cap) {
+    size_t used = 0;
+    for (int i = 0; i < scan.ignored && i < FolderScan::kIgnoredNamed && used < ignored_cap; ++i) {
+      const int k = snprintf(ignored + used, ignored_cap - used, "%s'%s'", i ? ", " : "", scan.ignored_names[i]);
+      if (k > 0) used += (size_t)k;
+    }
+    if (scan.ignored > FolderScan::kIgnoredNamed && used < ignored_cap)
+      snprintf(ignored + used, ignored_cap - used, " and %d more", scan.ignored - FolderScan::kIgnoredNamed);
+  }
+  if (scan.too_many) return kMaxClasses + 1;
+  // sorted by name, as tvtrain orders class folders (at most 16: insertion sort)
+  for (int i = 1; i < scan.count; ++i)
+    for (int j = i; j > 0 && strcmp(scan.names[j - 1], scan.names[j]) > 0; --j) {
+      char t[kMaxLabelLength + 1];
+      strcpy(t, scan.names[j]);
+      strcpy(scan.names[j], scan.names[j - 1]);
+      strcpy(scan.names[j - 1], t);
+    }
+  // Folders FAT would make one (a card written elsewhere, or tvsim's folder): the first by name is the class.
+  int n = 0;
+  for (int i = 0; i < scan.count; ++i) {
+    const int same = first_same_card_folder(labels_, n, scan.names[i]);
+    if (same < 0)
+      strcpy(labels_[n++], scan.names[i]);
+    else
+      say("  note: the class folder %s/%s is the same folder as %s/%s on a FAT card (letter case, trailing dots and "
+          "spaces): ignored",
+          kImagesDir, scan.names[i], kImagesDir, labels_[same]);
+  }
+  return n;
+}
+
+}  // namespace tvfw
