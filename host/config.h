@@ -42,7 +42,7 @@ void apply_config_file(const std::string& path, TrainSetup* setup);
 // Same from JSON text (name is used in messages).
 void apply_config_text(const std::string& text, const std::string& name, TrainSetup* setup);
 
-// Parses "HxWxC" (e.g. 28x28x1); throws on anything else.
+// Parses --input "HxWxC" (e.g. 28x28x1); anything else is a tvh::UsageError saying what is wrong.
 void parse_input_size(const std::string& text, int* h, int* w, int* c);
 
 }  // namespace tvh

@@ -91,35 +91,35 @@ int tvquant_main(int argc, char** argv) {
   app.add_option(
          "--calib-images", calib_images,
          "Which calibration images set the activation ranges: train (the split's training images, default) or all")
-      ->check(CLI::IsMember({"train", "all"}));
+      ->check(tvcli::one_of({"train", "all"}));
   app.add_option("--val-last", val_last, "Reference split: the last N images of each class are validation (default 3)")
-      ->check(CLI::Range(0, 100000));
+      ->check(tvcli::whole(0, 100000));
   app.add_option(
       "--eval-on", eval_on,
       "Compare float and int8 on every image of this dataset (default: the calibration dataset's validation split)");
   app.add_option("--calibration", observer,
                  "How activation exponents are chosen: mse (default: the smallest rounding plus clipping error over "
                  "the calibration images; the scores keep max|x|), minmax (max|x|) or percentile (see --percentile)")
-      ->check(CLI::IsMember({"mse", "minmax", "percentile"}));
+      ->check(tvcli::one_of({"mse", "minmax", "percentile"}));
   CLI::Option* percentile_opt =
       app.add_option("--percentile", percentile,
                      "Activation ranges from this percentile of |x| (e.g. 99.99; implies --calibration percentile)")
-          ->check(CLI::Range(1e-6, 100.0));
+          ->check(tvcli::real(1e-6, 100.0));
   app.add_option("--acc-check", acc_check,
                  "20-bit accumulator rule: worst-case (default: exact on the device for any input) or calibrated (the "
                  "calibration images' sums stay a bit below the limit; layers without the guarantee are reported)")
-      ->check(CLI::IsMember({"worst-case", "calibrated"}));
+      ->check(tvcli::one_of({"worst-case", "calibrated"}));
   app.add_flag("--per-channel", per_channel,
                "One weight exponent per output channel (NOT for the ESP32-S3: ESP-DL runs per-channel exponents on the "
                "P4 only)");
-  app.add_option("--threads", threads, "Decoding threads")->check(CLI::Range(1, 64));
+  app.add_option("--threads", threads, "Decoding threads")->check(tvcli::whole(1, 64));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the report goes to stderr)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
   if (const int rc = tvcli::parse(app, argc, argv, "tvquant"); rc >= 0) return rc;
   const tvcli::StderrLog log{quiet};
   if (percentile_opt->count() && !observer.empty() && observer != "percentile")
-    throw tvh::Error("--percentile sets --calibration percentile, but --calibration " + observer +
-                     " was given; drop one of the two.");
+    throw tvh::UsageError("--percentile sets --calibration percentile, but --calibration " + observer +
+                          " was given; drop one of the two.");
   if (observer.empty()) observer = percentile_opt->count() ? "percentile" : "mse";
 
   // Validate every input and the output before anything is computed or written.
@@ -291,14 +291,16 @@ int tvquant_prune_main(int argc, char** argv) {
   app.add_option("model", model, "Float model (.tvb)")->required();
   app.add_option("dataset", dataset, "Dataset to fine-tune and evaluate on (folder or .zip)")->required();
   app.add_option("--ratio", ratio, "Fraction of the conv channels to remove (default 0.2)")
-      ->check(CLI::Range(0.0, 0.95));
+      ->check(tvcli::real(0.0, 0.95));
   app.add_option("-o,--output", output, "Write the pruned (and fine-tuned) float model here")->required();
   app.add_option("--epochs", epochs, "Fine-tuning epochs (default 5; 0 = no fine-tuning)")
-      ->check(CLI::Range(0, 100000));
+      ->check(tvcli::whole(0, 100000));
   app.add_option("--preset", preset,
-                 "Training recipe for fine-tuning (default: the model's own, from its provenance preset= line)");
-  app.add_option("--seed", seed, "Seed for shuffling and augmentation while fine-tuning (default 1)");
-  app.add_option("--threads", threads, "Threads (results are identical for any count)")->check(CLI::Range(1, 64));
+                 "Training recipe for fine-tuning (default: the model's own, from its provenance preset= line)")
+      ->check(tvcli::preset_choice());
+  app.add_option("--seed", seed, "Seed for shuffling and augmentation while fine-tuning (default 1)")
+      ->check(tvcli::whole(0, UINT64_MAX));
+  app.add_option("--threads", threads, "Threads (results are identical for any count)")->check(tvcli::whole(1, 64));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the table goes to stderr)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
   if (const int rc = tvcli::parse(app, argc, argv, "tvquant prune"); rc >= 0) return rc;

@@ -63,6 +63,10 @@ void apply_augment(const std::string& text, tv::TrainRecipe* r) {
   r->aug_brightness = 0.f;
   if (text == "none") return;
   for (const std::string& item : split_list(text)) {
+    if (item == "none")
+      throw tvh::UsageError("--augment " + text +
+                            ": none turns augmentation off and cannot be combined with other kinds; give either none "
+                            "or a list such as flip,shift.");
     const size_t eq = item.find('=');
     const std::string name = item.substr(0, eq);
     const std::string value = eq == std::string::npos ? std::string() : item.substr(eq + 1);
@@ -158,26 +162,28 @@ int tvtrain_main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tvtrain ") + TV_VERSION);
   app.add_option("dataset", a.dataset, "Dataset folder or .zip (one sub-folder per class)")->required();
   app.add_option("-o,--output", a.output, "Write the trained model (.tvb) here");
-  app.add_option("--preset", a.preset, "Model and recipe: tinyvision (default, recommended) or webmcu (the reference)");
+  app.add_option("--preset", a.preset, "Model and recipe: tinyvision (default, recommended) or webmcu (the reference)")
+      ->check(tvcli::preset_choice());
   app.add_option("--config", a.config, "JSON model/training config (see host/config.h for the format)");
   app.add_option("--input", a.input, "Model input HxWxC, e.g. 28x28x1 or 96x96x3 (every layer follows)");
-  app.add_option("--epochs", a.epochs, "Override the recipe's epochs")->check(CLI::Range(1, 100000));
-  app.add_option("--batch", a.batch, "Override the recipe's batch size")->check(CLI::Range(1, 4096));
-  app.add_option("--lr", a.lr, "Override the recipe's learning rate")->check(CLI::Range(1e-9, 10.0));
+  app.add_option("--epochs", a.epochs, "Override the recipe's epochs")->check(tvcli::whole(1, 100000));
+  app.add_option("--batch", a.batch, "Override the recipe's batch size")->check(tvcli::whole(1, 4096));
+  app.add_option("--lr", a.lr, "Override the recipe's learning rate")->check(tvcli::real(1e-9, 10.0));
   app.add_option("--lanes", a.lanes, "Gradient lanes (fixes the summation order; threads never change results)")
-      ->check(CLI::Range(1, 8));
-  app.add_option("--seed", a.seed, "Seed for initialization, shuffling, splits and augmentation (default 1)");
+      ->check(tvcli::whole(1, 8));
+  app.add_option("--seed", a.seed, "Seed for initialization, shuffling, splits and augmentation (default 1)")
+      ->check(tvcli::whole(0, UINT64_MAX));
   app.add_option("--threads", a.threads,
                  "Threads for decoding and training (default: all cores; results are identical for any count)")
-      ->check(CLI::Range(1, 256));
+      ->check(tvcli::whole(1, 256));
   app.add_option("--classes", a.classes, "Explicit class list a,b,c (default: sorted folder names)");
   app.add_option("--split", a.split, "Validation split: reference (last N per class, default) or fraction")
-      ->check(CLI::IsMember({"reference", "fraction"}));
-  app.add_option("--val-last", a.val_last, "N for the reference split (default 3)")->check(CLI::Range(0, 100000));
+      ->check(tvcli::one_of({"reference", "fraction"}));
+  app.add_option("--val-last", a.val_last, "N for the reference split (default 3)")->check(tvcli::whole(0, 100000));
   app.add_option("--val-fraction", a.val_fraction, "Fraction for --split fraction (default 0.2)")
-      ->check(CLI::Range(0.0, 0.95));
+      ->check(tvcli::real(0.0, 0.95));
   app.add_option("--kfold", a.kfold, "K-fold cross-validation: report mean and sd of validation accuracy")
-      ->check(CLI::Range(2, 1000));
+      ->check(tvcli::whole(2, 1000));
   app.add_option("--init", a.init, "Start from a model (.tvb, or the reference's raw myWeights.bin)");
   app.add_flag("--eval", a.eval, "With --init: evaluate the model on every image, no training");
   app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
