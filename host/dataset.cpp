@@ -480,6 +480,11 @@ DatasetListing list_dataset(const DatasetOptions& options) {
       const std::string folder = slash == std::string::npos ? std::string() : in_root.substr(0, slash);
       if (excluded.count(folder)) {
         skip(rel, "outside_class_folders", "is in folder '" + folder + "', which is not in the class list");
+      } else if (!is_image_name(leaf) && unsupported_image_format(leaf).empty()) {
+        // A model, header or note kept beside the class folders (the reference's header/myWeights.bin):
+        // not a photo, so not one to move into a class.
+        skip(rel, "outside_class_folders",
+             std::string("is not a ") + kImageKinds + " image and not in a class folder: left out");
       } else {
         skip(rel, "outside_class_folders",
              "is not inside a class folder: move it into the sub-folder of its class, or remove it");

@@ -11,6 +11,7 @@
 #include "host/q8_reference.h"
 #include "host/s3_limits.h"
 #include "host/text.h"
+#include "host/text_width.h"
 #include "tv/blob.h"
 #include "tv/int8/int8_ops.h"
 #include "tv/int8/q8_model.h"
@@ -548,12 +549,8 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
 }
 
 std::string quant_table(const tv::ModelPlan& plan, const QuantResult& r) {
-  std::string s;
-  char line[300];
-  std::snprintf(line, sizeof line, "%-5s %-17s %-10s %5s %5s %5s %6s %11s %12s %9s %11s %9s\n", "layer", "type",
-                "output", "e_in", "e_w", "e_out", "shift", "int8 input", "|acc| bound", "headroom", "seen |acc|",
-                "range");
-  s += line;
+  std::vector<std::vector<std::string>> rows = {{"layer", "type", "output", "e_in", "e_w", "e_out", "shift",
+                                                 "int8 input", "|acc| bound", "headroom", "seen |acc|", "range"}};
   for (const LayerQuant& q : r.layers) {
     const tv::LayerPlan& lp = plan.layers[q.index];
     std::string shape = std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) + "x" + std::to_string(lp.out.c);
@@ -567,13 +564,10 @@ std::string quant_table(const tv::ModelPlan& plan, const QuantResult& r) {
       head = std::to_string(q.bound_headroom_bits) + " bit" + (std::abs(q.bound_headroom_bits) == 1 ? "" : "s");
       if (q.observed_acc) seen = grouped(q.observed_acc);
     }
-    std::string range = q.calib_range > 0 ? fmt("%.4g", q.calib_range) : "-";
-    std::snprintf(line, sizeof line, "%-5d %-17s %-10s %5d %5s %5d %6s %11s %12s %9s %11s %9s\n", q.index,
-                  q.type.c_str(), shape.c_str(), q.e_in, ew.c_str(), q.e_out, shift.c_str(), in.c_str(), bound.c_str(),
-                  head.c_str(), seen.c_str(), range.c_str());
-    s += line;
+    rows.push_back({std::to_string(q.index), q.type, shape, std::to_string(q.e_in), ew, std::to_string(q.e_out), shift,
+                    in, bound, head, seen, q.calib_range > 0 ? fmt("%.4g", q.calib_range) : "-"});
   }
-  return s;
+  return format_table(rows, "lll");
 }
 
 }  // namespace tvh

@@ -6,10 +6,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "host/dataset.h"
 #include "host/error.h"
 #include "host/model_io.h"
 #include "host/numbers.h"
+#include "host/text_width.h"
 #include "test_support.h"
+#include "tv/int8/q8_model.h"
 #include "tv/net.h"
 #include "tv/presets.h"
 
@@ -175,4 +178,57 @@ TEST(StrictUsage, LabelsArePrintedEscapedByClassifyAndInfo) {
   ASSERT_EQ(j.status, 0) << j.err;
   const nlohmann::json a = nlohmann::json::parse(j.out);
   EXPECT_TRUE(a[0]["probabilities"].contains("two\nlines"));
+}
+
+TEST(StrictUsage, PruneTableAndTvquantAgreeOnInt8WeightBytes) {
+  TV_REQUIRE_BINARY("tvquant");
+  const std::string dir = tvtest::temp_dir("strict-bytes");
+  const std::string ds = tvtest::shapes_subset("strict-bytes-ds", 4);
+  const std::string model = make_model(dir + "/m.tvb", {"0blank", "1circle", "2cross"});
+  const nlohmann::json p = tvtest::run_json(bin("tvquant") + " prune " + q(model) + " " + q(ds) + " --ratio 0.25 " +
+                                            "--epochs 0 --preset webmcu -q --json -o " + q(dir + "/p.tvb"));
+  const nlohmann::json t = tvtest::run_json(bin("tvquant") + " " + q(model) + " --calib " + q(ds) +
+                                            " --val-last 1 -q --json -o " + q(dir + "/m.q8.tvb"));
+  ASSERT_TRUE(p.is_object() && t.is_object());
+  // The same model: the same figure (each int8 array padded to 16 bytes as the header lays it out).
+  EXPECT_EQ(p["rows"][0]["int8_bytes"], t["int8_weight_bytes"]);
+  const tvh::LoadedModel pruned = tvh::load_model(dir + "/p.tvb");
+  EXPECT_EQ(p["rows"][1]["int8_bytes"], tv::q8_memory(*pruned.plan).weight_bytes);
+}
+
+TEST(StrictUsage, TablesSizeTheirColumnsFromTheirContent) {
+  const std::string t = tvh::format_table({{"name", "n"}, {"a-much-longer-cell", "1,234,567,890"}, {"b", "7"}}, "l");
+  EXPECT_EQ(t,
+            "name                           n\n"
+            "a-much-longer-cell 1,234,567,890\n"
+            "b                              7\n");
+}
+
+TEST(StrictUsage, AModelFileBesideTheClassFoldersIsNotToldToMoveIntoAClass) {
+  const std::string root = tvtest::temp_dir("strict-header");
+  const std::string ds = tvtest::source_path("datasets/shapes");
+  for (const char* c : {"0blank", "1circle"}) {
+    fs::create_directories(root + "/images/" + c);
+    for (int i = 0; i < 2; ++i) {
+      const std::string name = "img_00" + std::to_string(i) + ".jpg";
+      fs::copy_file(ds + "/" + c + "/" + name, root + "/images/" + c + "/" + name);
+    }
+  }
+  fs::create_directories(root + "/images/header");
+  tvtest::write_text(root + "/images/header/myWeights.bin", "weights");
+  fs::copy_file(ds + "/0blank/img_002.jpg", root + "/images/stray.jpg");
+  tvh::DatasetOptions o;
+  o.path = root + "/images";
+  o.height = o.width = 16;
+  o.channels = 3;
+  const tvh::DatasetListing l = tvh::list_dataset(o);
+  ASSERT_EQ(l.skipped.size(), 2u);
+  for (const tvh::SkippedFile& s : l.skipped) {
+    if (has(s.path, "myWeights.bin")) {
+      EXPECT_FALSE(has(s.message, "move it")) << s.message;
+      EXPECT_TRUE(has(s.message, "left out")) << s.message;
+    } else {
+      EXPECT_TRUE(has(s.message, "move it into the sub-folder of its class")) << s.message;  // a photo: yes
+    }
+  }
 }

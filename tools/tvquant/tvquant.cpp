@@ -17,6 +17,7 @@
 #include "host/report.h"
 #include "host/split.h"
 #include "host/text.h"
+#include "host/text_width.h"
 #include "host/training.h"
 #include "tools/common/cli.h"
 #include "tv/int8/q8_model.h"
@@ -338,13 +339,11 @@ int tvquant_prune_main(int argc, char** argv) {
   };
   const std::vector<int> every = tvh::all_indices(ds);
   auto row_of = [&](const std::string& stage, const tv::ModelPlan& p, int channels, const float* weights) {
-    size_t int8 = 0;
-    for (int i = 0; i < p.num_layers; ++i) int8 += p.layers[i].weight_count + p.layers[i].bias_count * 4;
     return Row{stage,
                channels,
                p.param_count,
                p.param_count * 4,
-               int8,
+               tv::q8_memory(p).weight_bytes,  // the int8 weight bytes tvquant and the header report
                tvh::evaluate_float(p, weights, ds, split.val),
                tvh::evaluate_float(p, weights, ds, every)};
   };
@@ -403,16 +402,12 @@ int tvquant_prune_main(int argc, char** argv) {
                       fmt("%.1f", 100.0 * (pr.channels_before - pr.channels_after) / pr.channels_before) +
                       " %); accuracy on the validation split (" + std::to_string(split.val.size()) +
                       " images) and on all " + std::to_string(ds.size()) + " images\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%-11s %9s %11s %12s %11s %14s %14s\n", "model", "channels", "parameters",
-                "float bytes", "int8 bytes", "val accuracy", "all images");
-  table += line;
-  for (const Row& r : rows) {
-    std::snprintf(line, sizeof line, "%-11s %9d %11s %12s %11s %14s %14s\n", r.stage.c_str(), r.channels,
-                  grouped(r.params).c_str(), grouped(r.bytes_float).c_str(), grouped(r.bytes_int8).c_str(),
-                  pct(r.val.accuracy()).c_str(), pct(r.all.accuracy()).c_str());
-    table += line;
-  }
+  std::vector<std::vector<std::string>> cells = {
+      {"model", "channels", "parameters", "float bytes", "int8 bytes", "val accuracy", "all images"}};
+  for (const Row& r : rows)
+    cells.push_back({r.stage, std::to_string(r.channels), grouped(r.params), grouped(r.bytes_float),
+                     grouped(r.bytes_int8), pct(r.val.accuracy()), pct(r.all.accuracy())});
+  table += tvh::format_table(cells, "l");
   if (as_json) {
     if (!quiet) std::fprintf(stderr, "%s", table.c_str());
     json jrows = json::array();
