@@ -13,6 +13,7 @@
 #include "host/error.h"
 #include "host/evaluate.h"
 #include "host/files.h"
+#include "host/layout_check.h"
 #include "host/model_io.h"
 #include "host/report.h"
 #include "host/split.h"
@@ -300,18 +301,23 @@ int tvtrain_main(int argc, char** argv) {
   dopt.threads = a.threads;
   // List first, then know the model and the memory it all takes, then decode.
   tvh::DatasetListing listing = tvh::list_dataset(dopt);
+  // The likely mistakes (the parent of a dataset, a photo library's folders as classes) before decoding.
+  for (const auto& w : tvh::check_layout(listing, {!classes.empty(), !init.plan})) log("warning: " + w);
   // A preset's model and recipe follow the data (depth from the input, scale from the image count);
-  // the command-line options still override the recipe.
-  if (setup.adapt && !init.plan) {
+  // the command-line options still override the recipe. Sized first from the listed files (for the
+  // memory estimate: an upper bound), then again from the images that decoded.
+  const bool adapt = setup.adapt && !init.plan;
+  auto adapt_to = [&](size_t images) {
     tv::DataShape data;
     data.height = setup.model.input.height;
     data.width = setup.model.input.width;
     data.channels = setup.model.input.channels;
-    data.images = (long)listing.images.size();
+    data.images = (long)images;
     tv::preset_model_for(setup.preset.c_str(), 2, data, &setup.model);
     tv::preset_recipe_for(setup.preset.c_str(), data, &setup.recipe);
     apply_overrides();
-  }
+  };
+  if (adapt) adapt_to(listing.images.size());
   setup.model.num_classes = (uint16_t)std::max<size_t>(2, listing.classes.size());
   std::unique_ptr<tv::ModelPlan> plan;
   {
@@ -372,7 +378,9 @@ int tvtrain_main(int argc, char** argv) {
                      " but " + a.init + " has " + std::to_string(init.plan->desc.num_classes) + ".");
   if (init.plan && init.format != "tvb") init.labels = ds.classes;
 
-  if (setup.model.num_classes != ds.classes.size()) {
+  const bool resized = adapt && ds.size() != listing.images.size();  // some files were no images
+  if (resized) adapt_to(ds.size());
+  if (resized || setup.model.num_classes != ds.classes.size()) {
     setup.model.num_classes = (uint16_t)ds.classes.size();
     plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the model" : "--input " + a.input);
   }
