@@ -9,6 +9,7 @@
 #include "host/dataset.h"
 #include "host/error.h"
 #include "host/files.h"
+#include "host/interval.h"
 #include "host/layout_check.h"
 #include "test_support.h"
 
@@ -49,10 +50,12 @@ tvh::DatasetListing listing_of(const std::string& path) {
 }  // namespace
 
 TEST(LayoutCheck, PhotoLibraryFolderNames) {
-  for (const char* yes : {"2024", "1999", "2024-05", "2024_05_17", "20240517", "2024.05", "DCIM", "dcim", "100APPLE",
-                          "101_PANA", "100CANON", "100_FUJI", "Camera", "Camera Roll", "Screenshots", "WhatsApp Images"})
+  for (const char* yes :
+       {"2024", "1999", "2024-05", "2024_05_17", "20240517", "2024.05", "DCIM", "dcim", "100APPLE", "101_PANA",
+        "100CANON", "100_FUJI", "Camera", "Camera Roll", "Screenshots", "WhatsApp Images"})
     EXPECT_TRUE(tvh::looks_like_photo_library_folder(yes)) << yes;
-  for (const char* no : {"cats", "0Blank", "1Cup", "2024cats", "100cats", "3000", "24", "class1", "100", "apple", "pen-2024"})
+  for (const char* no :
+       {"cats", "0Blank", "1Cup", "2024cats", "100cats", "3000", "24", "class1", "100", "apple", "pen-2024"})
     EXPECT_FALSE(tvh::looks_like_photo_library_folder(no)) << no;
 }
 
@@ -151,4 +154,34 @@ TEST(LayoutCheck, FilesThatAreNoImagesDoNotSizeTheNetwork) {
   EXPECT_EQ(padded["params"], clean["params"]);
   EXPECT_EQ(padded["epochs"], clean["epochs"]);
   EXPECT_EQ(tvh::read_file(out + "/a.tvb").size(), tvh::read_file(out + "/b.tvb").size());
+}
+
+TEST(AccuracyInterval, EveryAccuracyInJsonHasItsWilsonInterval) {
+  TV_REQUIRE_BINARY("tvtrain");
+  const std::string ds = tvtest::shapes_subset("interval-ds", 6);
+  const std::string out = tvtest::temp_dir("interval-out");
+  const std::string tool = q(tvtest::bin_path("tvtrain")) + " " + q(ds) + " -q --json ";
+  const std::string recipe = "--epochs 1 --input 16x16x3 ";
+  auto inside = [](const nlohmann::json& acc, const nlohmann::json& ci) {
+    ASSERT_TRUE(acc.is_number()) << acc;
+    ASSERT_TRUE(ci.is_array() && ci.size() == 2) << ci;
+    EXPECT_LE(ci[0].get<double>(), acc.get<double>());
+    EXPECT_GE(ci[1].get<double>(), acc.get<double>());
+    EXPECT_LT(ci[0].get<double>(), ci[1].get<double>());
+  };
+  const nlohmann::json t = tvtest::run_json(tool + recipe + "--no-curve --no-confusion -o " + q(out + "/m.tvb"));
+  inside(t["val_accuracy"], t["val_accuracy_interval"]);
+  const auto ci = tvh::wilson_interval(t["val_correct"].get<long>(), t["val_images"].get<long>());
+  EXPECT_DOUBLE_EQ(t["val_accuracy_interval"][0].get<double>(), ci.first);
+  const nlohmann::json e = tvtest::run_json(tool + "--eval --init " + q(out + "/m.tvb"));
+  inside(e["accuracy"], e["accuracy_interval"]);
+  const nlohmann::json k = tvtest::run_json(tool + recipe + "--kfold 3");
+  inside(k["cv_accuracy_pooled"], k["cv_accuracy_interval"]);
+  inside(k["folds"][0]["val_accuracy"], k["folds"][0]["val_accuracy_interval"]);
+  // The text says it too, and a wide interval (9 validation images) points to --kfold.
+  const tvtest::CommandResult r =
+      tvtest::run_capture(q(tvtest::bin_path("tvtrain")) + " " + q(ds) +
+                          " --epochs 1 --input 16x16x3 --no-curve --no-confusion -o " + q(out + "/n.tvb"));
+  EXPECT_TRUE(has(r.err, "/9; 95 % interval ")) << r.err;
+  EXPECT_TRUE(has(r.err, "--kfold 5 measures on every image")) << r.err;
 }

@@ -11,6 +11,7 @@
 #include "host/error.h"
 #include "host/evaluate.h"
 #include "host/files.h"
+#include "host/interval.h"
 #include "host/model_io.h"
 #include "host/prune.h"
 #include "host/quantize.h"
@@ -204,9 +205,9 @@ int tvquant_main(int argc, char** argv) {
   for (const auto& a : q.adjustments) report += "adjusted: " + a + "\n";
   if (q.adjustments.empty()) report += "no layer needed an exponent adjustment\n";
   report += "accuracy on " + eval_name + ", " + std::to_string(eval_idx.size()) + " images: float " +
-            pct(ef.accuracy()) + " (" + std::to_string(ef.correct) + "/" + std::to_string(ef.total) + "), int8 " +
-            pct(eq.accuracy()) + " (" + std::to_string(eq.correct) + "/" + std::to_string(eq.total) +
-            "), same class on " + std::to_string(agree) + "/" + std::to_string(eval_idx.size()) + "\n";
+            tvh::accuracy_with_interval(ef.correct, ef.total) + ", int8 " +
+            tvh::accuracy_with_interval(eq.correct, eq.total) + ", same class on " + std::to_string(agree) + "/" +
+            std::to_string(eval_idx.size()) + "\n";
   report += "weights: float " + grouped(q.float_weight_bytes) + " bytes, int8 " + grouped(q.int8_weight_bytes) +
             " bytes (" + fmt("%.2f", (double)q.float_weight_bytes / (double)q.int8_weight_bytes) + "x smaller)\n";
   report += "inference memory: float " + grouped(fmem.total_bytes) + " bytes (" + grouped(fmem.params_bytes) +

@@ -13,6 +13,7 @@
 #include "host/error.h"
 #include "host/evaluate.h"
 #include "host/files.h"
+#include "host/interval.h"
 #include "host/layout_check.h"
 #include "host/model_io.h"
 #include "host/report.h"
@@ -46,6 +47,12 @@ std::vector<std::string> split_list(const std::string& s) {
   while (std::getline(ss, item, ','))
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// [lo, hi]: the Wilson 95 % interval of an accuracy, for --json.
+json interval_json(long correct, long total) {
+  const auto ci = tvh::wilson_interval(correct, total);
+  return json::array({ci.first, ci.second});
 }
 
 json confusion_json(const std::vector<int>& cm, int k) {
@@ -389,7 +396,7 @@ int tvtrain_main(int argc, char** argv) {
   if (a.eval) {
     tvh::EvalResult r = tvh::evaluate_model(init, ds, tvh::all_indices(ds));
     log("evaluated " + a.init + " on " + std::to_string(r.total) + " images: accuracy " +
-        fmt("%.2f", 100 * r.accuracy()) + " % (" + std::to_string(r.correct) + "/" + std::to_string(r.total) + ")");
+        tvh::accuracy_with_interval(r.correct, r.total));
     if (!a.quiet) std::fprintf(stderr, "%s", tvh::confusion_text(ds.classes, r.confusion).c_str());
     if (!a.quiet) std::fprintf(stderr, "%s", tvh::class_metrics_text(ds.classes, r.confusion).c_str());
     const std::string wrong = tvh::misclassified_text(ds, r);
@@ -404,6 +411,7 @@ int tvtrain_main(int argc, char** argv) {
                 {"int8", init.int8},
                 {"classes", ds.classes},
                 {"accuracy", r.accuracy()},
+                {"accuracy_interval", interval_json(r.correct, r.total)},
                 {"correct", r.correct},
                 {"total", r.total},
                 {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
@@ -440,6 +448,7 @@ int tvtrain_main(int argc, char** argv) {
       throw tvh::Error(a.dataset + ": --kfold " + std::to_string(a.kfold) + " needs at least that many images.");
     std::vector<tvh::Split> folds = tvh::kfold_splits(ds, a.kfold, a.seed);
     std::vector<double> accs;
+    long pooled_correct = 0, pooled_total = 0;  // every image validated once over the folds
     json fold_json = json::array();
     double train_seconds = 0;
     tv::TrainMemory kf_mem{};
@@ -452,9 +461,11 @@ int tvtrain_main(int argc, char** argv) {
       accs.push_back(r.val_eval.accuracy());
       train_seconds += r.train_seconds;
       log("fold " + std::to_string(f + 1) + "/" + std::to_string(folds.size()) + ": validation accuracy " +
-          fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" + std::to_string(r.val_eval.correct) + "/" +
-          std::to_string(r.val_eval.total) + ")");
+          tvh::accuracy_with_interval(r.val_eval.correct, r.val_eval.total));
+      pooled_correct += r.val_eval.correct;
+      pooled_total += r.val_eval.total;
       fold_json.push_back({{"val_accuracy", r.val_eval.accuracy()},
+                           {"val_accuracy_interval", interval_json(r.val_eval.correct, r.val_eval.total)},
                            {"val_correct", r.val_eval.correct},
                            {"val_images", r.val_eval.total},
                            {"train_seconds", r.train_seconds}});
@@ -465,13 +476,16 @@ int tvtrain_main(int argc, char** argv) {
     for (double x : accs) sd += (x - mean) * (x - mean);
     sd = accs.size() > 1 ? std::sqrt(sd / (accs.size() - 1)) : 0;
     log(std::to_string(a.kfold) + "-fold cross-validation: " + fmt("%.2f", 100 * mean) + " % +- " +
-        fmt("%.2f", 100 * sd) + " % (sample sd)");
+        fmt("%.2f", 100 * sd) +
+        " % (sample sd); every image once: " + tvh::accuracy_with_interval(pooled_correct, pooled_total));
     if (a.json) {
       json j = {{"classes", ds.classes},
                 {"preset", setup.preset},
                 {"kfold", a.kfold},
                 {"cv_accuracy_mean", mean},
                 {"cv_accuracy_sd", sd},
+                {"cv_accuracy_pooled", pooled_total ? (double)pooled_correct / (double)pooled_total : 0.0},
+                {"cv_accuracy_interval", interval_json(pooled_correct, pooled_total)},
                 {"folds", fold_json},
                 {"epochs", setup.recipe.epochs},
                 {"train_seconds", train_seconds},
@@ -533,14 +547,14 @@ int tvtrain_main(int argc, char** argv) {
   progress.clear();
   log("training loop " + fmt("%.3f", r.train_seconds) + " s (" +
       fmt("%.1f", r.history.empty() ? 0.0 : 1e3 * r.train_seconds / r.history.size()) + " ms/epoch)");
-  log("train accuracy " + fmt("%.2f", 100 * r.train_eval.accuracy()) + " % (" + std::to_string(r.train_eval.correct) +
-      "/" + std::to_string(r.train_eval.total) + "), " +
+  log("train accuracy " + tvh::accuracy_with_interval(r.train_eval.correct, r.train_eval.total) + ", " +
       (r.val_eval.total == 0
            ? std::string("no validation accuracy: no image was kept for validation (every class is too small for "
                          "--val-last; add images or use --kfold)")
-           : "validation accuracy " + fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" +
-                 std::to_string(r.val_eval.correct) + "/" + std::to_string(r.val_eval.total) + ")") +
+           : "validation accuracy " + tvh::accuracy_with_interval(r.val_eval.correct, r.val_eval.total)) +
       (r.best_epoch ? " with the weights of epoch " + std::to_string(r.best_epoch) : std::string()));
+  if (!tvh::wide_interval_hint(r.val_eval.correct, r.val_eval.total).empty())
+    log("note: " + tvh::wide_interval_hint(r.val_eval.correct, r.val_eval.total));
   if (!a.quiet && r.val_eval.total) {
     std::fprintf(stderr, "validation images:\n%s", tvh::confusion_text(ds.classes, r.val_eval.confusion).c_str());
     std::fprintf(stderr, "%s", tvh::class_metrics_text(ds.classes, r.val_eval.confusion).c_str());
@@ -591,6 +605,8 @@ int tvtrain_main(int argc, char** argv) {
               {"train_accuracy", r.train_eval.accuracy()},
               {"val_accuracy", r.val_eval.total ? json(r.val_eval.accuracy()) : json(nullptr)},  // null: none validated
               {"val_correct", r.val_eval.correct},
+              {"val_accuracy_interval",
+               r.val_eval.total ? interval_json(r.val_eval.correct, r.val_eval.total) : json(nullptr)},
               {"confusion_matrix", confusion_json(r.val_eval.confusion, (int)ds.classes.size())},
               {"params", plan->param_count},
               {"memory",
