@@ -23,7 +23,7 @@ TrainSetup preset_setup(const std::string& name);
 
 // Applies a JSON config file on top of *setup. The file may name a "preset", describe a "model"
 // (input + layers) and set "training" and "split" values; unknown keys and wrong types are refused
-// with one sentence naming the file and the key. Format (every key optional):
+// with one sentence naming the file and the key. Format (every key optional; for users: docs/config.md):
 // { "preset": "webmcu",
 //   "model": { "input": {"height": 64, "width": 64, "channels": 3, "order": "RGB",
 //                        "scale": 0.00392156886, "offset": 0},

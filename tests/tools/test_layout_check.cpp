@@ -184,4 +184,9 @@ TEST(AccuracyInterval, EveryAccuracyInJsonHasItsWilsonInterval) {
                           " --epochs 1 --input 16x16x3 --no-curve --no-confusion -o " + q(out + "/n.tvb"));
   EXPECT_TRUE(has(r.err, "/9; 95 % interval ")) << r.err;
   EXPECT_TRUE(has(r.err, "--kfold 5 measures on every image")) << r.err;
+  // The run ends with the next command, ready to paste.
+  EXPECT_TRUE(has(r.err, "next: tvquant " + out + "/n.tvb --calib " + ds + " -o " + out + "/n.q8.tvb")) << r.err;
+  const tvtest::CommandResult help = tvtest::run_capture(q(tvtest::bin_path("tvtrain")) + " --help");
+  EXPECT_TRUE(has(help.out, "docs/config.md")) << help.out;
+  EXPECT_TRUE(fs::exists(tvtest::source_path("docs/config.md")));
 }

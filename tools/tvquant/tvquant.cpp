@@ -313,6 +313,8 @@ int tvquant_main(int argc, char** argv) {
     std::printf("%s", report.c_str());
   }
   log("wrote " + output);
+  log("next: tvexport " + tvcli::shell_word(output) +
+      " -o model.h   (a C header for the firmware; -o model.espdl for ESP-DL, tvexport info for its memory)");
   return 0;
 }
 
@@ -484,5 +486,7 @@ int tvquant_prune_main(int argc, char** argv) {
     std::printf("%s", table.c_str());
   }
   log("wrote " + output);
+  log("next: tvquant " + tvcli::shell_word(output) + " --calib " + tvcli::shell_word(dataset) + " -o " +
+      tvcli::shell_word(tvcli::int8_name_for(output)) + "   (int8 for the ESP32-S3)");
   return 0;
 }

@@ -172,7 +172,7 @@ int tvtrain_main(int argc, char** argv) {
   app.add_option("-o,--output", a.output, "Write the trained model (.tvb) here");
   app.add_option("--preset", a.preset, "Model and recipe: tinyvision (default, recommended) or webmcu (the reference)")
       ->check(tvcli::preset_choice());
-  app.add_option("--config", a.config, "JSON model/training config (see host/config.h for the format)");
+  app.add_option("--config", a.config, "JSON model/training config (format: docs/config.md)");
   app.add_option("--input", a.input, "Model input HxWxC, e.g. 28x28x1 or 96x96x3 (every layer follows)");
   app.add_option("--epochs", a.epochs, "Override the recipe's epochs")->check(tvcli::whole(1, 100000));
   app.add_option("--batch", a.batch, "Override the recipe's batch size")->check(tvcli::whole(1, 4096));
@@ -626,5 +626,8 @@ int tvtrain_main(int argc, char** argv) {
     j.update(dataset_json(ds));
     std::printf("%s\n", j.dump(2).c_str());
   }
+  log("next: tvquant " + tvcli::shell_word(a.output) + " --calib " + tvcli::shell_word(a.dataset) + " -o " +
+      tvcli::shell_word(tvcli::int8_name_for(a.output)) + "   (int8 for the ESP32-S3; or tvexport " +
+      tvcli::shell_word(a.output) + " -o model.h for a float header)");
   return 0;
 }
