@@ -4,10 +4,10 @@
 # loading and zip datasets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh test
 JOBS=$(nproc)
 echo "== build (Release) =="
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTV_BUILD_TESTS=ON >/dev/null  # ON: a quickstart build had them off
 cmake --build build -j"$JOBS"
 echo "== device-safety build of common/ (-fno-exceptions -fno-rtti -Werror) =="
 cmake --build build --target tvcore_device -j"$JOBS"
