@@ -72,20 +72,22 @@ size_t loose_images(const DatasetListing& l) {
 std::string parent_suggestion(const DatasetListing& l) {
   if (l.is_zip || !l.root.empty()) return "";
   std::error_code ec;
-  const fs::path self = fs::path(l.source).lexically_normal();
-  const fs::path parent = self.has_parent_path() ? self.parent_path() : fs::path("..");
+  // Lexically, as the user sees the path ("." and ".." resolved, links not).
+  fs::path self = fs::absolute(l.source, ec).lexically_normal();
+  if (self.filename().empty()) self = self.parent_path();  // "/a/b/" (from ".") names b
+  if (ec || !self.has_parent_path() || self.filename().empty()) return "";
   std::vector<std::string> siblings;
-  for (fs::directory_iterator it(parent.empty() ? fs::path(".") : parent, ec), end; !ec && it != end;
-       it.increment(ec)) {
+  for (fs::directory_iterator it(self.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!name.empty() && name[0] != '.' && it->is_directory(ec) && name != self.filename().string())
       siblings.push_back(name);
   }
   if (siblings.empty()) return "";
   std::sort(siblings.begin(), siblings.end());
-  const std::string p = parent.empty() ? "." : parent.string();
-  return " Did you mean the folder above it, '" + p + "' ('" + self.filename().string() +
-         "' looks like one class folder beside " + quoted(siblings, 4) + ")?";
+  std::string shown = (fs::path(l.source) / "..").lexically_normal().string();
+  while (shown.size() > 1 && shown.back() == '/') shown.pop_back();
+  return " Did you mean the folder above it, '" + (shown.empty() ? std::string(".") : shown) + "' ('" +
+         self.filename().string() + "' looks like one class folder beside " + quoted(siblings, 4) + ")?";
 }
 
 }  // namespace

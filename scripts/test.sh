@@ -72,17 +72,20 @@ for target in image zip; do
     || { tail -40 build/fuzz/fuzz_$target.log; echo "fuzz_$target found a crash"; exit 1; }
   grep -E '^Done [0-9]+ runs' build/fuzz/fuzz_$target.log | sed "s/^/fuzz_$target: /"
 done
-# tvtrain's JSON config, the reference myWeights.bin, tvsim's script input; seeded from the repository's
+# tvtrain's JSON config, typed numbers and choices, the reference myWeights.bin, tvsim's script input; seeded from the repository's
 # configs, ../shared's myWeights.bin files and the directives of tvsim's README.
 MORE_FUZZ_SECONDS=${TV_FUZZ_MORE_SECONDS:-15}
-cmake --build build/fuzz -j"$JOBS" --target fuzz_config fuzz_weights fuzz_tvsim_script
-mkdir -p build/fuzz/corpus-config build/fuzz/corpus-weights build/fuzz/corpus-tvsim_script
+cmake --build build/fuzz -j"$JOBS" --target fuzz_config fuzz_numbers fuzz_weights fuzz_tvsim_script
+mkdir -p build/fuzz/corpus-config build/fuzz/corpus-numbers build/fuzz/corpus-weights build/fuzz/corpus-tvsim_script
+printf '18446744073709551615' >build/fuzz/corpus-numbers/seed-whole.txt
+printf '3e-4' >build/fuzz/corpus-numbers/seed-real.txt
+printf '64x64x3' >build/fuzz/corpus-numbers/seed-input.txt
 cp bench/configs/*.json build/fuzz/corpus-config/
 for f in ../shared/datasets/webmcu-*/header/myWeights.bin; do
   [ -f "$f" ] && cp "$f" "build/fuzz/corpus-weights/$(basename "$(dirname "$(dirname "$f")")").bin"
 done
 printf '~tap 3\nt\n~hold 1200\n~touch 20000 150\n~wait 500\n~frames 2\nl\n?\nx\n' >build/fuzz/corpus-tvsim_script/seed.txt
-for target in config weights tvsim_script; do
+for target in config numbers weights tvsim_script; do
   build/fuzz/bin/fuzz_$target -max_total_time="$MORE_FUZZ_SECONDS" -seed=1 -rss_limit_mb=2048 \
     build/fuzz/corpus-$target 2>build/fuzz/fuzz_$target.log \
     || { tail -40 build/fuzz/fuzz_$target.log; echo "fuzz_$target found a crash"; exit 1; }

@@ -73,6 +73,14 @@ TEST(LayoutCheck, OneClassFolderOfAPhotoLibraryIsRefusedWithTheFolderAbove) {
   EXPECT_TRUE(has(r.err, "--classes 2024,2025,DCIM")) << r.err;
   EXPECT_FALSE(has(r.err, "decoded")) << r.err;  // refused before decoding
   EXPECT_FALSE(fs::exists(out));
+  // From inside the folder: the suggestion is the path typed from there.
+  r = tvtest::run_capture("cd " + q(root + "/photos/0Blank") + " && " + q(tvtest::bin_path("tvtrain")) +
+                          " . --epochs 1 -o " + q(out));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err,
+                  "Did you mean the folder above it, '..' ('0Blank' looks like one class folder beside '1Cup', "
+                  "'2Pen')?"))
+      << r.err;
   // Years as classes are conceivable: naming them is the override.
   r = tvtrain(q(root + "/photos/0Blank") + " --classes 2024,2025,DCIM --epochs 1 --no-curve --no-confusion -o " +
               q(out));
