@@ -2,9 +2,9 @@
 // percentile, mse) that turn what it saw into the ranges the exponents come from (host/quantize.h).
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "host/error.h"
+#include "host/parallel.h"
 #include "host/quantize.h"
 #include "host/text.h"
 #include "tv/layer_table.h"
@@ -102,11 +102,7 @@ void for_each_tensor(const tv::ModelPlan& plan, const float* params, const Datas
       }
     }
   };
-  const size_t n = idx.size(), t = (size_t)std::max(1, std::min<int>(threads, (int)n));
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < t; ++w) pool.emplace_back(chunk, (int)w, n * w / t, n * (w + 1) / t);
-  chunk(0, 0, n / t);
-  for (auto& th : pool) th.join();
+  for_each_run(idx.size(), threads, chunk);
 }
 
 }  // namespace
@@ -119,7 +115,7 @@ CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const
   if (!(options.percentile > 0 && options.percentile <= 100))
     throw Error("the percentile must be in (0, 100], not " + fmt("%g", options.percentile) + ".");
   const int L = plan.num_layers;
-  const int threads = std::max(1, std::min<int>(options.threads, (int)idx.size()));
+  const int threads = run_workers(idx.size(), options.threads);
   CalibrationStats s;
   s.images = (int)idx.size();
   s.max_abs.assign((size_t)L + 1, 0.0);
