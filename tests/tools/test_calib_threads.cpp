@@ -11,9 +11,8 @@
 
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
+using tvtest::quoted;
+const auto q = quoted;
 
 }  // namespace
 
@@ -54,9 +53,9 @@ TEST(CalibThreads, AnyThreadCountGivesTheSameInt8Bytes) {
     blobs.push_back(tvh::read_file(out));
   }
   EXPECT_EQ(blobs[0], blobs[1]);
-  const tvtest::CommandResult both = tvtest::run_capture(q(tvtest::bin_path("tvquant")) + " " + q(dir + "/m.tvb") +
-                                                         " --calib " + q(ds) + " --calib-all --calib-sample 6 -o " +
-                                                         q(dir + "/x.q8.tvb"));
+  const tvtest::CommandResult both =
+      tvtest::run_capture(q(tvtest::bin_path("tvquant")) + " " + q(dir + "/m.tvb") + " --calib " + q(ds) +
+                          " --calib-all --calib-sample 6 -o " + q(dir + "/x.q8.tvb"));
   EXPECT_EQ(both.status, 2) << both.err;
 }
 

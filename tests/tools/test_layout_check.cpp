@@ -17,12 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-bool has(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using tvtest::quoted;
+const auto q = quoted;
+const auto has = tvtest::contains;
 const std::string kShapes = tvtest::source_path("datasets/shapes");
 
 // Copies the first n images of a shapes class into dir.

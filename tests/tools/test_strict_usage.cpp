@@ -20,15 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-std::string bin(const std::string& tool) {
-  return q(tvtest::bin_path(tool));
-}
-bool has(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using tvtest::quoted;
+const auto q = quoted;
+const auto bin = tvtest::tool_command;
+const auto has = tvtest::contains;
 
 // A he-initialized webmcu model with the given labels.
 std::string make_model(const std::string& path, const std::vector<std::string>& labels) {
