@@ -37,7 +37,7 @@ namespace {
 
 // Calibration sample: enough images that the chosen exponents no longer change (measured on
 // Fashion-MNIST and webmcu-b, docs/quantization.md), drawn class-balanced with a fixed seed.
-constexpr size_t kDefaultCalibSample = 1000;
+constexpr size_t kDefaultCalibSample = 2000;
 constexpr uint64_t kCalibSampleSeed = 1;
 
 // A float model to work on; an int8 model is refused with a sentence naming the file.
