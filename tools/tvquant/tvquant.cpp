@@ -321,7 +321,7 @@ int tvquant_main(int argc, char** argv) {
 int tvquant_prune_main(int argc, char** argv) {
   std::string model, dataset, output, preset;
   double ratio = 0.2;
-  int epochs = 5, threads = 1;
+  int epochs = 5, threads = 0;
   uint64_t seed = 1;
   bool as_json = false, quiet = false;
   CLI::App app{
@@ -342,11 +342,13 @@ int tvquant_prune_main(int argc, char** argv) {
       ->check(tvcli::preset_choice());
   app.add_option("--seed", seed, "Seed for shuffling and augmentation while fine-tuning (default 1)")
       ->check(tvcli::whole(0, UINT64_MAX));
-  app.add_option("--threads", threads, "Threads (results are identical for any count)")->check(tvcli::whole(1, 64));
+  app.add_option("--threads", threads, "Threads (default: all cores; results are identical for any count)")
+      ->check(tvcli::whole(1, 256));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the table goes to stderr)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
   if (const int rc = tvcli::parse(app, argc, argv, "tvquant prune"); rc >= 0) return rc;
   const tvcli::StderrLog log{quiet};
+  if (threads == 0) threads = (int)std::max(1u, std::thread::hardware_concurrency());
 
   tvh::check_output_extension("-o", output, {".tvb"}, "a TinyVision model", "name it PRUNED.tvb");
   const std::vector<tvh::NamedPath> inputs = {{"the model", model}, {"the dataset", dataset}};
