@@ -168,6 +168,25 @@ TEST(StrictUsage, LabelsArePrintedEscapedByClassifyAndInfo) {
     EXPECT_TRUE(has(r.out, "two\\x0alines")) << r.out;
     EXPECT_TRUE(has(r.out, "c\\u009bd")) << r.out;
   }
+  // tvtrain's tables of class names (--eval: the confusion matrix, per-class figures) too.
+  const std::string ds = tvtest::temp_dir("strict-labels-ds");
+  const std::string shapes = tvtest::source_path("datasets/shapes");
+  const std::vector<std::string> labels = {
+      "c\xc2\x9b"
+      "d",
+      "red\x1b[31mX", "two\nlines"};  // sorted, as folders are
+  const std::string sorted_model = make_model(dir + "/sorted.tvb", labels);
+  const char* const sources[] = {"0blank", "1circle", "2cross"};
+  for (size_t c = 0; c < 3; ++c) {
+    fs::create_directories(ds + "/" + labels[c]);
+    for (const char* f : {"img_000.jpg", "img_001.jpg"})
+      fs::copy_file(shapes + "/" + sources[c] + "/" + f, ds + "/" + labels[c] + "/" + f);
+  }
+  const tvtest::CommandResult e =
+      tvtest::run_capture(bin("tvtrain") + " " + q(ds) + " --eval --init " + q(sorted_model));
+  ASSERT_EQ(e.status, 0) << e.err;
+  EXPECT_EQ(e.err.find('\x1b'), std::string::npos) << e.err;
+  EXPECT_TRUE(has(e.err, "two\\x0alines")) << e.err;
   // JSON keeps the labels as they are (JSON escapes them itself).
   const tvtest::CommandResult j = tvtest::run_capture(bin("tvtrain") + " classify --json " + q(model) + " " + q(image));
   ASSERT_EQ(j.status, 0) << j.err;
