@@ -142,11 +142,11 @@ int main(int argc, char** argv) {
   app.add_option("--source", source,
                  "Folder of the four .gz IDX files (default /usr/share/datasets/fashion-mnist, Debian package "
                  "dataset-fashion-mnist)");
-  app.add_option("--quality", quality, "JPEG quality (default 95)")->check(CLI::Range(1, 100));
+  app.add_option("--quality", quality, "JPEG quality (default 95)")->check(tvcli::whole(1, 100));
   app.add_option("--train-limit", train_limit, "Only the first N training images (default: all 60,000)")
-      ->check(CLI::Range(1, 10000000));
+      ->check(tvcli::whole(1, 10000000));
   app.add_option("--test-limit", test_limit, "Only the first N test images (default: all 10,000)")
-      ->check(CLI::Range(1, 10000000));
+      ->check(tvcli::whole(1, 10000000));
   if (const int rc = tvcli::parse(app, argc, argv, "tvfashion-mnist"); rc >= 0) return rc;
   fs::path tmp;
   try {

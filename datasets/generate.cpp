@@ -181,11 +181,11 @@ int generate_main(int argc, char** argv) {
   CLI::App app{"tvgen-dataset: writes OUT_DIR/{0blank,1circle,2cross}/img_NNN.jpg, deterministic photo-like JPEGs.",
                "tvgen-dataset"};
   app.add_option("OUT_DIR", out_dir, "The folder to write into")->required();
-  app.add_option("--per-class", per_class, "Images per class (default 36)")->check(CLI::Range(1, 999));
-  app.add_option("--seed", seed, "Generator seed (default 1)")->check(CLI::Range(0, 2147483647));
+  app.add_option("--per-class", per_class, "Images per class (default 36)")->check(tvcli::whole(1, 999));
+  app.add_option("--seed", seed, "Generator seed (default 1)")->check(tvcli::whole(0, 2147483647));
   app.add_option("--size", size, "Square image side in pixels (default 240, the device camera)")
-      ->check(CLI::Range(16, 4096));
-  app.add_option("--quality", quality, "JPEG quality (default 85)")->check(CLI::Range(1, 100));
+      ->check(tvcli::whole(16, 4096));
+  app.add_option("--quality", quality, "JPEG quality (default 85)")->check(tvcli::whole(1, 100));
   if (const int rc = tvcli::parse(app, argc, argv, "tvgen-dataset"); rc >= 0) return rc;
   const char* const class_names[] = {"0blank", "1circle", "2cross"};
   const Shape shapes[] = {Shape::None, Shape::Ring, Shape::Cross};

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "app.h"
 #include "host/error.h"
 #include "host/files.h"
+#include "host/numbers.h"
 #include "host/suggest.h"
 #include "sim_hal.h"
 
@@ -71,11 +74,11 @@ const std::vector<std::string> kValueOptions = {
   std::exit(tvh::kExitUsage);
 }
 
-long long number(const std::string& flag, const char* v) {
-  char* end = nullptr;
-  const long long n = std::strtoll(v, &end, 10);
-  if (!*v || *end || n < 0) usage_error(flag + " needs a non-negative whole number, not '" + v + "'");
-  return n;
+// A whole number from lo to hi, read by the tools' one strict reader (no sign, no wrap-around).
+uint64_t number(const std::string& flag, const char* v, uint64_t lo, uint64_t hi) {
+  const std::string problem = tvh::whole_number_problem(v, lo, hi);
+  if (!problem.empty()) usage_error(flag + ": " + problem);
+  return std::strtoull(v, nullptr, 10);
 }
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -136,25 +139,25 @@ int main(int argc, char** argv) {
     } else if (a == "--preset")
       preset = v;
     else if (a == "--epochs")
-      cfg.epochs = (int)number(a, v);
+      cfg.epochs = (int)number(a, v, 1, 100000);
     else if (a == "--val-last")
-      cfg.val_last_n = (int)number(a, v);
+      cfg.val_last_n = (int)number(a, v, 0, 100000);
     else if (a == "--seed")
-      cfg.seed = (uint64_t)number(a, v);
+      cfg.seed = number(a, v, 0, UINT64_MAX);
     else if (a == "--cores")
-      opt.cores = std::max(1, (int)number(a, v));
+      opt.cores = (int)number(a, v, 1, 64);
     else if (a == "--oled")
       opt.oled = v;
     else if (a == "--psram-bytes")
-      opt.psram_bytes = (size_t)number(a, v);
+      opt.psram_bytes = (size_t)number(a, v, 0, SIZE_MAX);
     else if (a == "--sd-fail-write-at")
-      opt.fail_write_at = number(a, v);
+      opt.fail_write_at = (long long)number(a, v, 0, LLONG_MAX);
     else if (a == "--power-cut-at")
-      opt.power_cut_at = number(a, v);
+      opt.power_cut_at = (long long)number(a, v, 0, LLONG_MAX);
     else if (a == "--link-rate")
-      opt.link_rate = number(a, v);
+      opt.link_rate = (long long)number(a, v, 0, LLONG_MAX);
     else if (a == "--sd-free-bytes")
-      opt.sd_free_bytes = number(a, v);
+      opt.sd_free_bytes = (long long)number(a, v, 0, LLONG_MAX);
   }
   if (!opt.sd_dir.empty() && !is_dir(opt.sd_dir)) usage_error("--sd " + opt.sd_dir + " is not a folder");
   if (!opt.camera_dir.empty() && !is_dir(opt.camera_dir))

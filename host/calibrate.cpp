@@ -5,6 +5,7 @@
 
 #include "host/error.h"
 #include "host/model_io.h"
+#include "host/parallel.h"
 #include "host/quantize.h"
 #include "host/text.h"
 #include "tv/layer_table.h"
@@ -71,6 +72,45 @@ int mse_exponent(const std::vector<uint64_t>& hist, double max_abs) {
   return best;
 }
 
+namespace {
+
+// Runs `visit(worker, tensor, values, count)` on every tensor of the float model for every image of idx,
+// the images dealt in contiguous chunks to `threads` threads (worker = 0..threads-1). What the
+// observers gather per worker (a maximum, integer counts) combines to the same result in any order,
+// so any thread count gives the same bits.
+template <typename Visit>
+void for_each_tensor(const tv::ModelPlan& plan, const float* params, const Dataset& ds, const std::vector<int>& idx,
+                     int threads, Visit&& visit) {
+  const int L = plan.num_layers;
+  const float scale = plan.desc.input.scale, offset = plan.desc.input.offset;
+  auto chunk = [&](int worker, size_t from, size_t to) {
+    std::vector<float> a(plan.max_activation), b(plan.max_activation);
+    for (size_t j = from; j < to; ++j) {
+      const uint8_t* px = ds.image((size_t)idx[j]);
+      const size_t n = plan.input.size();
+      for (size_t k = 0; k < n; ++k) a[k] = (float)px[k] * scale + offset;
+      float* cur = a.data();
+      float* nxt = b.data();
+      visit(worker, 0, cur, n);
+      for (int i = 0; i < L; ++i) {
+        if (tv::layer_in_place(plan.desc.layers[i].type)) {
+          tv::forward_layer(plan, i, params, cur, cur);
+        } else {
+          tv::forward_layer(plan, i, params, cur, nxt);
+          std::swap(cur, nxt);
+        }
+        // A histogram of Inf or NaN has no bins: refused here, before any range is computed from it.
+        const tv::Status st = tv::check_finite_output(i, cur, plan.layers[i].out.size());
+        if (!st.ok()) throw_if_not_runnable(st, plan, ds.name((size_t)idx[j]));
+        visit(worker, i + 1, cur, plan.layers[i].out.size());
+      }
+    }
+  };
+  for_each_run(idx.size(), threads, chunk);
+}
+
+}  // namespace
+
 CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
                            const std::vector<int>& idx, const QuantOptions& options) {
   if (idx.empty()) throw Error(ds.source + ": no calibration images (the split left none).");
@@ -79,39 +119,19 @@ CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const
   if (!(options.percentile > 0 && options.percentile <= 100))
     throw Error("the percentile must be in (0, 100], not " + fmt("%g", options.percentile) + ".");
   const int L = plan.num_layers;
+  const int threads = run_workers(idx.size(), options.threads);
   CalibrationStats s;
   s.images = (int)idx.size();
   s.max_abs.assign((size_t)L + 1, 0.0);
-  std::vector<float> a(plan.max_activation), b(plan.max_activation);
-  const float scale = plan.desc.input.scale, offset = plan.desc.input.offset;
-  auto run = [&](int image, auto&& visit) {
-    const uint8_t* px = ds.image((size_t)image);
-    const size_t n = plan.input.size();
-    for (size_t k = 0; k < n; ++k) a[k] = (float)px[k] * scale + offset;
-    float* cur = a.data();
-    float* nxt = b.data();
-    visit(0, cur, n);
-    for (int i = 0; i < L; ++i) {
-      if (tv::layer_in_place(plan.desc.layers[i].type)) {
-        tv::forward_layer(plan, i, params, cur, cur);
-      } else {
-        tv::forward_layer(plan, i, params, cur, nxt);
-        std::swap(cur, nxt);
-      }
-      visit(i + 1, cur, plan.layers[i].out.size());
-    }
-  };
-  for (int image : idx)
-    run(image, [&](int t, const float* x, size_t n) {
-      // A histogram of Inf or NaN has no bins: refused here, before any range is computed from it.
-      if (t > 0) {
-        const tv::Status st = tv::check_finite_output(t - 1, x, n);
-        if (!st.ok()) throw_if_not_runnable(st, plan, ds.name((size_t)image));
-      }
-      double m = s.max_abs[(size_t)t];
-      for (size_t k = 0; k < n; ++k) m = std::max(m, (double)std::fabs(x[k]));
-      s.max_abs[(size_t)t] = m;
-    });
+  // Pass 1: max|x| per tensor, per worker, then the largest of the workers'.
+  std::vector<std::vector<double>> worker_max((size_t)threads, std::vector<double>((size_t)L + 1, 0.0));
+  for_each_tensor(plan, params, ds, idx, threads, [&](int w, int t, const float* x, size_t n) {
+    double m = worker_max[(size_t)w][(size_t)t];
+    for (size_t k = 0; k < n; ++k) m = std::max(m, (double)std::fabs(x[k]));
+    worker_max[(size_t)w][(size_t)t] = m;
+  });
+  for (const auto& wm : worker_max)
+    for (int t = 0; t <= L; ++t) s.max_abs[(size_t)t] = std::max(s.max_abs[(size_t)t], wm[(size_t)t]);
   s.range = s.max_abs;
   if (options.observer == Observer::MinMax) return s;
   const bool mse = options.observer == Observer::Mse;
@@ -124,18 +144,26 @@ CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const
       break;
     }
   const int last = mse ? scores - 1 : L;  // the last tensor whose range a histogram sets
-  std::vector<std::vector<uint64_t>> hist((size_t)L + 1, std::vector<uint64_t>(kHistogramBins, 0));
-  for (int image : idx)
-    run(image, [&](int t, const float* x, size_t n) {
-      const double m = s.max_abs[(size_t)t];
-      if (t == 0 || t > last || !(m > 0)) return;  // the input's exponent is fixed by the pixel rule
-      auto& h = hist[(size_t)t];
-      for (size_t k = 0; k < n; ++k) {
-        if (mse && x[k] == 0.f) continue;  // exact at every exponent
-        int bin = (int)(std::fabs(x[k]) / m * kHistogramBins);
-        h[(size_t)std::min(bin, kHistogramBins - 1)]++;
-      }
-    });
+  // Pass 2: a histogram of |x| per tensor, per worker, then the counts added (integers: exact).
+  std::vector<std::vector<std::vector<uint64_t>>> worker_hist((size_t)threads,
+                                                              std::vector<std::vector<uint64_t>>((size_t)L + 1));
+  for (auto& wh : worker_hist)
+    for (int t = 1; t <= last; ++t) wh[(size_t)t].assign(kHistogramBins, 0);
+  for_each_tensor(plan, params, ds, idx, threads, [&](int w, int t, const float* x, size_t n) {
+    const double m = s.max_abs[(size_t)t];
+    if (t == 0 || t > last || !(m > 0)) return;  // the input's exponent is fixed by the pixel rule
+    auto& h = worker_hist[(size_t)w][(size_t)t];
+    for (size_t k = 0; k < n; ++k) {
+      if (mse && x[k] == 0.f) continue;  // exact at every exponent
+      int bin = (int)(std::fabs(x[k]) / m * kHistogramBins);
+      h[(size_t)std::min(bin, kHistogramBins - 1)]++;
+    }
+  });
+  std::vector<std::vector<uint64_t>> hist = worker_hist[0];
+  for (size_t w = 1; w < worker_hist.size(); ++w)
+    for (int t = 1; t <= last; ++t)
+      for (int bin = 0; bin < kHistogramBins; ++bin)
+        hist[(size_t)t][(size_t)bin] += worker_hist[w][(size_t)t][(size_t)bin];
   for (int t = 1; t <= last; ++t) {
     const auto& h = hist[(size_t)t];
     const double m = s.max_abs[(size_t)t];

@@ -6,6 +6,7 @@
 
 #include "host/error.h"
 #include "host/files.h"
+#include "host/numbers.h"
 
 using nlohmann::json;
 
@@ -15,9 +16,9 @@ TrainSetup preset_setup(const std::string& name) {
   TrainSetup s;
   s.preset = name;
   if (!tv::preset_model(name.c_str(), 2, &s.model) || !tv::preset_recipe(name.c_str(), &s.recipe)) {
-    std::string known;
-    for (const char* const* n = tv::preset_names(); *n; ++n) known += std::string(known.empty() ? "" : ", ") + *n;
-    throw Error("unknown preset \"" + name + "\" (known presets: " + known + ").");
+    std::vector<std::string> known;
+    for (const char* const* n = tv::preset_names(); *n; ++n) known.push_back(*n);
+    throw Error("unknown preset: " + choice_problem(name, known));
   }
   s.split = "reference";
   return s;
@@ -303,15 +304,19 @@ void apply_config_file(const std::string& path, TrainSetup* setup) {
 }
 
 void parse_input_size(const std::string& text, int* h, int* w, int* c) {
-  static const std::regex re("^([0-9]{1,5})x([0-9]{1,5})x([0-9])$");
+  static const std::regex re("^([0-9]+)x([0-9]+)x([0-9]+)$");
   std::smatch m;
+  const std::string flag = "--input " + visible(text);
   if (!std::regex_match(text, m, re))
-    throw Error("--input \"" + text + "\" is not of the form HxWxC (for example 64x64x3 or 28x28x1).");
+    throw UsageError(flag + " is not of the form HxWxC (for example 64x64x3 or 28x28x1).");
+  const std::string hp = whole_number_problem(m[1], 1, 4096), wp = whole_number_problem(m[2], 1, 4096);
+  if (!hp.empty()) throw UsageError(flag + ": the height " + hp);
+  if (!wp.empty()) throw UsageError(flag + ": the width " + wp);
+  if (m[3] != "1" && m[3] != "3")
+    throw UsageError(flag + ": the channels must be 1 (gray) or 3 (colour), not " + std::string(m[3]) + ".");
   *h = std::stoi(m[1]);
   *w = std::stoi(m[2]);
   *c = std::stoi(m[3]);
-  if (*h < 1 || *w < 1 || *h > 4096 || *w > 4096 || (*c != 1 && *c != 3))
-    throw Error("--input \"" + text + "\": height and width must be 1..4096 and channels 1 or 3.");
 }
 
 }  // namespace tvh

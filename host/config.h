@@ -23,7 +23,7 @@ TrainSetup preset_setup(const std::string& name);
 
 // Applies a JSON config file on top of *setup. The file may name a "preset", describe a "model"
 // (input + layers) and set "training" and "split" values; unknown keys and wrong types are refused
-// with one sentence naming the file and the key. Format (every key optional):
+// with one sentence naming the file and the key. Format (every key optional; for users: docs/config.md):
 // { "preset": "webmcu",
 //   "model": { "input": {"height": 64, "width": 64, "channels": 3, "order": "RGB",
 //                        "scale": 0.00392156886, "offset": 0},
@@ -42,7 +42,7 @@ void apply_config_file(const std::string& path, TrainSetup* setup);
 // Same from JSON text (name is used in messages).
 void apply_config_text(const std::string& text, const std::string& name, TrainSetup* setup);
 
-// Parses "HxWxC" (e.g. 28x28x1); throws on anything else.
+// Parses --input "HxWxC" (e.g. 28x28x1); anything else is a tvh::UsageError saying what is wrong.
 void parse_input_size(const std::string& text, int* h, int* w, int* c);
 
 }  // namespace tvh

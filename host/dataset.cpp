@@ -77,7 +77,13 @@ struct Tree {
   std::vector<std::string> files;                 // regular files (or zip entries), sorted
   std::vector<Pending> pending;                   // found unusable while listing
   std::map<std::string, zip_uint64_t> zip_index;  // file -> entry index (zip only)
-  std::vector<std::string> loops;                 // folders reached twice (a link loop) or too deep
+  // Folders skipped: too deep, or reached a second time through a link (`first`: where it was reached
+  // first, by sorted name; "" is the dataset folder itself).
+  struct Loop {
+    std::string rel, first;
+    bool too_deep;
+  };
+  std::vector<Loop> loops;
   size_t junk = 0;
 
   std::vector<std::string> child_dirs(const std::string& dir) const {
@@ -123,15 +129,23 @@ const char* special_kind(const fs::file_status& st) {
   }
 }
 
-void walk_folder(const fs::path& root, const std::string& rel_dir, int depth, std::set<std::pair<dev_t, ino_t>>& seen,
-                 Tree& tree) {
+// Lists `rel_dir` below `root` into `tree`, entries in sorted name order so that a folder reached twice
+// through links is always kept under the same (the first sorted) name, whatever order the file system
+// lists it in. `seen` maps each folder's device and inode to where it was first reached.
+void walk_folder(const fs::path& root, const std::string& rel_dir, int depth,
+                 std::map<std::pair<dev_t, ino_t>, std::string>& seen, Tree& tree) {
   std::error_code ec;
   const fs::path dir = rel_dir.empty() ? root : root / rel_dir;
   fs::directory_iterator it(dir, ec);
   if (ec) throw Error("cannot list the dataset folder '" + dir.string() + "': " + ec.message() + ".");
+  std::vector<std::string> names;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) throw Error("cannot list the dataset folder '" + dir.string() + "': " + ec.message() + ".");
-    const std::string name = it->path().filename().string();
+    names.push_back(it->path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const fs::path path = dir / name;
     const std::string rel = join(rel_dir, name);
     if (is_os_junk(name)) {
       ++tree.junk;
@@ -139,15 +153,20 @@ void walk_folder(const fs::path& root, const std::string& rel_dir, int depth, st
     }
     // stat() follows links; the file is never opened here.
     struct stat st;
-    if (::stat(it->path().c_str(), &st) != 0) {
+    if (::stat(path.c_str(), &st) != 0) {
       tree.pending.push_back({rel, "not_a_regular_file",
                               errno == ELOOP ? "is a symbolic link loop (links that lead back to themselves)"
                                              : "is a broken link or cannot be examined"});
       continue;
     }
     if (S_ISDIR(st.st_mode)) {
-      if (depth >= kMaxFolderDepth || !seen.insert({st.st_dev, st.st_ino}).second) {
-        tree.loops.push_back(rel);
+      if (depth >= kMaxFolderDepth) {
+        tree.loops.push_back({rel, "", true});
+        continue;
+      }
+      const auto first = seen.emplace(std::make_pair(st.st_dev, st.st_ino), rel);
+      if (!first.second) {
+        tree.loops.push_back({rel, first.first->second, false});
         continue;
       }
       tree.dirs.insert(rel);
@@ -155,18 +174,17 @@ void walk_folder(const fs::path& root, const std::string& rel_dir, int depth, st
     } else if (S_ISREG(st.st_mode)) {
       tree.files.push_back(rel);
     } else {
-      tree.pending.push_back(
-          {rel, "not_a_regular_file",
-           std::string(special_kind(fs::status(it->path(), ec))) + ", not a file: it was not opened"});
+      tree.pending.push_back({rel, "not_a_regular_file",
+                              std::string(special_kind(fs::status(path, ec))) + ", not a file: it was not opened"});
     }
   }
 }
 
 Tree list_folder(const std::string& root) {
   Tree tree;
-  std::set<std::pair<dev_t, ino_t>> seen;
+  std::map<std::pair<dev_t, ino_t>, std::string> seen;
   struct stat st;
-  if (::stat(root.c_str(), &st) == 0) seen.insert({st.st_dev, st.st_ino});
+  if (::stat(root.c_str(), &st) == 0) seen.emplace(std::make_pair(st.st_dev, st.st_ino), "");
   walk_folder(fs::path(root), "", 0, seen, tree);
   std::sort(tree.files.begin(), tree.files.end());
   return tree;
@@ -405,6 +423,7 @@ DatasetListing list_dataset(const DatasetOptions& options) {
     if (!others) root = images_dir;
   }
 
+  out.root = root;
   auto display_dir = [&](const std::string& rel) {
     if (is_zip) return source + ":" + rel;
     return rel.empty() ? source : source + "/" + rel;
@@ -412,8 +431,13 @@ DatasetListing list_dataset(const DatasetOptions& options) {
   auto display_file = [&](const std::string& rel) { return is_zip ? source + ":" + rel : source + "/" + rel; };
 
   for (const auto& loop : tree.loops) {
-    out.warnings.push_back("skipped folder '" + display_dir(loop) + "': it was reached before through a link (or is " +
-                           std::to_string(kMaxFolderDepth) + " folders deep).");
+    const std::string what =
+        loop.too_deep ? "it is " + std::to_string(kMaxFolderDepth) + " folders deep (a link loop?)"
+        : is_under(loop.rel, loop.first)
+            ? "it is a link back to '" + display_dir(loop.first) + "', which holds it (a link loop)"
+            : "it is (through a symbolic link) the same folder as '" + display_dir(loop.first) +
+                  "', which comes first by name and is used";
+    out.warnings.push_back("skipped folder '" + display_dir(loop.rel) + "': " + what + ".");
   }
 
   // Decide the classes.
@@ -487,6 +511,11 @@ DatasetListing list_dataset(const DatasetOptions& options) {
       const std::string folder = slash == std::string::npos ? std::string() : in_root.substr(0, slash);
       if (excluded.count(folder)) {
         skip(rel, "outside_class_folders", "is in folder '" + folder + "', which is not in the class list");
+      } else if (!is_image_name(leaf) && unsupported_image_format(leaf).empty()) {
+        // A model, header or note kept beside the class folders (the reference's header/myWeights.bin):
+        // not a photo, so not one to move into a class.
+        skip(rel, "outside_class_folders",
+             std::string("is not a ") + kImageKinds + " image and not in a class folder: left out");
       } else {
         skip(rel, "outside_class_folders",
              "is not inside a class folder: move it into the sub-folder of its class, or remove it");

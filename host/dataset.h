@@ -91,6 +91,7 @@ struct DatasetListing {
   };
   std::string source;
   bool is_zip = false;
+  std::string root;  // the folder holding the class folders, relative to source ("" = source itself)
   std::vector<std::string> classes;
   std::vector<Entry> images;  // grouped by label, sorted by path within a class
   std::vector<SkippedFile> skipped;

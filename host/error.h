@@ -5,22 +5,42 @@
 
 namespace tvh {
 
-// `text` with every control byte but newline and tab written visibly ("\\0", "\\x1b"): a name read from
-// a file can hold a NUL, which would cut a C-string message short, or a terminal escape.
-inline std::string visible(const std::string& text) {
+namespace detail {
+// `text` with control bytes written visibly ("\\0", "\\x1b"); newline and tab kept when `keep_lines`.
+// With !keep_lines also the C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F) some terminals obey.
+inline std::string escape_controls(const std::string& text, bool keep_lines) {
   static const char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
-  for (char ch : text) {
-    const unsigned char c = (unsigned char)ch;
-    if (c == 0)
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = (unsigned char)text[i];
+    const unsigned char next = i + 1 < text.size() ? (unsigned char)text[i + 1] : 0;
+    if (c == 0) {
       out += "\\0";
-    else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+    } else if ((c < 0x20 && !(keep_lines && (c == '\n' || c == '\t'))) || c == 0x7f) {
       out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
-    else
-      out += ch;
+    } else if (!keep_lines && c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+      out += std::string("\\u00") + kHex[next >> 4] + kHex[next & 15];
+      ++i;
+    } else {
+      out += (char)c;
+    }
   }
   return out;
+}
+}  // namespace detail
+
+// `text` with every control byte but newline and tab written visibly ("\\0", "\\x1b"): a name read from
+// a file can hold a NUL, which would cut a C-string message short, or a terminal escape.
+inline std::string visible(const std::string& text) {
+  return detail::escape_controls(text, true);
+}
+
+// `text` as one line of a report: every control character written visibly, newline and tab included
+// ("a\\x0ab"), so a class label or file name read from a model or a folder can neither start a line of
+// its own nor drive the terminal. Every label a tool prints as text goes through it.
+inline std::string one_line(const std::string& text) {
+  return detail::escape_controls(text, false);
 }
 
 // Thrown by host/ code on bad input or a failed operation; tools catch it once in main. The message is

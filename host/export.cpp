@@ -141,10 +141,10 @@ size_t parse_budget(const std::string& text) {
   uint64_t v = 0;
   while (i < text.size() && std::isdigit((unsigned char)text[i])) {
     v = v * 10 + (uint64_t)(text[i] - '0');
-    if (v > (uint64_t(1) << 40)) throw Error(bad);
+    if (v > (uint64_t(1) << 40)) throw UsageError(bad);
     ++i;
   }
-  if (i == 0) throw Error(bad);
+  if (i == 0) throw UsageError(bad);
   std::string suffix;
   for (; i < text.size(); ++i) suffix += (char)std::tolower((unsigned char)text[i]);
   uint64_t mul = 1;
@@ -155,8 +155,8 @@ size_t parse_budget(const std::string& text) {
   else if (suffix == "m" || suffix == "mb" || suffix == "mib")
     mul = 1024 * 1024;
   else
-    throw Error(bad);
-  if (v == 0) throw Error("--budget " + text + ": the budget must be more than zero bytes.");
+    throw UsageError(bad);
+  if (v == 0) throw UsageError("--budget " + text + ": the budget must be more than zero bytes.");
   return (size_t)(v * mul);
 }
 
@@ -166,13 +166,13 @@ std::string info_text(const LoadedModel& m, const InfoRequest& req) {
   const tv::InputDesc& in = plan.desc.input;
   std::string s;
   char line[256];
-  s += "model: " + req.source + "\n";
+  s += "model: " + one_line(req.source) + "\n";
   s += "format: " + std::string(m.format == "tvb" ? ".tvb blob" : "raw myWeights.bin (webmcu preset)") + ", " +
        (m.int8 ? "int8" : "float32") + ", " + grouped(f.size) + " bytes, CRC-32 " + hex32(f.crc) + "\n";
   s += "input: " + std::to_string(in.height) + "x" + std::to_string(in.width) + "x" + std::to_string(in.channels) +
        " " + tv::channel_order_name(in.order) + ", value = pixel * " + g9(in.scale) + " + " + g9(in.offset) + "\n";
   s += "classes: " + std::to_string(plan.desc.num_classes) + ":";
-  for (size_t i = 0; i < m.labels.size(); ++i) s += (i ? ", " : " ") + m.labels[i];
+  for (size_t i = 0; i < m.labels.size(); ++i) s += (i ? ", " : " ") + one_line(m.labels[i]);
   s += "\nlayers:\n";
   std::snprintf(line, sizeof line, "  %3s  %-38s %-12s %10s %12s %12s\n", "#", "layer", "output", "params",
                 "float bytes", "int8 bytes");

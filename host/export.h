@@ -25,7 +25,7 @@ std::string tinyvision_header(const LoadedModel& m, const std::string& source, c
 std::string webmcu_header(const LoadedModel& m, const std::string& source);
 
 // Parses a memory budget: a byte count with an optional binary suffix K/KB/KiB or M/MB/MiB
-// (any case): "300000", "512K" = 524288, "1M" = 1048576. Throws tvh::Error on anything else.
+// (any case): "300000", "512K" = 524288, "1M" = 1048576. Throws tvh::UsageError on anything else.
 size_t parse_budget(const std::string& text);
 
 // The `tvexport info` report: architecture per layer, parameters and bytes (float/int8), the

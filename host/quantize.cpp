@@ -8,9 +8,11 @@
 
 #include "host/error.h"
 #include "host/model_io.h"
+#include "host/parallel.h"
 #include "host/q8_reference.h"
 #include "host/s3_limits.h"
 #include "host/text.h"
+#include "host/text_width.h"
 #include "tv/blob.h"
 #include "tv/int8/int8_ops.h"
 #include "tv/int8/q8_model.h"
@@ -385,17 +387,26 @@ std::vector<uint8_t> assemble(const tv::ModelPlan& plan, const float* params, co
 }
 
 // Runs the int8 model (the reference interpreter) over the images and returns per layer the largest
-// accumulator magnitudes reached.
+// accumulator magnitudes reached (per worker, then the largest of the workers': the same for any count).
 std::vector<AccObserved> observe(const tv::ModelPlan& plan, const std::vector<uint8_t>& blob, const Dataset& ds,
-                                 const std::vector<int>& idx) {
+                                 const std::vector<int>& idx, int threads) {
   auto view = std::make_unique<tv::BlobView>();
   tv::blob_decode(blob.data(), blob.size(), view.get());
-  Q8Reference ref = q8_reference_load(*view, plan);
+  const Q8Reference ref = q8_reference_load(*view, plan);
+  std::vector<std::vector<AccObserved>> per((size_t)run_workers(idx.size(), threads),
+                                            std::vector<AccObserved>((size_t)plan.num_layers));
+  for_each_run(idx.size(), threads, [&](int w, size_t from, size_t to) {
+    for (size_t j = from; j < to; ++j) {
+      std::vector<int8_t> in = q8_reference_input(plan, ref.act_exps[0], ds.image((size_t)idx[j]));
+      q8_reference_run(ref, in.data(), 0, &per[(size_t)w]);
+    }
+  });
   std::vector<AccObserved> obs((size_t)plan.num_layers);
-  for (int i : idx) {
-    std::vector<int8_t> in = q8_reference_input(plan, ref.act_exps[0], ds.image((size_t)i));
-    q8_reference_run(ref, in.data(), 0, &obs);
-  }
+  for (const auto& p : per)
+    for (size_t i = 0; i < obs.size(); ++i) {
+      obs[i].max_final = std::max(obs[i].max_final, p[i].max_final);
+      obs[i].max_partial = std::max(obs[i].max_partial, p[i].max_partial);
+    }
   return obs;
 }
 
@@ -406,50 +417,62 @@ struct Score {
   bool better_than(const Score& o) const { return agree != o.agree ? agree > o.agree : sq_error < o.sq_error; }
 };
 
+// The float model's outputs on some images, and how well an int8 candidate reproduces them. Both run on
+// `threads` threads; each image's figures are kept apart and added in image order, so the score (and
+// the split it chooses) is the same for any thread count.
 class Fidelity {
  public:
   Fidelity() = default;
-  Fidelity(const tv::ModelPlan& plan, const float* params, const Dataset& ds, const std::vector<int>& idx)
-      : ds_(&ds), idx_(idx) {
+  Fidelity(const tv::ModelPlan& plan, const float* params, const Dataset& ds, const std::vector<int>& idx, int threads)
+      : ds_(&ds), idx_(idx), threads_(threads) {
     const int k = plan.desc.num_classes;
-    AlignedBuffer arena(tv::inference_memory(plan).work_bytes);
-    tv::Inference inf;
-    tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
     logits_.assign(idx.size() * (size_t)k, 0.f);
-    std::vector<float> probs((size_t)k);
-    for (size_t n = 0; n < idx.size(); ++n) {
-      const tv::Status st = tv::infer_u8(inf, ds.image((size_t)idx[n]), probs.data(), logits_.data() + n * (size_t)k);
-      if (!st.ok()) throw_if_not_runnable(st, plan, ds.name((size_t)idx[n]));
-    }
+    for_each_run(idx.size(), threads, [&](int, size_t from, size_t to) {
+      AlignedBuffer arena(tv::inference_memory(plan).work_bytes);
+      tv::Inference inf;
+      tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
+      std::vector<float> probs((size_t)k);
+      for (size_t n = from; n < to; ++n) {
+        const tv::Status st = tv::infer_u8(inf, ds.image((size_t)idx[n]), probs.data(), logits_.data() + n * (size_t)k);
+        if (!st.ok()) throw_if_not_runnable(st, plan, ds.name((size_t)idx[n]));
+      }
+    });
   }
   Score score(const tv::ModelPlan& plan, const float* params, const QuantChoices& c,
               const std::vector<std::string>& labels) const {
     std::vector<int8_t> act;
     // The candidate as every tool sees a model: decoded, bound, classified by the loaded model.
     const LoadedModel candidate = decode_model(assemble(plan, params, c, labels, "", &act), "a candidate int8 model");
-    Classifier classifier(candidate);
     const int k = plan.desc.num_classes, e = act.back();
-    std::vector<int8_t> out((size_t)k);
+    std::vector<double> sq(idx_.size() * (size_t)k, 0.0);  // each image and class apart
+    std::vector<char> agree(idx_.size(), 0);
+    for_each_run(idx_.size(), threads_, [&](int, size_t from, size_t to) {
+      Classifier classifier(candidate);
+      std::vector<int8_t> out((size_t)k);
+      for (size_t n = from; n < to; ++n) {
+        classifier.classify(ds_->image((size_t)idx_[n]), nullptr, out.data());
+        const float* f = logits_.data() + n * (size_t)k;
+        int qa = 0, fa = 0;
+        for (int j = 0; j < k; ++j) {
+          const double d = std::ldexp((double)out[(size_t)j], e) - f[j];
+          sq[n * (size_t)k + (size_t)j] = d * d;
+          if (out[(size_t)j] > out[(size_t)qa]) qa = j;
+          if (f[j] > f[fa]) fa = j;
+        }
+        agree[n] = qa == fa;
+      }
+    });
     Score s;
     s.agree = 0;
-    for (size_t n = 0; n < idx_.size(); ++n) {
-      classifier.classify(ds_->image((size_t)idx_[n]), nullptr, out.data());
-      const float* f = logits_.data() + n * (size_t)k;
-      int qa = 0, fa = 0;
-      for (int j = 0; j < k; ++j) {
-        const double d = std::ldexp((double)out[(size_t)j], e) - f[j];
-        s.sq_error += d * d;
-        if (out[(size_t)j] > out[(size_t)qa]) qa = j;
-        if (f[j] > f[fa]) fa = j;
-      }
-      s.agree += qa == fa;
-    }
+    for (double d2 : sq) s.sq_error += d2;  // in image and class order: the same sum for any thread count
+    for (char a : agree) s.agree += a;
     return s;
   }
 
  private:
   const Dataset* ds_ = nullptr;
   std::vector<int> idx_;
+  int threads_ = 1;
   std::vector<float> logits_;
 };
 
@@ -483,7 +506,7 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
       int best_a = have_images ? 0 : need / 2;
       QuantChoices best = c;
       if (have_images) {
-        if (!fid) fid = std::make_unique<Fidelity>(plan, params, *images, *idx);
+        if (!fid) fid = std::make_unique<Fidelity>(plan, params, *images, *idx, options.threads);
         Score best_score = fid->score(plan, params, c, labels);
         for (int a = 1; a <= need; ++a) {
           std::vector<int> trial = extra_act;
@@ -517,7 +540,7 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
   for (int round = 0;; ++round) {
     r.blob = assemble(plan, params, c, labels, provenance, &r.act_exps);
     if (!have_images) break;
-    obs = observe(plan, r.blob, *images, *idx);
+    obs = observe(plan, r.blob, *images, *idx, options.threads);
     if (options.acc_check != AccCheck::Calibrated) break;
     int raise = -1;
     for (int i = 0; i < L && raise < 0; ++i)
@@ -550,12 +573,8 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
 }
 
 std::string quant_table(const tv::ModelPlan& plan, const QuantResult& r) {
-  std::string s;
-  char line[300];
-  std::snprintf(line, sizeof line, "%-5s %-17s %-10s %5s %5s %5s %6s %11s %12s %9s %11s %9s\n", "layer", "type",
-                "output", "e_in", "e_w", "e_out", "shift", "int8 input", "|acc| bound", "headroom", "seen |acc|",
-                "range");
-  s += line;
+  std::vector<std::vector<std::string>> rows = {{"layer", "type", "output", "e_in", "e_w", "e_out", "shift",
+                                                 "int8 input", "|acc| bound", "headroom", "seen |acc|", "range"}};
   for (const LayerQuant& q : r.layers) {
     const tv::LayerPlan& lp = plan.layers[q.index];
     std::string shape = std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) + "x" + std::to_string(lp.out.c);
@@ -569,13 +588,10 @@ std::string quant_table(const tv::ModelPlan& plan, const QuantResult& r) {
       head = std::to_string(q.bound_headroom_bits) + " bit" + (std::abs(q.bound_headroom_bits) == 1 ? "" : "s");
       if (q.observed_acc) seen = grouped(q.observed_acc);
     }
-    std::string range = q.calib_range > 0 ? fmt("%.4g", q.calib_range) : "-";
-    std::snprintf(line, sizeof line, "%-5d %-17s %-10s %5d %5s %5d %6s %11s %12s %9s %11s %9s\n", q.index,
-                  q.type.c_str(), shape.c_str(), q.e_in, ew.c_str(), q.e_out, shift.c_str(), in.c_str(), bound.c_str(),
-                  head.c_str(), seen.c_str(), range.c_str());
-    s += line;
+    rows.push_back({std::to_string(q.index), q.type, shape, std::to_string(q.e_in), ew, std::to_string(q.e_out), shift,
+                    in, bound, head, seen, q.calib_range > 0 ? fmt("%.4g", q.calib_range) : "-"});
   }
-  return s;
+  return format_table(rows, "lll");
 }
 
 }  // namespace tvh

@@ -56,6 +56,7 @@ struct QuantOptions {
   Observer observer = Observer::Mse;
   double percentile = 99.99;  // Observer::Percentile only, in (0, 100]
   AccCheck acc_check = AccCheck::WorstCase;
+  int threads = 1;  // calibration threads (the result is the same for any count)
 };
 
 // Largest |value| per tensor seen during calibration: [0] the input, [i + 1] layer i's output.

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "host/svg_text.h"
+#include "host/error.h"
 #include "host/text.h"
 #include "host/text_width.h"
 
@@ -47,7 +48,17 @@ std::string skipped_text(const std::vector<SkippedFile>& skipped, size_t show) {
   return out;
 }
 
-std::string confusion_text(const std::vector<std::string>& classes, const std::vector<int>& cm) {
+namespace {
+// The class names as one line each (tvh::one_line): control characters written visibly.
+std::vector<std::string> one_line_names(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& n : names) out.push_back(one_line(n));
+  return out;
+}
+}  // namespace
+
+std::string confusion_text(const std::vector<std::string>& names, const std::vector<int>& cm) {
+  const std::vector<std::string> classes = one_line_names(names);  // a folder name may hold a newline
   // Widths in terminal columns (class names may be in any script): row names in full, column heads
   // clipped to 8 columns between characters.
   const size_t k = classes.size();
@@ -302,7 +313,8 @@ std::vector<ClassMetrics> class_metrics(const std::vector<int>& cm, size_t k) {
   return m;
 }
 
-std::string class_metrics_text(const std::vector<std::string>& classes, const std::vector<int>& cm) {
+std::string class_metrics_text(const std::vector<std::string>& names, const std::vector<int>& cm) {
+  const std::vector<std::string> classes = one_line_names(names);  // a folder name may hold a newline
   const auto m = class_metrics(cm, classes.size());
   size_t w = 6;
   for (const auto& c : classes) w = std::max(w, text_width(c) + 1);
@@ -328,8 +340,8 @@ std::string misclassified_text(const Dataset& ds, const EvalResult& r, size_t sh
   for (size_t n = 0; n < wrong.size() && n < show; ++n) {
     const size_t i = wrong[n];
     const size_t d = (size_t)r.index[i];
-    out += "\n  " + ds.paths[d] + ": " + ds.classes[(size_t)ds.labels[d]] + ", predicted " +
-           ds.classes[(size_t)r.predicted[i]] + " (" + fmt("%.1f", 100.0 * r.confidence[i]) + " %)";
+    out += "\n  " + one_line(ds.paths[d]) + ": " + one_line(ds.classes[(size_t)ds.labels[d]]) + ", predicted " +
+           one_line(ds.classes[(size_t)r.predicted[i]]) + " (" + fmt("%.1f", 100.0 * r.confidence[i]) + " %)";
   }
   if (wrong.size() > show) out += "\n  ... and " + std::to_string(wrong.size() - show) + " more (all in --json)";
   return out;

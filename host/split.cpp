@@ -164,4 +164,28 @@ std::vector<std::string> split_warnings(const Dataset& ds, const Split& split) {
   return out;
 }
 
+std::vector<int> class_balanced_sample(const Dataset& dataset, const std::vector<int>& idx, size_t n, uint64_t seed) {
+  if (idx.size() <= n) return idx;
+  std::vector<std::vector<int>> by_class(dataset.classes.size());
+  for (int i : idx) by_class[(size_t)dataset.labels[(size_t)i]].push_back(i);
+  // Shares: classes from the smallest up take min(size, what is left / classes left).
+  std::vector<size_t> order(by_class.size()), take(by_class.size(), 0);
+  for (size_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return by_class[a].size() < by_class[b].size(); });
+  size_t left = n;
+  for (size_t j = 0; j < order.size(); ++j) {
+    const size_t c = order[j];
+    take[c] = std::min(by_class[c].size(), left / (order.size() - j));
+    left -= take[c];
+  }
+  std::vector<int> out;
+  for (size_t c = 0; c < by_class.size(); ++c) {
+    const std::vector<int> mixed = shuffled(by_class[c], seed, c);
+    out.insert(out.end(), mixed.begin(), mixed.begin() + (long)take[c]);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace tvh

@@ -34,4 +34,9 @@ Split fraction_split(const Dataset& dataset, double val_fraction, uint64_t seed)
 // 2 <= k <= dataset.size().
 std::vector<Split> kfold_splits(const Dataset& dataset, int k, uint64_t seed);
 
+// At most `n` of the images `idx`, class-balanced and seeded: each class gets an equal share of n (the
+// share a small class cannot fill goes to the others), chosen by the seeded shuffle of fraction_split;
+// ascending. All of idx when it holds n images or fewer.
+std::vector<int> class_balanced_sample(const Dataset& dataset, const std::vector<int>& idx, size_t n, uint64_t seed);
+
 }  // namespace tvh

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "host/error.h"
 #include "tv/float_text.h"
 
 namespace tvh {
@@ -24,7 +25,7 @@ std::string grouped(int64_t v) {
 
 std::string join(const std::vector<std::string>& items) {
   std::string s;
-  for (const auto& x : items) s += (s.empty() ? "" : ", ") + x;
+  for (const auto& x : items) s += (s.empty() ? "" : ", ") + one_line(x);
   return "[" + s + "]";
 }
 

@@ -10,7 +10,8 @@ namespace tvh {
 std::string fmt(const char* printf_format, double v);
 // "1,234,567" (and "-1,234" for negative values).
 std::string grouped(int64_t v);
-// "[a, b, c]"
+// "[a, b, c]", each item as one line (tvh::one_line: a class name holding a newline or an escape
+// is written visibly)
 std::string join(const std::vector<std::string>& items);
 // "87.50 %" for 0.875.
 std::string pct(double fraction);

@@ -1,5 +1,7 @@
 #include "host/text_width.h"
 
+#include <algorithm>
+
 namespace tvh {
 
 namespace {
@@ -91,6 +93,26 @@ std::string pad_right(const std::string& text, size_t columns) {
 std::string pad_left(const std::string& text, size_t columns) {
   const size_t w = text_width(text);
   return w >= columns ? text : std::string(columns - w, ' ') + text;
+}
+
+std::string format_table(const std::vector<std::vector<std::string>>& rows, const std::string& align) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (widths.size() <= i) widths.push_back(0);
+      widths[i] = std::max(widths[i], text_width(row[i]));
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const bool left = i < align.size() && align[i] == 'l';
+      line += (i ? " " : "") + (left ? pad_right(row[i], widths[i]) : pad_left(row[i], widths[i]));
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
 }
 
 }  // namespace tvh

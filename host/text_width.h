@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace tvh {
 
@@ -15,5 +16,10 @@ std::string clip_to_width(const std::string& text, size_t columns);
 // `text` followed (pad_right) or preceded (pad_left) by spaces up to `columns`; unchanged when wider.
 std::string pad_right(const std::string& text, size_t columns);
 std::string pad_left(const std::string& text, size_t columns);
+
+// `rows` (the first is the header) as lines of columns sized from their content, one space apart:
+// align[i] 'l' pads column i on the right, anything else on the left (numbers). No cell is ever cut
+// or runs into its neighbour.
+std::string format_table(const std::vector<std::vector<std::string>>& rows, const std::string& align);
 
 }  // namespace tvh

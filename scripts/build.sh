@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Configures and builds into build/ (tools land in build/bin/): everything, or only the targets named
 # (scripts/quickstart.sh builds just tvtrain, tvquant and tvexport; scripts/test.sh builds everything).
+# TV_BUILD_TESTS=OFF configures without the test suites (googletest then need not be installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTV_BUILD_TESTS="${TV_BUILD_TESTS:-ON}" >/dev/null
 if [ $# -gt 0 ]; then
   cmake --build build -j"$(nproc)" --target "$@"
 else

@@ -3,8 +3,8 @@
 # photos -> trained model (tvtrain) -> int8 (tvquant) -> C header (tvexport).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-bash scripts/build.sh tvtrain tvquant tvexport  # only what it runs; scripts/test.sh builds the rest
+bash scripts/install-deps.sh build  # only what building needs; scripts/test.sh installs what the tests need
+TV_BUILD_TESTS=OFF bash scripts/build.sh tvtrain tvquant tvexport  # only what it runs; scripts/test.sh builds the rest
 BIN=build/bin
 OUT=${TV_OUT:-out}
 mkdir -p "$OUT"

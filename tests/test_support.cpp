@@ -59,6 +59,18 @@ std::string bin_path(const std::string& name) {
   return std::string(TV_BIN_DIR) + "/" + name;
 }
 
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
+
+std::string tool_command(const std::string& name) {
+  return quoted(bin_path(name));
+}
+
+bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
 bool binary_exists(const std::string& name) {
   std::error_code ec;
   return fs::exists(bin_path(name), ec);

@@ -26,6 +26,12 @@ std::string source_path(const std::string& rel);
 std::string shared_path(const std::string& rel);
 // Path of a built tool (build/bin/<name>).
 std::string bin_path(const std::string& name);
+// `s` in single quotes for a shell command line (paths from temp_dir hold no quote).
+std::string quoted(const std::string& s);
+// The quoted path of a built tool, ready to start a command line.
+std::string tool_command(const std::string& name);
+// True when `needle` occurs in `hay`.
+bool contains(const std::string& hay, const std::string& needle);
 // True when build/bin/<name> exists.
 bool binary_exists(const std::string& name);
 // A fresh empty directory under the system temp dir, removed at process exit.

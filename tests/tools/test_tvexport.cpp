@@ -418,7 +418,7 @@ TEST(Tvexport, InfoBudgetFitsExitsZeroOrDoesNotFitExitsOne) {
     EXPECT_EQ(nlohmann::json::parse(out)["budget"]["fits"], c.bytes >= need) << c.text;
   }
   for (const char* bad : {"", "K", "12X", "-5", "1.5M", "0"}) EXPECT_THROW(tvh::parse_budget(bad), tvh::Error) << bad;
-  EXPECT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --budget 12X", &out, &err), 1);
+  EXPECT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --budget 12X", &out, &err), 2);
   EXPECT_NE(err.find("--budget 12X"), std::string::npos) << err;
   // The text report names the layers, labels, CRC and provenance.
   ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb), &out, &err), 0);

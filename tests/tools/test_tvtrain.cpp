@@ -144,7 +144,7 @@ TEST(Tvtrain, InputSizeFollowsAndTooSmallIsRefused) {
   EXPECT_NE(err.find("layer 4"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(out + "/x.tvb"));
   tvtrain_json(ds + " --input 28x28 -o " + out + "/x.tvb", &rc, &err);
-  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(rc, 2);
   EXPECT_NE(err.find("HxWxC"), std::string::npos) << err;
 }
 

@@ -1,14 +1,18 @@
 // Command-line glue shared by tvtrain, tvquant and tvexport (header-only: each tool compiles it).
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include "host/error.h"
 #include "host/files.h"
+#include "host/numbers.h"
 #include "host/suggest.h"
+#include "tv/presets.h"
 
 namespace tvcli {
 
@@ -31,24 +35,56 @@ inline void collect_unexpected(const CLI::App& app, std::vector<std::string>* ar
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) collect_unexpected(*sub, args);
 }
 
+// The option nearest to a mistyped one, or "" when none is a plausible typo. A one-character name
+// ("-0") is one edit from every short option, so it gets no suggestion.
+inline std::string suggest_option(const std::string& typed, const std::vector<std::string>& names) {
+  const size_t dashes = typed.find_first_not_of('-');
+  if (dashes == std::string::npos || typed.size() - dashes < 2) return "";
+  return tvh::nearest_name(typed, names);
+}
+
 // Reports a parse failure and returns the exit status: 0 for --help/--version, 2 (usage) otherwise.
-// An unknown option gets the nearest known one suggested ("did you mean --epochs?").
+// An unexpected argument is named in one sentence each, an unknown option with the nearest known one
+// ("did you mean --epochs?"); every other failure is CLI11's sentence.
 inline int parse_failed(CLI::App& app, const CLI::ParseError& e, const std::string& tool) {
   if (e.get_exit_code() == 0) return app.exit(e);
-  std::fprintf(stderr, "%s: %s\n", tool.c_str(), e.what());
   std::vector<std::string> names, args;
   collect_option_names(app, &names);
   collect_unexpected(app, &args);
-  for (std::string a : args) {
-    if (a.size() < 2 || a[0] != '-') continue;
-    const size_t eq = a.find('=');
-    if (eq != std::string::npos) a = a.substr(0, eq);
-    const std::string near = tvh::nearest_name(a, names);
-    if (!near.empty())
-      std::fprintf(stderr, "%s: unknown option %s; did you mean %s?\n", tool.c_str(), a.c_str(), near.c_str());
-  }
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr || args.empty())
+    std::fprintf(stderr, "%s: %s\n", tool.c_str(), tvh::visible(e.what()).c_str());
+  else
+    for (std::string a : args) {
+      if (a.size() < 2 || a[0] != '-') {
+        std::fprintf(stderr, "%s: unexpected argument '%s'.\n", tool.c_str(), tvh::visible(a).c_str());
+        continue;
+      }
+      const size_t eq = a.find('=');
+      if (eq != std::string::npos) a = a.substr(0, eq);
+      const std::string near = suggest_option(a, names);
+      std::fprintf(stderr, "%s: unknown option %s%s\n", tool.c_str(), tvh::visible(a).c_str(),
+                   near.empty() ? "." : ("; did you mean " + near + "?").c_str());
+    }
   std::fprintf(stderr, "Run %s --help for the options.\n", tool.c_str());
   return tvh::kExitUsage;
+}
+
+// Option checks: every number and every choice an option takes is read by the one strict reader of
+// host/numbers.h (no NaN, no wrap-around, no "1e3" for a count), so a bad value is a usage error (2).
+// A whole number from lo to hi.
+inline CLI::Validator whole(uint64_t lo, uint64_t hi) {
+  return CLI::Validator([lo, hi](std::string& s) { return tvh::whole_number_problem(s, lo, hi); },
+                        "INT " + std::to_string(lo) + ".." + std::to_string(hi));
+}
+// A finite number from lo to hi.
+inline CLI::Validator real(double lo, double hi) {
+  return CLI::Validator([lo, hi](std::string& s) { return tvh::real_number_problem(s, lo, hi); }, "NUMBER");
+}
+// One of `names` (a near miss gets "did you mean").
+inline CLI::Validator one_of(std::vector<std::string> names) {
+  std::string desc;
+  for (const std::string& n : names) desc += (desc.empty() ? "" : "|") + n;
+  return CLI::Validator([names](std::string& s) { return tvh::choice_problem(s, names); }, desc);
 }
 
 // Ends --help with the exit statuses and parses the command line. Returns -1 when the command goes on,
@@ -92,6 +128,31 @@ inline int run_main(const char* tool, int (*body)(int, char**), int argc, char**
     rc = tvh::kExitFailure;
   }
   return rc;
+}
+
+// `word` as one shell word: as is when it holds only characters no shell treats specially, else in
+// single quotes ("'my photos'"), so that a printed next command can be pasted.
+inline std::string shell_word(const std::string& word) {
+  bool plain = !word.empty();
+  for (char c : word) plain = plain && (std::isalnum((unsigned char)c) || std::strchr("_./:=+,@%-", c) != nullptr);
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// "NAME.q8.tvb" for "NAME.tvb": where the int8 model of a float model goes.
+inline std::string int8_name_for(const std::string& tvb) {
+  const std::string ext = ".tvb";
+  const bool has_ext = tvb.size() > ext.size() && tvb.compare(tvb.size() - ext.size(), ext.size(), ext) == 0;
+  return (has_ext ? tvb.substr(0, tvb.size() - ext.size()) : tvb) + ".q8.tvb";
+}
+
+// One of the presets the core defines (tinyvision, webmcu).
+inline CLI::Validator preset_choice() {
+  std::vector<std::string> names;
+  for (const char* const* n = tv::preset_names(); *n; ++n) names.push_back(*n);
+  return one_of(names);
 }
 
 }  // namespace tvcli

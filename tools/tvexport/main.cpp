@@ -214,12 +214,13 @@ int tvexport_main(int argc, char** argv) {
   app.add_option("MODEL", ex.model, "the model: a .tvb blob or a raw myWeights.bin");
   app.add_option("-o,--output", ex.output, "output file (.h, .bin, .espdl; - for stdout)");
   app.add_option("--style", ex.style, "header style: tinyvision (default) or webmcu (the reference firmware's)")
-      ->check(CLI::IsMember({"tinyvision", "webmcu"}));
+      ->check(tvcli::one_of({"tinyvision", "webmcu"}));
   app.add_option("--name", ex.name, "identifier prefix of the tinyvision-style header (default TV_MODEL)");
   app.add_option("--format", ex.format,
                  "header, webmcu-bin (raw myWeights.bin) or espdl; default from the output's extension")
-      ->check(CLI::IsMember({"header", "webmcu-bin", "espdl"}));
-  app.add_option("--preset", ex.preset, "the network of a raw myWeights.bin (only webmcu)");
+      ->check(tvcli::one_of({"header", "webmcu-bin", "espdl"}));
+  app.add_option("--preset", ex.preset, "the network of a raw myWeights.bin (only webmcu)")
+      ->check(tvcli::preset_choice());
   app.add_option("--labels", ex.labels, "class labels of a raw myWeights.bin, comma-separated");
   app.add_option("--test-images", ex.test_images,
                  ".espdl: a dataset (folder or .zip) whose first image is embedded as the test input "
@@ -233,7 +234,8 @@ int tvexport_main(int argc, char** argv) {
   info->add_option("--budget", budget,
                    "RAM budget to check, e.g. 300000, 512K, 1M: inference on the engine that runs the model (int8 "
                    "for an int8 model); exit status 1 when it does not fit");
-  info->add_option("--preset", info_preset, "the network of a raw myWeights.bin (only webmcu)");
+  info->add_option("--preset", info_preset, "the network of a raw myWeights.bin (only webmcu)")
+      ->check(tvcli::preset_choice());
   info->add_option("--labels", info_labels, "class labels of a raw myWeights.bin, comma-separated");
 
   CLI::App* verify =

@@ -1,10 +1,12 @@
 #include "tvquant.h"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "host/config.h"
 #include "host/dataset.h"
@@ -12,6 +14,7 @@
 #include "host/evaluate.h"
 #include "host/files.h"
 #include "host/html_report.h"
+#include "host/interval.h"
 #include "host/model_io.h"
 #include "host/prune.h"
 #include "host/quant_report.h"
@@ -19,6 +22,7 @@
 #include "host/report.h"
 #include "host/split.h"
 #include "host/text.h"
+#include "host/text_width.h"
 #include "host/training.h"
 #include "tools/common/cli.h"
 #include "tv/int8/q8_model.h"
@@ -32,6 +36,11 @@ using tvh::join;
 using tvh::pct;
 
 namespace {
+
+// Calibration sample: enough images that the chosen exponents no longer change (measured on
+// Fashion-MNIST and webmcu-b, docs/quantization.md), drawn class-balanced with a fixed seed.
+constexpr size_t kDefaultCalibSample = 2000;
+constexpr uint64_t kCalibSampleSeed = 1;
 
 // A float model to work on; an int8 model is refused with a sentence naming the file.
 tvh::LoadedModel load_float_model(const std::string& path) {
@@ -82,8 +91,9 @@ json confusion_json(const std::vector<int>& cm, int k) {
 int tvquant_main(int argc, char** argv) {
   std::string model, calib, output, eval_on, calib_images = "train", acc_check = "worst-case", observer, report_path;
   double percentile = 99.99;
-  int val_last = 3, threads = 1;
-  bool per_channel = false, as_json = false, quiet = false;
+  int val_last = 3, threads = 0;
+  size_t calib_sample = kDefaultCalibSample;
+  bool per_channel = false, as_json = false, quiet = false, calib_all = false;
   CLI::App app{
       "tvquant: quantize a float .tvb to power-of-two int8 as ESP-DL runs it on the ESP32-S3, and prune conv "
       "channels.\n"
@@ -96,28 +106,39 @@ int tvquant_main(int argc, char** argv) {
   app.add_option(
          "--calib-images", calib_images,
          "Which calibration images set the activation ranges: train (the split's training images, default) or all")
-      ->check(CLI::IsMember({"train", "all"}));
+      ->check(tvcli::one_of({"train", "all"}));
   app.add_option("--val-last", val_last, "Reference split: the last N images of each class are validation (default 3)")
-      ->check(CLI::Range(0, 100000));
+      ->check(tvcli::whole(0, 100000));
   app.add_option(
       "--eval-on", eval_on,
       "Compare float and int8 on every image of this dataset (default: the calibration dataset's validation split)");
   app.add_option("--calibration", observer,
                  "How activation exponents are chosen: mse (default: the smallest rounding plus clipping error over "
                  "the calibration images; the scores keep max|x|), minmax (max|x|) or percentile (see --percentile)")
-      ->check(CLI::IsMember({"mse", "minmax", "percentile"}));
+      ->check(tvcli::one_of({"mse", "minmax", "percentile"}));
   CLI::Option* percentile_opt =
       app.add_option("--percentile", percentile,
                      "Activation ranges from this percentile of |x| (e.g. 99.99; implies --calibration percentile)")
-          ->check(CLI::Range(1e-6, 100.0));
+          ->check(tvcli::real(1e-6, 100.0));
   app.add_option("--acc-check", acc_check,
                  "20-bit accumulator rule: worst-case (default: exact on the device for any input) or calibrated (the "
                  "calibration images' sums stay a bit below the limit; layers without the guarantee are reported)")
-      ->check(CLI::IsMember({"worst-case", "calibrated"}));
+      ->check(tvcli::one_of({"worst-case", "calibrated"}));
   app.add_flag("--per-channel", per_channel,
                "One weight exponent per output channel (NOT for the ESP32-S3: ESP-DL runs per-channel exponents on the "
                "P4 only)");
-  app.add_option("--threads", threads, "Decoding threads")->check(CLI::Range(1, 64));
+  CLI::Option* sample_opt =
+      app.add_option("--calib-sample", calib_sample,
+                     "Calibrate on at most N images, a class-balanced sample (seed 1) of the calibration images "
+                     "(default " +
+                         std::to_string(kDefaultCalibSample) +
+                         ": the exponents stop changing well before; see "
+                         "docs/quantization.md)")
+          ->check(tvcli::whole(1, 100000000));
+  app.add_flag("--calib-all", calib_all, "Calibrate on every calibration image (no sample)");
+  app.add_option("--threads", threads,
+                 "Threads for decoding and calibration (default: all cores; the result is the same for any count)")
+      ->check(tvcli::whole(1, 256));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the report goes to stderr)");
   app.add_option("--report", report_path,
                  "Also write an HTML page: float vs int8 per class, the photos they disagree on, exponents and "
@@ -126,9 +147,12 @@ int tvquant_main(int argc, char** argv) {
   if (const int rc = tvcli::parse(app, argc, argv, "tvquant"); rc >= 0) return rc;
   const tvcli::StderrLog log{quiet};
   if (percentile_opt->count() && !observer.empty() && observer != "percentile")
-    throw tvh::Error("--percentile sets --calibration percentile, but --calibration " + observer +
-                     " was given; drop one of the two.");
+    throw tvh::UsageError("--percentile sets --calibration percentile, but --calibration " + observer +
+                          " was given; drop one of the two.");
   if (observer.empty()) observer = percentile_opt->count() ? "percentile" : "mse";
+  if (calib_all && sample_opt->count())
+    throw tvh::UsageError("--calib-all uses every image and --calib-sample a sample of them; drop one of the two.");
+  if (threads == 0) threads = (int)std::max(1u, std::thread::hardware_concurrency());
 
   // Validate every input and the output before anything is computed or written.
   tvh::check_output_extension("-o", output, {".tvb"}, "a TinyVision int8 model", "name it MODEL.q8.tvb");
@@ -147,7 +171,9 @@ int tvquant_main(int argc, char** argv) {
   for (const auto& w : ds.warnings) log("warning: " + w);
   if (!ds.skipped.empty()) log(tvh::skipped_text(ds.skipped));
   tvh::Split split = tvh::reference_split(ds, val_last);
-  const std::vector<int> calib_idx = calib_images == "all" ? tvh::all_indices(ds) : split.train;
+  const std::vector<int> calib_pool = calib_images == "all" ? tvh::all_indices(ds) : split.train;
+  const std::vector<int> calib_idx =
+      calib_all ? calib_pool : tvh::class_balanced_sample(ds, calib_pool, calib_sample, kCalibSampleSeed);
   tvh::Dataset eval_ds;
   const tvh::Dataset* eds = &ds;
   std::vector<int> eval_idx = split.val;
@@ -171,19 +197,30 @@ int tvquant_main(int argc, char** argv) {
   const std::string calibration = qo.observer == tvh::Observer::Percentile ? "percentile " + fmt("%g", percentile)
                                                                            : tvh::observer_name(qo.observer);
   qo.acc_check = acc_check == "calibrated" ? tvh::AccCheck::Calibrated : tvh::AccCheck::WorstCase;
-  log("calibrating on " + std::to_string(calib_idx.size()) + " images of " + calib + " (" + calib_images + ", " +
-      calibration + ")");
+  qo.threads = threads;
+  const std::string sampled = calib_idx.size() < calib_pool.size()
+                                  ? "a class-balanced sample (seed " + std::to_string(kCalibSampleSeed) + ") of "
+                                  : "";
+  log("calibrating on " + sampled + std::to_string(calib_idx.size()) +
+      (sampled.empty() ? "" : " of the " + std::to_string(calib_pool.size())) + " images of " + calib + " (" +
+      calib_images + ", " + calibration + ")");
+  const auto calib_start = std::chrono::steady_clock::now();
   tvh::CalibrationStats stats = tvh::calibrate(plan, m.params.data(), ds, calib_idx, qo);
 
   std::ostringstream prov;
   char crc[16];
   std::snprintf(crc, sizeof crc, "0x%08X", m.crc);
   prov << "tool=tvquant " << TV_VERSION << "\nsource=" << model << "\nsource_crc32=" << crc << "\ncalib=" << calib
-       << "\ncalib_images=" << calib_idx.size() << "\ncalibration=" << calibration << "\nacc_check=" << acc_check
+       << "\ncalib_images=" << calib_idx.size() << (sampled.empty() ? "" : " (class-balanced sample, seed 1)")
+       << "\ncalibration=" << calibration << "\nacc_check=" << acc_check
        << "\nweights=" << (per_channel ? "per-channel (not for the ESP32-S3)" : "per-tensor") << "\n";
   const std::string preset = provenance_value(m.provenance, "preset");
   if (!preset.empty()) prov << "preset=" << preset << "\n";
   tvh::QuantResult q = tvh::quantize_model(plan, m.params.data(), stats, m.labels, prov.str(), qo, &ds, &calib_idx);
+  const double calib_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - calib_start).count();
+  log("calibrated and quantized in " + fmt("%.2f", calib_seconds) + " s on " +
+      std::to_string(std::min<size_t>((size_t)threads, calib_idx.size())) + " thread(s)" +
+      (sampled.empty() ? std::string() : " (--calib-all uses all " + std::to_string(calib_pool.size()) + ")"));
 
   // Float and int8 on the same images, each image once through each engine, by the path tvtrain --eval
   // takes (the loaded model's classifier).
@@ -217,9 +254,9 @@ int tvquant_main(int argc, char** argv) {
   for (const auto& a : q.adjustments) report += "adjusted: " + a + "\n";
   if (q.adjustments.empty()) report += "no layer needed an exponent adjustment\n";
   report += "accuracy on " + eval_name + ", " + std::to_string(eval_idx.size()) + " images: float " +
-            pct(ef.accuracy()) + " (" + std::to_string(ef.correct) + "/" + std::to_string(ef.total) + "), int8 " +
-            pct(eq.accuracy()) + " (" + std::to_string(eq.correct) + "/" + std::to_string(eq.total) +
-            "), same class on " + std::to_string(agree) + "/" + std::to_string(eval_idx.size()) + "\n";
+            tvh::accuracy_with_interval(ef.correct, ef.total) + ", int8 " +
+            tvh::accuracy_with_interval(eq.correct, eq.total) + ", same class on " + std::to_string(agree) + "/" +
+            std::to_string(eval_idx.size()) + "\n";
   report += "weights: float " + grouped(q.float_weight_bytes) + " bytes, int8 " + grouped(q.int8_weight_bytes) +
             " bytes (" + fmt("%.2f", (double)q.float_weight_bytes / (double)q.int8_weight_bytes) + "x smaller)\n";
   report += "inference memory: float " + grouped(fmem.total_bytes) + " bytes (" + grouped(fmem.params_bytes) +
@@ -257,6 +294,9 @@ int tvquant_main(int argc, char** argv) {
               {"classes", m.labels},
               {"calib", calib},
               {"calib_images", calib_idx.size()},
+              {"calib_pool_images", calib_pool.size()},
+              {"calib_seconds", calib_seconds},
+              {"threads", threads},
               {"calibration", tvh::observer_name(qo.observer)},
               {"percentile", qo.observer == tvh::Observer::Percentile ? json(percentile) : json(nullptr)},
               {"per_channel", per_channel},
@@ -304,13 +344,15 @@ int tvquant_main(int argc, char** argv) {
     tvh::write_file_atomic(report_path, tvh::quant_html_report(in));
     log("wrote " + report_path);
   }
+  log("next: tvexport " + tvcli::shell_word(output) +
+      " -o model.h   (a C header for the firmware; -o model.espdl for ESP-DL, tvexport info for its memory)");
   return 0;
 }
 
 int tvquant_prune_main(int argc, char** argv) {
   std::string model, dataset, output, preset;
   double ratio = 0.2;
-  int epochs = 5, threads = 1;
+  int epochs = 5, threads = 0;
   uint64_t seed = 1;
   bool as_json = false, quiet = false;
   CLI::App app{
@@ -322,18 +364,22 @@ int tvquant_prune_main(int argc, char** argv) {
   app.add_option("model", model, "Float model (.tvb)")->required();
   app.add_option("dataset", dataset, "Dataset to fine-tune and evaluate on (folder or .zip)")->required();
   app.add_option("--ratio", ratio, "Fraction of the conv channels to remove (default 0.2)")
-      ->check(CLI::Range(0.0, 0.95));
+      ->check(tvcli::real(0.0, 0.95));
   app.add_option("-o,--output", output, "Write the pruned (and fine-tuned) float model here")->required();
   app.add_option("--epochs", epochs, "Fine-tuning epochs (default 5; 0 = no fine-tuning)")
-      ->check(CLI::Range(0, 100000));
+      ->check(tvcli::whole(0, 100000));
   app.add_option("--preset", preset,
-                 "Training recipe for fine-tuning (default: the model's own, from its provenance preset= line)");
-  app.add_option("--seed", seed, "Seed for shuffling and augmentation while fine-tuning (default 1)");
-  app.add_option("--threads", threads, "Threads (results are identical for any count)")->check(CLI::Range(1, 64));
+                 "Training recipe for fine-tuning (default: the model's own, from its provenance preset= line)")
+      ->check(tvcli::preset_choice());
+  app.add_option("--seed", seed, "Seed for shuffling and augmentation while fine-tuning (default 1)")
+      ->check(tvcli::whole(0, UINT64_MAX));
+  app.add_option("--threads", threads, "Threads (default: all cores; results are identical for any count)")
+      ->check(tvcli::whole(1, 256));
   app.add_flag("--json", as_json, "Print one JSON object with the results on stdout (the table goes to stderr)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
   if (const int rc = tvcli::parse(app, argc, argv, "tvquant prune"); rc >= 0) return rc;
   const tvcli::StderrLog log{quiet};
+  if (threads == 0) threads = (int)std::max(1u, std::thread::hardware_concurrency());
 
   tvh::check_output_extension("-o", output, {".tvb"}, "a TinyVision model", "name it PRUNED.tvb");
   const std::vector<tvh::NamedPath> inputs = {{"the model", model}, {"the dataset", dataset}};
@@ -367,13 +413,11 @@ int tvquant_prune_main(int argc, char** argv) {
   };
   const std::vector<int> every = tvh::all_indices(ds);
   auto row_of = [&](const std::string& stage, const tv::ModelPlan& p, int channels, const float* weights) {
-    size_t int8 = 0;
-    for (int i = 0; i < p.num_layers; ++i) int8 += p.layers[i].weight_count + p.layers[i].bias_count * 4;
     return Row{stage,
                channels,
                p.param_count,
                p.param_count * 4,
-               int8,
+               tv::q8_memory(p).weight_bytes,  // the int8 weight bytes tvquant and the header report
                tvh::evaluate_float(p, weights, ds, split.val),
                tvh::evaluate_float(p, weights, ds, every)};
   };
@@ -432,16 +476,12 @@ int tvquant_prune_main(int argc, char** argv) {
                       fmt("%.1f", 100.0 * (pr.channels_before - pr.channels_after) / pr.channels_before) +
                       " %); accuracy on the validation split (" + std::to_string(split.val.size()) +
                       " images) and on all " + std::to_string(ds.size()) + " images\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%-11s %9s %11s %12s %11s %14s %14s\n", "model", "channels", "parameters",
-                "float bytes", "int8 bytes", "val accuracy", "all images");
-  table += line;
-  for (const Row& r : rows) {
-    std::snprintf(line, sizeof line, "%-11s %9d %11s %12s %11s %14s %14s\n", r.stage.c_str(), r.channels,
-                  grouped(r.params).c_str(), grouped(r.bytes_float).c_str(), grouped(r.bytes_int8).c_str(),
-                  pct(r.val.accuracy()).c_str(), pct(r.all.accuracy()).c_str());
-    table += line;
-  }
+  std::vector<std::vector<std::string>> cells = {
+      {"model", "channels", "parameters", "float bytes", "int8 bytes", "val accuracy", "all images"}};
+  for (const Row& r : rows)
+    cells.push_back({r.stage, std::to_string(r.channels), grouped(r.params), grouped(r.bytes_float),
+                     grouped(r.bytes_int8), pct(r.val.accuracy()), pct(r.all.accuracy())});
+  table += tvh::format_table(cells, "l");
   if (as_json) {
     if (!quiet) std::fprintf(stderr, "%s", table.c_str());
     json jrows = json::array();
@@ -479,5 +519,7 @@ int tvquant_prune_main(int argc, char** argv) {
     tvh::write_stdout(table);
   }
   log("wrote " + output);
+  log("next: tvquant " + tvcli::shell_word(output) + " --calib " + tvcli::shell_word(dataset) + " -o " +
+      tvcli::shell_word(tvcli::int8_name_for(output)) + "   (int8 for the ESP32-S3)");
   return 0;
 }

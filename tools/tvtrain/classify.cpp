@@ -26,7 +26,8 @@ int tvtrain_classify(int argc, char** argv) {
       "tvtrain classify"};
   app.add_option("model", model_path, "The model: .tvb (float or int8), or a raw myWeights.bin")->required();
   app.add_option("images", images, "Image files (.jpg, .jpeg, .png)")->required();
-  app.add_option("--preset", preset, "The network of a raw myWeights.bin (only webmcu is defined for that format)");
+  app.add_option("--preset", preset, "The network of a raw myWeights.bin (only webmcu is defined for that format)")
+      ->check(tvcli::preset_choice());
   app.add_option("--classes", classes,
                  "Class names a,b,c for a raw myWeights.bin (default class0, class1, ...; a .tvb names its own)");
   app.add_flag("--json", as_json, "Print a JSON array, one object per image, on stdout");
@@ -66,9 +67,10 @@ int tvtrain_classify(int argc, char** argv) {
           {{"path", path}, {"label", labels[(size_t)best]}, {"confidence", probs[(size_t)best]}, {"probabilities", p}});
       continue;
     }
-    std::printf("%s: %s (%.1f %%)", path.c_str(), labels[(size_t)best].c_str(), 100.0 * probs[(size_t)best]);
+    std::printf("%s: %s (%.1f %%)", tvh::one_line(path).c_str(), tvh::one_line(labels[(size_t)best]).c_str(),
+                100.0 * probs[(size_t)best]);
     for (int c = 0; c < k; ++c)
-      std::printf("%s%s %.1f %%", c ? ", " : "  [", labels[(size_t)c].c_str(), 100.0 * probs[(size_t)c]);
+      std::printf("%s%s %.1f %%", c ? ", " : "  [", tvh::one_line(labels[(size_t)c]).c_str(), 100.0 * probs[(size_t)c]);
     std::printf("]\n");
   }
   if (as_json) std::printf("%s\n", out.dump(2).c_str());

@@ -13,6 +13,8 @@
 #include "host/error.h"
 #include "host/evaluate.h"
 #include "host/files.h"
+#include "host/interval.h"
+#include "host/layout_check.h"
 #include "host/model_io.h"
 #include "host/report.h"
 #include "host/split.h"
@@ -48,6 +50,12 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+// [lo, hi]: the Wilson 95 % interval of an accuracy, for --json.
+json interval_json(long correct, long total) {
+  const auto ci = tvh::wilson_interval(correct, total);
+  return json::array({ci.first, ci.second});
+}
+
 json confusion_json(const std::vector<int>& cm, int k) {
   json rows = json::array();
   for (int i = 0; i < k; ++i) rows.push_back(std::vector<int>(cm.begin() + i * k, cm.begin() + (i + 1) * k));
@@ -64,6 +72,10 @@ void apply_augment(const std::string& text, tv::TrainRecipe* r) {
   r->aug_brightness = 0.f;
   if (text == "none") return;
   for (const std::string& item : split_list(text)) {
+    if (item == "none")
+      throw tvh::UsageError("--augment " + text +
+                            ": none turns augmentation off and cannot be combined with other kinds; give either none "
+                            "or a list such as flip,shift.");
     const size_t eq = item.find('=');
     const std::string name = item.substr(0, eq);
     const std::string value = eq == std::string::npos ? std::string() : item.substr(eq + 1);
@@ -159,26 +171,28 @@ int tvtrain_main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tvtrain ") + TV_VERSION);
   app.add_option("dataset", a.dataset, "Dataset folder or .zip (one sub-folder per class)")->required();
   app.add_option("-o,--output", a.output, "Write the trained model (.tvb) here");
-  app.add_option("--preset", a.preset, "Model and recipe: tinyvision (default, recommended) or webmcu (the reference)");
-  app.add_option("--config", a.config, "JSON model/training config (see host/config.h for the format)");
+  app.add_option("--preset", a.preset, "Model and recipe: tinyvision (default, recommended) or webmcu (the reference)")
+      ->check(tvcli::preset_choice());
+  app.add_option("--config", a.config, "JSON model/training config (format: docs/config.md)");
   app.add_option("--input", a.input, "Model input HxWxC, e.g. 28x28x1 or 96x96x3 (every layer follows)");
-  app.add_option("--epochs", a.epochs, "Override the recipe's epochs")->check(CLI::Range(1, 100000));
-  app.add_option("--batch", a.batch, "Override the recipe's batch size")->check(CLI::Range(1, 4096));
-  app.add_option("--lr", a.lr, "Override the recipe's learning rate")->check(CLI::Range(1e-9, 10.0));
+  app.add_option("--epochs", a.epochs, "Override the recipe's epochs")->check(tvcli::whole(1, 100000));
+  app.add_option("--batch", a.batch, "Override the recipe's batch size")->check(tvcli::whole(1, 4096));
+  app.add_option("--lr", a.lr, "Override the recipe's learning rate")->check(tvcli::real(1e-9, 10.0));
   app.add_option("--lanes", a.lanes, "Gradient lanes (fixes the summation order; threads never change results)")
-      ->check(CLI::Range(1, 8));
-  app.add_option("--seed", a.seed, "Seed for initialization, shuffling, splits and augmentation (default 1)");
+      ->check(tvcli::whole(1, 8));
+  app.add_option("--seed", a.seed, "Seed for initialization, shuffling, splits and augmentation (default 1)")
+      ->check(tvcli::whole(0, UINT64_MAX));
   app.add_option("--threads", a.threads,
                  "Threads for decoding and training (default: all cores; results are identical for any count)")
-      ->check(CLI::Range(1, 256));
+      ->check(tvcli::whole(1, 256));
   app.add_option("--classes", a.classes, "Explicit class list a,b,c (default: sorted folder names)");
   app.add_option("--split", a.split, "Validation split: reference (last N per class, default) or fraction")
-      ->check(CLI::IsMember({"reference", "fraction"}));
-  app.add_option("--val-last", a.val_last, "N for the reference split (default 3)")->check(CLI::Range(0, 100000));
+      ->check(tvcli::one_of({"reference", "fraction"}));
+  app.add_option("--val-last", a.val_last, "N for the reference split (default 3)")->check(tvcli::whole(0, 100000));
   app.add_option("--val-fraction", a.val_fraction, "Fraction for --split fraction (default 0.2)")
-      ->check(CLI::Range(0.0, 0.95));
+      ->check(tvcli::real(0.0, 0.95));
   app.add_option("--kfold", a.kfold, "K-fold cross-validation: report mean and sd of validation accuracy")
-      ->check(CLI::Range(2, 1000));
+      ->check(tvcli::whole(2, 1000));
   app.add_option("--init", a.init, "Start from a model (.tvb, or the reference's raw myWeights.bin)");
   app.add_flag("--eval", a.eval, "With --init: evaluate the model on every image, no training");
   app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
@@ -320,18 +334,23 @@ int tvtrain_main(int argc, char** argv) {
                   {"the report", report}};
   // List first, then know the model and the memory it all takes, then decode.
   tvh::DatasetListing listing = tvh::list_dataset(dopt);
+  // The likely mistakes (the parent of a dataset, a photo library's folders as classes) before decoding.
+  for (const auto& w : tvh::check_layout(listing, {!classes.empty(), !init.plan})) log("warning: " + w);
   // A preset's model and recipe follow the data (depth from the input, scale from the image count);
-  // the command-line options still override the recipe.
-  if (setup.adapt && !init.plan) {
+  // the command-line options still override the recipe. Sized first from the listed files (for the
+  // memory estimate: an upper bound), then again from the images that decoded.
+  const bool adapt = setup.adapt && !init.plan;
+  auto adapt_to = [&](size_t images) {
     tv::DataShape data;
     data.height = setup.model.input.height;
     data.width = setup.model.input.width;
     data.channels = setup.model.input.channels;
-    data.images = (long)listing.images.size();
+    data.images = (long)images;
     tv::preset_model_for(setup.preset.c_str(), 2, data, &setup.model);
     tv::preset_recipe_for(setup.preset.c_str(), data, &setup.recipe);
     apply_overrides();
-  }
+  };
+  if (adapt) adapt_to(listing.images.size());
   setup.model.num_classes = (uint16_t)std::max<size_t>(2, listing.classes.size());
   std::unique_ptr<tv::ModelPlan> plan;
   {
@@ -395,7 +414,9 @@ int tvtrain_main(int argc, char** argv) {
                      " but " + a.init + " has " + std::to_string(init.plan->desc.num_classes) + ".");
   if (init.plan && init.format != "tvb") init.labels = ds.classes;
 
-  if (setup.model.num_classes != ds.classes.size()) {
+  const bool resized = adapt && ds.size() != listing.images.size();  // some files were no images
+  if (resized) adapt_to(ds.size());
+  if (resized || setup.model.num_classes != ds.classes.size()) {
     setup.model.num_classes = (uint16_t)ds.classes.size();
     plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the model" : "--input " + a.input);
   }
@@ -404,7 +425,7 @@ int tvtrain_main(int argc, char** argv) {
   if (a.eval) {
     tvh::EvalResult r = tvh::evaluate_model(init, ds, tvh::all_indices(ds));
     log("evaluated " + a.init + " on " + std::to_string(r.total) + " images: accuracy " +
-        fmt("%.2f", 100 * r.accuracy()) + " % (" + std::to_string(r.correct) + "/" + std::to_string(r.total) + ")");
+        tvh::accuracy_with_interval(r.correct, r.total));
     if (!a.quiet) std::fprintf(stderr, "%s", tvh::confusion_text(ds.classes, r.confusion).c_str());
     if (!a.quiet) std::fprintf(stderr, "%s", tvh::class_metrics_text(ds.classes, r.confusion).c_str());
     const std::string wrong = tvh::misclassified_text(ds, r);
@@ -423,6 +444,7 @@ int tvtrain_main(int argc, char** argv) {
                 {"int8", init.int8},
                 {"classes", ds.classes},
                 {"accuracy", r.accuracy()},
+                {"accuracy_interval", interval_json(r.correct, r.total)},
                 {"correct", r.correct},
                 {"total", r.total},
                 {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
@@ -459,6 +481,7 @@ int tvtrain_main(int argc, char** argv) {
       throw tvh::Error(a.dataset + ": --kfold " + std::to_string(a.kfold) + " needs at least that many images.");
     std::vector<tvh::Split> folds = tvh::kfold_splits(ds, a.kfold, a.seed);
     std::vector<double> accs;
+    long pooled_correct = 0, pooled_total = 0;  // every image validated once over the folds
     json fold_json = json::array();
     double train_seconds = 0;
     tv::TrainMemory kf_mem{};
@@ -475,9 +498,11 @@ int tvtrain_main(int argc, char** argv) {
       accs.push_back(r.val_eval.accuracy());
       train_seconds += r.train_seconds;
       log("fold " + std::to_string(f + 1) + "/" + std::to_string(folds.size()) + ": validation accuracy " +
-          fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" + std::to_string(r.val_eval.correct) + "/" +
-          std::to_string(r.val_eval.total) + ")");
+          tvh::accuracy_with_interval(r.val_eval.correct, r.val_eval.total));
+      pooled_correct += r.val_eval.correct;
+      pooled_total += r.val_eval.total;
       fold_json.push_back({{"val_accuracy", r.val_eval.accuracy()},
+                           {"val_accuracy_interval", interval_json(r.val_eval.correct, r.val_eval.total)},
                            {"val_correct", r.val_eval.correct},
                            {"val_images", r.val_eval.total},
                            {"train_seconds", r.train_seconds}});
@@ -488,7 +513,8 @@ int tvtrain_main(int argc, char** argv) {
     for (double x : accs) sd += (x - mean) * (x - mean);
     sd = accs.size() > 1 ? std::sqrt(sd / (accs.size() - 1)) : 0;
     log(std::to_string(a.kfold) + "-fold cross-validation: " + fmt("%.2f", 100 * mean) + " % +- " +
-        fmt("%.2f", 100 * sd) + " % (sample sd)");
+        fmt("%.2f", 100 * sd) +
+        " % (sample sd); every image once: " + tvh::accuracy_with_interval(pooled_correct, pooled_total));
     const std::vector<tvh::SuspectLabel> suspects = tvtrain::suspects_of(ds, oof);
     if (!suspects.empty()) log(tvh::suspects_text(ds, suspects));
     if (!report.empty()) {
@@ -502,6 +528,8 @@ int tvtrain_main(int argc, char** argv) {
                 {"kfold", a.kfold},
                 {"cv_accuracy_mean", mean},
                 {"cv_accuracy_sd", sd},
+                {"cv_accuracy_pooled", pooled_total ? (double)pooled_correct / (double)pooled_total : 0.0},
+                {"cv_accuracy_interval", interval_json(pooled_correct, pooled_total)},
                 {"folds", fold_json},
                 {"epochs", setup.recipe.epochs},
                 {"train_seconds", train_seconds},
@@ -567,14 +595,14 @@ int tvtrain_main(int argc, char** argv) {
   progress.clear();
   log("training loop " + fmt("%.3f", r.train_seconds) + " s (" +
       fmt("%.1f", r.history.empty() ? 0.0 : 1e3 * r.train_seconds / r.history.size()) + " ms/epoch)");
-  log("train accuracy " + fmt("%.2f", 100 * r.train_eval.accuracy()) + " % (" + std::to_string(r.train_eval.correct) +
-      "/" + std::to_string(r.train_eval.total) + "), " +
+  log("train accuracy " + tvh::accuracy_with_interval(r.train_eval.correct, r.train_eval.total) + ", " +
       (r.val_eval.total == 0
            ? std::string("no validation accuracy: no image was kept for validation (every class is too small for "
                          "--val-last; add images or use --kfold)")
-           : "validation accuracy " + fmt("%.2f", 100 * r.val_eval.accuracy()) + " % (" +
-                 std::to_string(r.val_eval.correct) + "/" + std::to_string(r.val_eval.total) + ")") +
+           : "validation accuracy " + tvh::accuracy_with_interval(r.val_eval.correct, r.val_eval.total)) +
       (r.best_epoch ? " with the weights of epoch " + std::to_string(r.best_epoch) : std::string()));
+  if (!tvh::wide_interval_hint(r.val_eval.correct, r.val_eval.total).empty())
+    log("note: " + tvh::wide_interval_hint(r.val_eval.correct, r.val_eval.total));
   if (!a.quiet && r.val_eval.total) {
     std::fprintf(stderr, "validation images:\n%s", tvh::confusion_text(ds.classes, r.val_eval.confusion).c_str());
     std::fprintf(stderr, "%s", tvh::class_metrics_text(ds.classes, r.val_eval.confusion).c_str());
@@ -629,6 +657,8 @@ int tvtrain_main(int argc, char** argv) {
               {"train_accuracy", r.train_eval.accuracy()},
               {"val_accuracy", r.val_eval.total ? json(r.val_eval.accuracy()) : json(nullptr)},  // null: none validated
               {"val_correct", r.val_eval.correct},
+              {"val_accuracy_interval",
+               r.val_eval.total ? interval_json(r.val_eval.correct, r.val_eval.total) : json(nullptr)},
               {"confusion_matrix", confusion_json(r.val_eval.confusion, (int)ds.classes.size())},
               {"params", plan->param_count},
               {"memory",
@@ -648,5 +678,8 @@ int tvtrain_main(int argc, char** argv) {
     j.update(dataset_json(ds));
     tvh::write_stdout(j.dump(2) + "\n");
   }
+  log("next: tvquant " + tvcli::shell_word(a.output) + " --calib " + tvcli::shell_word(a.dataset) + " -o " +
+      tvcli::shell_word(tvcli::int8_name_for(a.output)) + "   (int8 for the ESP32-S3; or tvexport " +
+      tvcli::shell_word(a.output) + " -o model.h for a float header)");
   return 0;
 }
