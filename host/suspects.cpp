@@ -71,7 +71,8 @@ std::vector<SuspectLabel> find_suspect_labels(const std::vector<int>& labels, co
     // 1. Less sure of the given class than usual while as sure of another as of its real photos.
     if (p[given] < t[(size_t)given])
       best = most_probable_other(p, k, given, [&](int j) { return p[j] >= t[(size_t)j]; });
-    // 2. As unsure of the given class as of other classes' photos, and another class is more probable.
+    // 2. Less of the given class than the model sees in other classes' photos on average, and another
+    //    class more probable: confident it is not the given class.
     if (best < 0 && p[given] < u[(size_t)given]) {
       best = most_probable_other(p, k, given, [](int) { return true; });
       if (best >= 0 && !(p[best] > p[given])) best = -1;
