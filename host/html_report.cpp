@@ -200,7 +200,7 @@ void section_suspects(std::ostringstream& s, const ReportInput& in, ThumbnailMak
     return;
   }
   s << "<p>" << in.suspects.size()
-    << " photo(s) whose folder's class has a low out-of-fold probability while another class is confident "
+    << " photo(s) whose folder's class has a low out-of-fold probability while another class is likelier "
        "(docs/suspect-labels.md). Check them first: move a photo to its right folder, or delete it.";
   if (in.suspects.size() > kReportMaxPhotos) s << " The " << kReportMaxPhotos << " most likely are shown.";
   s << "</p>\n<div class=\"cards\">\n";
