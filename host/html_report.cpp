@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "host/export.h"
+#include "host/interval.h"
 #include "host/model_io.h"
 #include "host/report.h"
-#include "host/stats.h"
 #include "host/svg_text.h"
 #include "host/text.h"
 #include "host/thumbnails.h"
@@ -147,10 +147,10 @@ void section_run(std::ostringstream& s, const ReportInput& in) {
   row("seed", std::to_string(in.seed));
   row("started", esc(in.started) + ", took " + fmt("%.1f", in.seconds) + " s");
   if (in.eval && in.eval->total) {
-    const Interval ci = wilson_interval(in.eval->correct, in.eval->total);
+    const std::pair<double, double> ci = wilson_interval(in.eval->correct, in.eval->total);
     row("accuracy", pct1(in.eval->accuracy()) + " (" + std::to_string(in.eval->correct) + "/" +
-                        std::to_string(in.eval->total) + " " + esc(in.evaluated) + "), 95 % interval " + pct1(ci.lo) +
-                        " &ndash; " + pct1(ci.hi));
+                        std::to_string(in.eval->total) + " " + esc(in.evaluated) + "), 95 % interval " +
+                        pct1(ci.first) + " &ndash; " + pct1(ci.second));
   }
   s << "</table>\n";
 }
@@ -177,10 +177,10 @@ void section_results(std::ostringstream& s, const ReportInput& in) {
        "class=\"n\">images</th></tr>\n";
   for (size_t c = 0; c < k; ++c) {
     const int tp = in.eval->confusion[c * k + c];
-    const Interval p = wilson_interval(tp, m[c].predicted), r = wilson_interval(tp, m[c].support);
-    auto cells = [&](double v, const Interval& ci, int n) {
-      return n ? "<td class=\"n\">" + pct1(v) + "</td><td class=\"n\">" + pct1(ci.lo) + " &ndash; " + pct1(ci.hi) +
-                     "</td>"
+    const std::pair<double, double> p = wilson_interval(tp, m[c].predicted), r = wilson_interval(tp, m[c].support);
+    auto cells = [&](double v, const std::pair<double, double>& ci, int n) {
+      return n ? "<td class=\"n\">" + pct1(v) + "</td><td class=\"n\">" + pct1(ci.first) + " &ndash; " +
+                     pct1(ci.second) + "</td>"
                : std::string("<td class=\"n\">-</td><td class=\"n\">-</td>");
     };
     s << "<tr><td>" << esc(ds.classes[c]) << "</td>" << cells(m[c].precision, p, m[c].predicted)
@@ -380,19 +380,9 @@ std::string html_page(const ReportInput& in, size_t image_budget) {
 
 }  // namespace
 
-std::string shell_quoted(const std::string& w) {
-  const bool plain = !w.empty() && w.find_first_not_of(
-                                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                       "0123456789_-./=:,+@%") == std::string::npos;
-  if (plain) return w;
-  std::string out = "'";
-  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string report_command_line(const std::string& tool, int argc, char** argv) {
   std::string out = tool;
-  for (int i = 1; i < argc; ++i) out += " " + shell_quoted(argv[i]);
+  for (int i = 1; i < argc; ++i) out += " " + shell_word(argv[i]);
   return out;
 }
 

@@ -45,4 +45,20 @@ std::string g9(float v) {
   return b;
 }
 
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-./=:,+@%") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string int8_name_for(const std::string& tvb) {
+  const std::string ext = ".tvb";
+  const bool has_ext = tvb.size() > ext.size() && tvb.compare(tvb.size() - ext.size(), ext.size(), ext) == 0;
+  return (has_ext ? tvb.substr(0, tvb.size() - ext.size()) : tvb) + ".q8.tvb";
+}
+
 }  // namespace tvh

@@ -20,4 +20,11 @@ std::string hex32(uint32_t v);
 // The "%.9g" text of a float without printf ("nan", "inf", "-inf" for the non-finite).
 std::string g9(float v);
 
+// `word` as one shell word: as is when it holds only characters no shell treats specially, else in
+// single quotes ("'my photos'"), so that a printed command can be pasted.
+std::string shell_word(const std::string& word);
+
+// "NAME.q8.tvb" for "NAME.tvb" (else NAME + ".q8.tvb"): where the int8 model of a float model goes.
+std::string int8_name_for(const std::string& tvb);
+
 }  // namespace tvh

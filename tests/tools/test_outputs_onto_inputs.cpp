@@ -24,15 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-std::string bin(const std::string& tool) {
-  return q(tvtest::bin_path(tool));
-}
-bool has(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using tvtest::contains;
 
 // A float and an int8 model of the shapes classes, made by the real tools (1 epoch).
 struct Models {
@@ -40,10 +32,12 @@ struct Models {
 };
 Models make_models(const std::string& dir, const std::string& ds) {
   Models m{dir + "/m.tvb", dir + "/m.q8.tvb"};
-  tvtest::CommandResult r = tvtest::run_capture(bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -q " +
-                                                "--no-curve --no-confusion -o " + q(m.float_model));
+  tvtest::CommandResult r = tvtest::run_capture(tvtest::tool_command("tvtrain") + " " + tvtest::quoted(ds) +
+                                                " --preset webmcu --epochs 1 -q " + "--no-curve --no-confusion -o " +
+                                                tvtest::quoted(m.float_model));
   EXPECT_EQ(r.status, 0) << r.err;
-  r = tvtest::run_capture(bin("tvquant") + " " + q(m.float_model) + " --calib " + q(ds) + " -q -o " + q(m.int8_model));
+  r = tvtest::run_capture(tvtest::tool_command("tvquant") + " " + tvtest::quoted(m.float_model) + " --calib " +
+                          tvtest::quoted(ds) + " -q -o " + tvtest::quoted(m.int8_model));
   EXPECT_EQ(r.status, 0) << r.err;
   return m;
 }
@@ -65,30 +59,42 @@ TEST(OutputsOntoInputs, AnOutputLinkedOntoAnyInputFileIsRefusedByEveryToolAndThe
   struct Case {
     std::string link, target, cmd, says;
   };
-  const std::string train = bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 ";
+  const std::string train = tvtest::tool_command("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 1 ";
   const std::vector<Case> cases = {
       {"a.tvb", photo, train + "-o LINK", "-o LINK: it is the same file as the dataset image " + photo},
-      {"b.svg", photo, train + "-o " + q(dir + "/t1.tvb") + " --curve LINK", "same file as the dataset image"},
-      {"c.svg", photo, train + "-o " + q(dir + "/t2.tvb") + " --confusion LINK", "same file as the dataset image"},
-      {"d.bin", photo, train + "-o " + q(dir + "/t3.tvb") + " --raw-out LINK", "same file as the dataset image"},
-      {"e.svg", config, train + "--config " + q(config) + " -o " + q(dir + "/t4.tvb") + " --curve LINK",
+      {"b.svg", photo, train + "-o " + tvtest::quoted(dir + "/t1.tvb") + " --curve LINK",
+       "same file as the dataset image"},
+      {"c.svg", photo, train + "-o " + tvtest::quoted(dir + "/t2.tvb") + " --confusion LINK",
+       "same file as the dataset image"},
+      {"d.bin", photo, train + "-o " + tvtest::quoted(dir + "/t3.tvb") + " --raw-out LINK",
+       "same file as the dataset image"},
+      {"e.svg", config,
+       train + "--config " + tvtest::quoted(config) + " -o " + tvtest::quoted(dir + "/t4.tvb") + " --curve LINK",
        "same file as --config"},
-      {"f.tvb", photo, bin("tvquant") + " " + q(m.float_model) + " --calib " + q(ds) + " -o LINK",
+      {"f.tvb", photo,
+       tvtest::tool_command("tvquant") + " " + tvtest::quoted(m.float_model) + " --calib " + tvtest::quoted(ds) +
+           " -o LINK",
        "same file as the dataset image " + photo},
       {"g.tvb", eval_photo,
-       bin("tvquant") + " " + q(m.float_model) + " --calib " + q(ds) + " --eval-on " + q(other) + " -o LINK",
+       tvtest::tool_command("tvquant") + " " + tvtest::quoted(m.float_model) + " --calib " + tvtest::quoted(ds) +
+           " --eval-on " + tvtest::quoted(other) + " -o LINK",
        "same file as the dataset image " + eval_photo},
-      {"h.tvb", photo, bin("tvquant") + " prune " + q(m.float_model) + " " + q(ds) + " --epochs 0 -o LINK",
+      {"h.tvb", photo,
+       tvtest::tool_command("tvquant") + " prune " + tvtest::quoted(m.float_model) + " " + tvtest::quoted(ds) +
+           " --epochs 0 -o LINK",
        "same file as the dataset image"},
-      {"i.espdl", photo, bin("tvexport") + " " + q(m.int8_model) + " --test-images " + q(ds) + " -o LINK",
+      {"i.espdl", photo,
+       tvtest::tool_command("tvexport") + " " + tvtest::quoted(m.int8_model) + " --test-images " + tvtest::quoted(ds) +
+           " -o LINK",
        "same file as the dataset image"},
-      {"j.h", config, bin("tvexport") + " " + q(m.float_model) + " -o LINK", ""},  // not an input: written
+      {"j.h", config, tvtest::tool_command("tvexport") + " " + tvtest::quoted(m.float_model) + " -o LINK",
+       ""},  // not an input: written
   };
   for (const Case& c : cases) {
     const std::string link = dir + "/" + c.link;
     fs::create_symlink(c.target, link);
     std::string cmd = c.cmd;
-    cmd.replace(cmd.find("LINK"), 4, q(link));
+    cmd.replace(cmd.find("LINK"), 4, tvtest::quoted(link));
     std::string says = c.says;
     if (says.find("LINK") != std::string::npos) says.replace(says.find("LINK"), 4, link);
     const tvtest::CommandResult r = tvtest::run_capture(cmd);
@@ -99,8 +105,8 @@ TEST(OutputsOntoInputs, AnOutputLinkedOntoAnyInputFileIsRefusedByEveryToolAndThe
       continue;
     }
     EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;
-    EXPECT_TRUE(has(r.err, says)) << cmd << "\n" << r.err;
-    EXPECT_FALSE(has(r.err, "epoch 1/") || has(r.err, "calibrating")) << "refused after the work: " << cmd;
+    EXPECT_TRUE(contains(r.err, says)) << cmd << "\n" << r.err;
+    EXPECT_FALSE(contains(r.err, "epoch 1/") || contains(r.err, "calibrating")) << "refused after the work: " << cmd;
     EXPECT_TRUE(fs::is_symlink(link));
     EXPECT_EQ(tvtest::read_text(photo), photo_bytes) << cmd;
     EXPECT_EQ(tvtest::read_text(eval_photo), eval_bytes) << cmd;
@@ -109,9 +115,9 @@ TEST(OutputsOntoInputs, AnOutputLinkedOntoAnyInputFileIsRefusedByEveryToolAndThe
   for (const char* f : {"t1.tvb", "t2.tvb", "t3.tvb", "t4.tvb"}) EXPECT_FALSE(fs::exists(dir + "/" + f)) << f;
   // A hard link is the same file too.
   fs::create_hard_link(photo, dir + "/hard.tvb");
-  const tvtest::CommandResult r = tvtest::run_capture(train + "-o " + q(dir + "/hard.tvb"));
+  const tvtest::CommandResult r = tvtest::run_capture(train + "-o " + tvtest::quoted(dir + "/hard.tvb"));
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_TRUE(has(r.err, "same file as the dataset image")) << r.err;
+  EXPECT_TRUE(contains(r.err, "same file as the dataset image")) << r.err;
   EXPECT_EQ(tvtest::read_text(photo), photo_bytes);
 }
 
@@ -147,7 +153,7 @@ TEST(OutputsOntoInputs, FreeSpaceIsCheckedInTheFolderALinkPointsInto) {
     tvh::check_output({"-o", dir + "/link.tvb"}, {}, need);
     ADD_FAILURE() << "the link's folder was checked, not the target's";
   } catch (const tvh::Error& e) {
-    EXPECT_TRUE(has(e.what(), "'/dev/shm'")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "'/dev/shm'")) << e.what();
   }
   // Two outputs that each fit but not together are refused together, naming both.
   const std::string a = "/dev/shm/tv-ooi-a-" + std::to_string(getpid()) + ".tvb";
@@ -156,7 +162,7 @@ TEST(OutputsOntoInputs, FreeSpaceIsCheckedInTheFolderALinkPointsInto) {
     tvh::check_outputs({{"-o", a}, {"the curve", b}}, {shm_free / 2 + (16u << 20), shm_free / 2 + (16u << 20)}, {});
     ADD_FAILURE() << "the outputs were not counted together";
   } catch (const tvh::Error& e) {
-    EXPECT_TRUE(has(e.what(), "-o " + a) && has(e.what(), "the curve " + b)) << e.what();
+    EXPECT_TRUE(contains(e.what(), "-o " + a) && contains(e.what(), "the curve " + b)) << e.what();
   }
   EXPECT_NO_THROW(tvh::check_outputs({{"-o", a}, {"the curve", b}}, {1000, 1000}, {}));
   EXPECT_EQ(tvtest::read_text(target), "old");
@@ -173,18 +179,19 @@ TEST(OutputsOntoInputs, AReadOnlyOutputIsRefusedNamingTheFile) {
   const Models m = make_models(dir, ds);
   tvtest::write_text(dir + "/model.h", "mine");
   chmod((dir + "/model.h").c_str(), 0444);
-  tvtest::CommandResult r =
-      tvtest::run_capture(bin("tvexport") + " " + q(m.float_model) + " -o " + q(dir + "/model.h"));
+  tvtest::CommandResult r = tvtest::run_capture(tvtest::tool_command("tvexport") + " " + tvtest::quoted(m.float_model) +
+                                                " -o " + tvtest::quoted(dir + "/model.h"));
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_TRUE(has(r.err, dir + "/model.h") && has(r.err, "read-only (mode 0444)")) << r.err;
+  EXPECT_TRUE(contains(r.err, dir + "/model.h") && contains(r.err, "read-only (mode 0444)")) << r.err;
   EXPECT_EQ(tvtest::read_text(dir + "/model.h"), "mine");
   // tvtrain finds it before training.
   tvtest::write_text(dir + "/ro.tvb", "mine");
   chmod((dir + "/ro.tvb").c_str(), 0444);
-  r = tvtest::run_capture(bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -o " + q(dir + "/ro.tvb"));
+  r = tvtest::run_capture(tvtest::tool_command("tvtrain") + " " + tvtest::quoted(ds) +
+                          " --preset webmcu --epochs 1 -o " + tvtest::quoted(dir + "/ro.tvb"));
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_TRUE(has(r.err, "read-only")) << r.err;
-  EXPECT_FALSE(has(r.err, "epoch 1/")) << r.err;
+  EXPECT_TRUE(contains(r.err, "read-only")) << r.err;
+  EXPECT_FALSE(contains(r.err, "epoch 1/")) << r.err;
   EXPECT_EQ(tvtest::read_text(dir + "/ro.tvb"), "mine");
   // Through a link too, and by the library function whoever calls it.
   fs::create_symlink(dir + "/model.h", dir + "/link.h");
@@ -192,7 +199,8 @@ TEST(OutputsOntoInputs, AReadOnlyOutputIsRefusedNamingTheFile) {
   EXPECT_EQ(tvtest::read_text(dir + "/model.h"), "mine");
   // Made writable, it is replaced (the refusal is about the mode, not the name).
   chmod((dir + "/model.h").c_str(), 0644);
-  r = tvtest::run_capture(bin("tvexport") + " " + q(m.float_model) + " -o " + q(dir + "/model.h"));
+  r = tvtest::run_capture(tvtest::tool_command("tvexport") + " " + tvtest::quoted(m.float_model) + " -o " +
+                          tvtest::quoted(dir + "/model.h"));
   EXPECT_EQ(r.status, 0) << r.err;
 }
 

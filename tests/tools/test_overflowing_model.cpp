@@ -17,15 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-std::string bin(const std::string& tool) {
-  return q(tvtest::bin_path(tool));
-}
-bool has(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using tvtest::contains;
 
 // A webmcu model of the shapes classes whose He-initialized weights are all multiplied by `scale`: every
 // weight finite, the second convolution's sums past float's range at 1e37 (the first stays finite).
@@ -79,27 +71,32 @@ TEST(OverflowingModel, EveryToolThatRunsItRefusesNamingTheLayer) {
   const std::string model = write_model(dir + "/huge.tvb", 1e37f);
   const std::string photo = ds + "/1circle/img_000.jpg";
   const std::vector<std::string> cmds = {
-      bin("tvquant") + " " + q(model) + " --calib " + q(ds) + " -o " + q(dir + "/q.tvb"),
-      bin("tvquant") + " " + q(model) + " --calib " + q(ds) + " --calibration minmax -o " + q(dir + "/q.tvb"),
-      bin("tvquant") + " prune " + q(model) + " " + q(ds) + " --epochs 0 -o " + q(dir + "/p.tvb"),
-      bin("tvtrain") + " classify " + q(model) + " " + q(photo),
-      bin("tvtrain") + " classify " + q(model) + " " + q(photo) + " --json",
-      bin("tvtrain") + " " + q(ds) + " --init " + q(model) + " --eval",
-      bin("tvtrain") + " " + q(ds) + " --init " + q(model) + " --epochs 1 -o " + q(dir + "/t.tvb"),
+      tvtest::tool_command("tvquant") + " " + tvtest::quoted(model) + " --calib " + tvtest::quoted(ds) + " -o " +
+          tvtest::quoted(dir + "/q.tvb"),
+      tvtest::tool_command("tvquant") + " " + tvtest::quoted(model) + " --calib " + tvtest::quoted(ds) +
+          " --calibration minmax -o " + tvtest::quoted(dir + "/q.tvb"),
+      tvtest::tool_command("tvquant") + " prune " + tvtest::quoted(model) + " " + tvtest::quoted(ds) +
+          " --epochs 0 -o " + tvtest::quoted(dir + "/p.tvb"),
+      tvtest::tool_command("tvtrain") + " classify " + tvtest::quoted(model) + " " + tvtest::quoted(photo),
+      tvtest::tool_command("tvtrain") + " classify " + tvtest::quoted(model) + " " + tvtest::quoted(photo) + " --json",
+      tvtest::tool_command("tvtrain") + " " + tvtest::quoted(ds) + " --init " + tvtest::quoted(model) + " --eval",
+      tvtest::tool_command("tvtrain") + " " + tvtest::quoted(ds) + " --init " + tvtest::quoted(model) +
+          " --epochs 1 -o " + tvtest::quoted(dir + "/t.tvb"),
   };
   for (const std::string& cmd : cmds) {
     const tvtest::CommandResult r = tvtest::run_capture(cmd);
     EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;  // not 139 (SIGSEGV), not 0
-    EXPECT_TRUE(has(r.err, "the model cannot run on ") && has(r.err, "output is infinite or NaN") &&
-                has(r.err, "layer "))
+    EXPECT_TRUE(contains(r.err, "the model cannot run on ") && contains(r.err, "output is infinite or NaN") &&
+                contains(r.err, "layer "))
         << cmd << "\n"
         << r.err;
-    EXPECT_FALSE(has(r.out, "nan") || has(r.out, "NaN")) << cmd << "\n" << r.out;
-    EXPECT_FALSE(has(r.err, "epoch 1/")) << "trained from it: " << cmd;
+    EXPECT_FALSE(contains(r.out, "nan") || contains(r.out, "NaN")) << cmd << "\n" << r.out;
+    EXPECT_FALSE(contains(r.err, "epoch 1/")) << "trained from it: " << cmd;
   }
   for (const char* f : {"q.tvb", "p.tvb", "t.tvb"}) EXPECT_FALSE(fs::exists(dir + "/" + f)) << f;
   // Control: the same model at a sane scale goes through.
   const std::string sane = write_model(dir + "/sane.tvb", 1.f);
-  const tvtest::CommandResult r = tvtest::run_capture(bin("tvtrain") + " classify " + q(sane) + " " + q(photo));
+  const tvtest::CommandResult r = tvtest::run_capture(tvtest::tool_command("tvtrain") + " classify " +
+                                                      tvtest::quoted(sane) + " " + tvtest::quoted(photo));
   EXPECT_EQ(r.status, 0) << r.err;
 }

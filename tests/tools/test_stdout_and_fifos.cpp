@@ -16,14 +16,12 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string q(const std::string& s) {
-  return "'" + s + "'";
+  return tvtest::quoted(s);
 }
 std::string bin(const std::string& tool) {
   return "timeout 30 " + q(tvtest::bin_path(tool));
 }
-bool has(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using tvtest::contains;
 constexpr int kTimedOut = 124;  // timeout(1)'s status: the command hung
 
 // A float model, its int8 twin and an .espdl of it, made by the real tools from a small dataset.
@@ -77,8 +75,9 @@ TEST(StdoutErrors, AFullDiskOnStdoutIsExitOneWithASentenceAndNoSuccessHint) {
     ASSERT_FALSE(ok.out.empty()) << cmd;
     const tvtest::CommandResult r = tvtest::run_capture(cmd + " > /dev/full");
     EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;
-    EXPECT_TRUE(has(r.err, "cannot write the results to standard output: No space left on device.")) << cmd << r.err;
-    EXPECT_FALSE(has(r.err, "to bake it into the firmware")) << cmd << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "cannot write the results to standard output: No space left on device."))
+        << cmd << r.err;
+    EXPECT_FALSE(contains(r.err, "to bake it into the firmware")) << cmd << "\n" << r.err;
   }
 }
 
@@ -111,7 +110,7 @@ TEST(FifoInputs, AFifoAsAnyFileInputIsRefusedInOneSentenceNeverWaitedOn) {
     const tvtest::CommandResult r = tvtest::run_capture(c.cmd);
     ASSERT_NE(r.status, kTimedOut) << "hung on a FIFO: " << c.cmd;
     EXPECT_EQ(r.status, 1) << c.cmd << "\n" << r.err;
-    EXPECT_TRUE(has(r.err, "'" + c.fifo + "': it is a FIFO (named pipe), not a regular file")) << c.cmd << r.err;
+    EXPECT_TRUE(contains(r.err, "'" + c.fifo + "': it is a FIFO (named pipe), not a regular file")) << c.cmd << r.err;
     EXPECT_FALSE(fs::exists(dir + "/o.tvb") || fs::exists(dir + "/o.h")) << c.cmd;
   }
 }
@@ -132,7 +131,7 @@ TEST(FifoInputs, ASymbolicLinkLoopIsCalledALoopNotAMissingFile) {
   for (const std::string& cmd : cmds) {
     const tvtest::CommandResult r = tvtest::run_capture(cmd);
     EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;
-    EXPECT_TRUE(has(r.err, "symbolic link loop")) << cmd << "\n" << r.err;
-    EXPECT_FALSE(has(r.err, "missing") || has(r.err, "does not exist")) << cmd << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "symbolic link loop")) << cmd << "\n" << r.err;
+    EXPECT_FALSE(contains(r.err, "missing") || contains(r.err, "does not exist")) << cmd << "\n" << r.err;
   }
 }

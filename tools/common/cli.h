@@ -130,24 +130,6 @@ inline int run_main(const char* tool, int (*body)(int, char**), int argc, char**
   return rc;
 }
 
-// `word` as one shell word: as is when it holds only characters no shell treats specially, else in
-// single quotes ("'my photos'"), so that a printed next command can be pasted.
-inline std::string shell_word(const std::string& word) {
-  bool plain = !word.empty();
-  for (char c : word) plain = plain && (std::isalnum((unsigned char)c) || std::strchr("_./:=+,@%-", c) != nullptr);
-  if (plain) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// "NAME.q8.tvb" for "NAME.tvb": where the int8 model of a float model goes.
-inline std::string int8_name_for(const std::string& tvb) {
-  const std::string ext = ".tvb";
-  const bool has_ext = tvb.size() > ext.size() && tvb.compare(tvb.size() - ext.size(), ext.size(), ext) == 0;
-  return (has_ext ? tvb.substr(0, tvb.size() - ext.size()) : tvb) + ".q8.tvb";
-}
-
 // One of the presets the core defines (tinyvision, webmcu).
 inline CLI::Validator preset_choice() {
   std::vector<std::string> names;

@@ -339,12 +339,12 @@ int tvquant_main(int argc, char** argv) {
     in.int8_pred = pq;
     in.plan = &plan;
     in.quant = &q;
-    in.next_commands = {"tvexport " + tvh::shell_quoted(output) + " -o model.h",
-                        "tvexport info " + tvh::shell_quoted(output)};
+    in.next_commands = {"tvexport " + tvh::shell_word(output) + " -o model.h",
+                        "tvexport info " + tvh::shell_word(output)};
     tvh::write_file_atomic(report_path, tvh::quant_html_report(in));
     log("wrote " + report_path);
   }
-  log("next: tvexport " + tvcli::shell_word(output) +
+  log("next: tvexport " + tvh::shell_word(output) +
       " -o model.h   (a C header for the firmware; -o model.espdl for ESP-DL, tvexport info for its memory)");
   return 0;
 }
@@ -519,7 +519,7 @@ int tvquant_prune_main(int argc, char** argv) {
     tvh::write_stdout(table);
   }
   log("wrote " + output);
-  log("next: tvquant " + tvcli::shell_word(output) + " --calib " + tvcli::shell_word(dataset) + " -o " +
-      tvcli::shell_word(tvcli::int8_name_for(output)) + "   (int8 for the ESP32-S3)");
+  log("next: tvquant " + tvh::shell_word(output) + " --calib " + tvh::shell_word(dataset) + " -o " +
+      tvh::shell_word(tvh::int8_name_for(output)) + "   (int8 for the ESP32-S3)");
   return 0;
 }

@@ -53,7 +53,7 @@ tvh::ReportInput RunReport::for_eval(const tvh::Dataset& ds, const tvh::TrainSet
   in.evaluated = "every image";
   in.eval = &r;
   if (!init.int8) in.plan = init.plan.get(), in.params = init.params.data();
-  in.next_commands = {"# train on these photos:", "tvtrain " + tvh::shell_quoted(dataset) + " -o model.tvb"};
+  in.next_commands = {"# train on these photos:", "tvtrain " + tvh::shell_word(dataset) + " -o model.tvb"};
   return in;
 }
 
@@ -70,7 +70,7 @@ tvh::ReportInput RunReport::for_kfold(const tvh::Dataset& ds, const tvh::TrainSe
   in.plan = &plan;
   in.params = params.data();
   in.next_commands = {"# after checking the likely label mistakes, train the model on every photo:",
-                      "tvtrain " + tvh::shell_quoted(dataset) + " --preset " + setup.preset + " -o model.tvb"};
+                      "tvtrain " + tvh::shell_word(dataset) + " --preset " + setup.preset + " -o model.tvb"};
   return in;
 }
 
@@ -120,17 +120,14 @@ nlohmann::json suspects_json(const tvh::Dataset& ds, const std::vector<tvh::Susp
 }
 
 std::vector<std::string> next_commands_after_training(const std::string& model, const std::string& dataset) {
-  std::string q8 = model;
-  if (q8.size() > 4 && q8.compare(q8.size() - 4, 4, ".tvb") == 0) q8.resize(q8.size() - 4);
-  q8 += ".q8.tvb";
-  return {
-      "# int8 for the board (calibrated on the same photos):",
-      "tvquant " + tvh::shell_quoted(model) + " --calib " + tvh::shell_quoted(dataset) + " -o " + tvh::shell_quoted(q8),
-      "# a C header to bake into the firmware (copy it as model.h next to the sketch and rebuild):",
-      "tvexport " + tvh::shell_quoted(q8) + " -o model.h",
-      "# or copy " + q8 + " to the board's SD card as /header/model.tvb (firmware/README.md)",
-      "# check its size and memory on the board:",
-      "tvexport info " + tvh::shell_quoted(q8)};
+  const std::string q8 = tvh::int8_name_for(model);
+  return {"# int8 for the board (calibrated on the same photos):",
+          "tvquant " + tvh::shell_word(model) + " --calib " + tvh::shell_word(dataset) + " -o " + tvh::shell_word(q8),
+          "# a C header to bake into the firmware (copy it as model.h next to the sketch and rebuild):",
+          "tvexport " + tvh::shell_word(q8) + " -o model.h",
+          "# or copy " + q8 + " to the board's SD card as /header/model.tvb (firmware/README.md)",
+          "# check its size and memory on the board:",
+          "tvexport info " + tvh::shell_word(q8)};
 }
 
 }  // namespace tvtrain

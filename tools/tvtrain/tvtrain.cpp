@@ -678,8 +678,8 @@ int tvtrain_main(int argc, char** argv) {
     j.update(dataset_json(ds));
     tvh::write_stdout(j.dump(2) + "\n");
   }
-  log("next: tvquant " + tvcli::shell_word(a.output) + " --calib " + tvcli::shell_word(a.dataset) + " -o " +
-      tvcli::shell_word(tvcli::int8_name_for(a.output)) + "   (int8 for the ESP32-S3; or tvexport " +
-      tvcli::shell_word(a.output) + " -o model.h for a float header)");
+  log("next: tvquant " + tvh::shell_word(a.output) + " --calib " + tvh::shell_word(a.dataset) + " -o " +
+      tvh::shell_word(tvh::int8_name_for(a.output)) + "   (int8 for the ESP32-S3; or tvexport " +
+      tvh::shell_word(a.output) + " -o model.h for a float header)");
   return 0;
 }
