@@ -69,6 +69,13 @@ class AppLink : public LinkHandler {
     static Reason inner, card;  // off the loop task's stack
     inner = Reason();
     card = Reason();
+    // A folder where model.tvb or its .tmp/.bak belong would be renamed into the backup's place (the
+    // real backup removed): refused first, as training refuses it, with the card and model untouched.
+    if (!a_.check_save_targets(&card)) {
+      why->set("nothing was installed: %s", card.text);
+      hal.psram_free(data);
+      return false;
+    }
     // The same checks as a model read from the card at boot (it decodes, plans, its engine accepts
     // it, it fits the memory; labels become folder names by the same rules), with its bytes held.
     // Not handed over (nullptr): the bytes are written to the card below.

@@ -1,0 +1,56 @@
+// Where the USB link meets the board's save and boot rules: a pushed model goes through the same
+// save-target check as training, and a power cut anywhere in a push leaves a card that boots the old
+// or the pushed model, never neither.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "host/model_io.h"
+#include "link_support.h"
+#include "sim_support.h"
+#include "tv/presets.h"
+
+namespace fs = std::filesystem;
+using linktest::PtyBoard;
+using linktest::tvlink;
+using simtest::has;
+using simtest::quote;
+
+namespace {
+
+// A 2-class webmcu model with every weight `w` (different w, different bytes).
+std::string model_bytes(float w, const std::vector<std::string>& labels) {
+  tv::ModelDesc d;
+  tv::webmcu_model((int)labels.size(), &d);
+  auto plan = tvh::plan_or_throw(d, "webmcu");
+  std::vector<float> p(plan->param_count, w);
+  const auto b = tvh::encode_float_blob(*plan, p.data(), labels, "tool=test\npreset=webmcu\n");
+  return std::string(b.begin(), b.end());
+}
+
+}  // namespace
+
+TEST(TvlinkMerge, APushIsRefusedWhenAFolderStandsWhereTheModelGoes) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvlink");
+  const std::string old_model = model_bytes(0.01f, {"a", "b"});
+  const std::string dir = tvtest::temp_dir("merge-push");
+  simtest::write_text(dir + "/new.tvb", model_bytes(0.02f, {"a", "b"}));
+  const std::string card = simtest::make_card(simtest::shapes_dir(), simtest::kShapes2, 2);
+  fs::create_directories(card + "/header/model.tvb");  // a folder named like the model
+  simtest::write_text(card + "/header/model.tvb.bak", old_model);
+  const auto before = linktest::snapshot(card);
+  PtyBoard board("--sd " + quote(card) + " --sd-free-bytes 50000000");
+  ASSERT_FALSE(board.port().empty()) << board.err();
+  const tvtest::CommandResult r = tvlink("push " + quote(board.port()) + " " + quote(dir + "/new.tvb"));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "nothing was installed: /header/model.tvb is a folder (or a device)")) << r.err;
+  // the backup (the model in use) is still the file it was, the folder still where it was
+  EXPECT_TRUE(linktest::snapshot(card) == before);
+  EXPECT_TRUE(fs::is_directory(card + "/header/model.tvb"));
+  EXPECT_TRUE(fs::is_regular_file(card + "/header/model.tvb.bak"));
+  const std::string s = tvlink("status " + quote(board.port())).out;
+  EXPECT_TRUE(has(s, "weights=SD (/header/model.tvb.bak, ")) << s;
+}
