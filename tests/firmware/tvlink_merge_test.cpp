@@ -54,3 +54,20 @@ TEST(TvlinkMerge, APushIsRefusedWhenAFolderStandsWhereTheModelGoes) {
   const std::string s = tvlink("status " + quote(board.port())).out;
   EXPECT_TRUE(has(s, "weights=SD (/header/model.tvb.bak, ")) << s;
 }
+
+// tvlink sent a frame while the board trains (the PC does not know): its bytes are not keys. This
+// one's seq, length, payload and CRC bytes are all 'x' and 'l' (stop / select); skipped by its
+// header's length, the run goes on to the end and no key is said to have been ignored.
+TEST(TvlinkMerge, AFrameSentDuringTrainingIsNotReadAsKeys) {
+  TV_REQUIRE_BINARY("tvsim");
+  const std::string card = simtest::make_card(simtest::shapes_dir(), simtest::kShapes2, 6);
+  std::string frame = "\xA5\x5A\x02xlxl\x01\x01";  // Status, seq "xlxl", 257 payload bytes
+  frame += std::string(257, 'x') + "llxx";
+  const simtest::SimRun r = simtest::sim("--sd " + quote(card) + simtest::labels_arg(simtest::kShapes2) + " --epochs 2",
+                                         simtest::to_train(2) + frame);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "--- Training Complete ---")) << r.out;
+  EXPECT_FALSE(has(r.out, "Stop requested")) << r.out;
+  EXPECT_FALSE(has(r.out, "Ignored ")) << r.out;
+  EXPECT_TRUE(has(r.out, "Epoch 2/2: ")) << r.out;
+}
