@@ -2,14 +2,20 @@
 // save-target check as training, and a power cut anywhere in a push leaves a card that boots the old
 // or the pushed model, never neither.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "host/model_io.h"
 #include "link_support.h"
 #include "sim_support.h"
+#include "tv/crc32.h"
 #include "tv/presets.h"
 
 namespace fs = std::filesystem;
@@ -70,4 +76,59 @@ TEST(TvlinkMerge, AFrameSentDuringTrainingIsNotReadAsKeys) {
   EXPECT_FALSE(has(r.out, "Stop requested")) << r.out;
   EXPECT_FALSE(has(r.out, "Ignored ")) << r.out;
   EXPECT_TRUE(has(r.out, "Epoch 2/2: ")) << r.out;
+}
+
+// The power goes at points of a push's install (the .tmp being written, written, the old backup
+// removed, model.tvb renamed to the backup): the next boot runs the old model or the pushed one,
+// whole, and the pushed one only once its verified .tmp was complete with model.tvb out of the way.
+TEST(TvlinkMerge, APowerCutDuringAPushBootsTheOldOrThePushedModel) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvlink");
+  const std::string older = model_bytes(0.005f, {"a", "b"}), old_model = model_bytes(0.01f, {"a", "b"});
+  const std::string pushed = model_bytes(0.02f, {"a", "b"});
+  const std::string dir = tvtest::temp_dir("merge-cut");
+  simtest::write_text(dir + "/new.tvb", pushed);
+  const size_t s = pushed.size();
+  // card units: create the .tmp (1), its bytes (s), remove the old backup (1), rename model.tvb to
+  // the backup (1), rename the .tmp (1)
+  struct Cut {
+    size_t at;
+    const std::string* boots;
+    const std::string* bak_after;
+  };
+  const Cut cuts[] = {{0, &old_model, &older},     {1, &old_model, &older},      {s / 2, &old_model, &older},
+                      {s + 1, &old_model, &older}, {s + 2, &old_model, nullptr}, {s + 3, &pushed, &old_model}};
+  for (const Cut& c : cuts) {
+    SCOPED_TRACE("power cut after " + std::to_string(c.at) + " card units of a " + std::to_string(s) + "-byte push");
+    const std::string card = simtest::make_card(simtest::shapes_dir(), simtest::kShapes2, 2);
+    fs::create_directories(card + "/header");
+    simtest::write_text(card + "/header/model.tvb", old_model);
+    simtest::write_text(card + "/header/model.tvb.bak", older);
+    {
+      PtyBoard board("--sd " + quote(card) + " --sd-free-bytes 50000000 --power-cut-at " + std::to_string(c.at));
+      ASSERT_FALSE(board.port().empty()) << board.err();
+      // tvlink waits long for a board that went dark: stopped once the board has lost its power
+      const pid_t host = fork();
+      if (host == 0) {
+        const std::string cmd = "exec " + quote(tvtest::bin_path("tvlink")) + " push " + quote(board.port()) + " " +
+                                quote(dir + "/new.tvb") + " >/dev/null 2>&1";
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), (char*)nullptr);
+        _exit(127);
+      }
+      for (int i = 0; i < 6000 && !has(board.err(), "tvsim: power cut after "); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      EXPECT_TRUE(has(board.err(), "tvsim: power cut after " + std::to_string(c.at) + " card units")) << board.err();
+      kill(host, SIGKILL);
+      waitpid(host, nullptr, 0);
+    }
+    const simtest::SimRun boot = simtest::sim("--sd " + quote(card), "");
+    EXPECT_EQ(boot.status, 0) << boot.err;
+    EXPECT_EQ(simtest::boot_crc(boot.out), simtest::hex(tv::crc32(0, c.boots->data(), c.boots->size()))) << boot.out;
+    EXPECT_TRUE(simtest::read_text(card + "/header/model.tvb") == *c.boots);
+    if (c.bak_after)
+      EXPECT_TRUE(simtest::read_text(card + "/header/model.tvb.bak") == *c.bak_after);
+    else
+      EXPECT_FALSE(fs::exists(card + "/header/model.tvb.bak"));
+    EXPECT_FALSE(fs::exists(card + "/header/model.tvb.tmp"));
+  }
 }
