@@ -161,6 +161,9 @@ void App::serve_link_session() {
   AppLink handler(*this);
   const bool bye = serve_link(hal_, handler, tv::link::kMagic0);
   say(bye ? "USB link: closed" : "USB link: the PC fell silent; back to the menu");
+  // Taps made while the session held the board are dropped, as those made during training.
+  touch_reset_.store(true);
+  if (pending_gesture_.exchange(0) != 0) say("Ignored a touch gesture made during the USB link session");
   print_menu();
 }
 

@@ -16,6 +16,7 @@
 #include "link_support.h"
 #include "sim_support.h"
 #include "tv/crc32.h"
+#include "tv/link_frame.h"
 #include "tv/presets.h"
 
 namespace fs = std::filesystem;
@@ -131,4 +132,23 @@ TEST(TvlinkMerge, APowerCutDuringAPushBootsTheOldOrThePushedModel) {
       EXPECT_FALSE(fs::exists(card + "/header/model.tvb.bak"));
     EXPECT_FALSE(fs::exists(card + "/header/model.tvb.tmp"));
   }
+}
+
+// Taps made while a USB link session holds the board are dropped with it, as keys and taps made
+// during training are: 3 taps during a session do not select the menu's item (Capture) after it.
+TEST(TvlinkMerge, ATouchGestureMadeDuringALinkSessionIsDropped) {
+  TV_REQUIRE_BINARY("tvsim");
+  uint8_t hello[tv::link::kMaxFrameBytes];
+  const size_t n = tv::link::encode_frame(tv::link::kHello, 1, nullptr, 0, hello, sizeof hello);
+  ASSERT_GT(n, 0u);
+  // the taps end (0.8 s) while the session waits for the silent PC (4 s of the simulator's virtual
+  // time); the input is held for 6 s, then `?` asks for the help
+  const std::string input = std::string((const char*)hello, n) + "\n~tap 3\n~wait 6000\n?\n";
+  const simtest::SimRun r = simtest::sim("--sd " + quote(tvtest::temp_dir("card")) + " --labels cat,dog", input);
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(has(r.out, "USB link: the PC fell silent; back to the menu")) << r.out;
+  const std::string after = r.out.substr(r.out.find("USB link: the PC fell silent"));
+  EXPECT_FALSE(has(after, "Touch: 3 taps (select)")) << r.out;
+  EXPECT_FALSE(has(after, ">>> Collection mode")) << r.out;
+  EXPECT_TRUE(has(after, "Ignored a touch gesture made during the USB link session")) << r.out;
 }
