@@ -110,6 +110,7 @@ App::Input App::poll_input(bool training) {
   for (;;) {
     const int c = hal_.serial_read();
     if (c < 0) return Input::None;
+    if ((training || link_skip_pos_) && skip_link_byte(c)) continue;
     switch (c) {
       case 't':
       case 'T': return Input::Next;
@@ -121,8 +122,7 @@ App::Input App::poll_input(bool training) {
       case 'h':
       case 'H': return Input::Help;
       case tv::link::kMagic0:  // a tvlink frame (the menu ignores bytes >= 127)
-        if (!training) return Input::Link;
-        continue;
+        return Input::Link;
       case '\r':
       case '\n':
       case ' ':
@@ -134,10 +134,29 @@ App::Input App::poll_input(bool training) {
   }
 }
 
+bool App::skip_link_byte(int c) {
+  namespace lk = tv::link;
+  const uint32_t at = link_skip_pos_;
+  if (at == 0) {
+    if (c != lk::kMagic0) return false;
+    link_skip_total_ = lk::kHeaderBytes;
+  } else if (at == 1 && c != lk::kMagic1) {
+    link_skip_pos_ = 0;  // not a frame after all: c is read as usual
+    return false;
+  } else if (at == 8) {  // the length's high byte (its low byte was at 7)
+    const uint32_t len = (uint32_t)link_skip_low_ | (uint32_t)c << 8;
+    if (len <= lk::kMaxPayload) link_skip_total_ = (uint32_t)(lk::kHeaderBytes + len + lk::kCrcBytes);
+  } else if (at == 7) {
+    link_skip_low_ = (uint8_t)c;
+  }
+  link_skip_pos_ = at + 1 >= link_skip_total_ ? 0 : at + 1;
+  return true;
+}
+
 void App::drop_queued_input() {
   int dropped = 0;
   for (int c; (c = hal_.serial_read()) >= 0;)
-    if (c > 32 && c < 127) dropped++;
+    if (!skip_link_byte(c) && c > 32 && c < 127) dropped++;
   touch_reset_.store(true);
   const bool gesture = pending_gesture_.exchange(0) != 0;
   if (dropped || gesture)

@@ -116,6 +116,9 @@ class App {
   // Drops the keys and the touch gesture that queued up while training (a stop key pressed several
   // times would otherwise start Train again after the save), and says so.
   void drop_queued_input();
+  // True when byte c belongs to a tvlink frame that arrived while the menu could not serve it
+  // (training): from its first byte to its last, as its header's length says, it holds no keys.
+  bool skip_link_byte(int c);
 
   // ---- menu ----
   int menu_items() const { return num_classes_ + 2; }
@@ -229,6 +232,9 @@ class App {
   std::atomic<uint8_t> pending_gesture_{0};
   std::atomic<uint8_t> pending_taps_{0};
   std::atomic<bool> touch_reset_{false};  // asks the tick to forget taps in progress (it owns touch_)
+  uint32_t link_skip_pos_ = 0;            // bytes of a skipped tvlink frame read so far (0: none)
+  uint32_t link_skip_total_ = 0;          // its length (header, payload, CRC) once its header is read
+  uint8_t link_skip_low_ = 0;             // its length's low byte
   uint32_t frame_number_ = 0;
   bool camera_missing_ = false;
   TrainReport report_;

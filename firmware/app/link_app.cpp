@@ -69,6 +69,13 @@ class AppLink : public LinkHandler {
     static Reason inner, card;  // off the loop task's stack
     inner = Reason();
     card = Reason();
+    // A folder where model.tvb or its .tmp/.bak belong would be renamed into the backup's place (the
+    // real backup removed): refused first, as training refuses it, with the card and model untouched.
+    if (!a_.check_save_targets(&card)) {
+      why->set("nothing was installed: %s", card.text);
+      hal.psram_free(data);
+      return false;
+    }
     // The same checks as a model read from the card at boot (it decodes, plans, its engine accepts
     // it, it fits the memory; labels become folder names by the same rules), with its bytes held.
     // Not handed over (nullptr): the bytes are written to the card below.
@@ -154,6 +161,9 @@ void App::serve_link_session() {
   AppLink handler(*this);
   const bool bye = serve_link(hal_, handler, tv::link::kMagic0);
   say(bye ? "USB link: closed" : "USB link: the PC fell silent; back to the menu");
+  // Taps made while the session held the board are dropped, as those made during training.
+  touch_reset_.store(true);
+  if (pending_gesture_.exchange(0) != 0) say("Ignored a touch gesture made during the USB link session");
   print_menu();
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app.h"
+#include "core/forged_model.h"
 #include "link_drive.h"
 #include "memory_board.h"
 #include "tv/rng.h"
@@ -113,4 +114,22 @@ TEST(Link32, APushedModelsLabelsBecomeFolderNamesByTheBootRules) {
   EXPECT_NE(b.board.out.find("note: class 2's label cannot name a card folder"), std::string::npos);
   EXPECT_NE(b.board.out.find("  class 0: class0\n  class 1: ok\n  class 2: class2\n"), std::string::npos)
       << b.board.out;
+}
+
+// The forged model of issue 20 (a 2^31-float work buffer: 0 bytes in a 32-bit size_t) pushed over the
+// link: refused by the planner with the real figure, not wrapped, and the card and model unchanged.
+TEST(Link32, APushedModelWhoseSizesWrapIsRefusedWithTheRealFigure) {
+  LinkBoard b(5);
+  const auto before = b.board.files;
+  const std::vector<uint8_t> forged = tvtest::forged_blob();
+  ASSERT_FALSE(forged.empty());
+  ASSERT_TRUE(run_stream(*b.app, b.board, push_stream(forged)));
+  EXPECT_NE(b.board.out.find("its network is too large: a tensor would hold 2147418112 floats (8589672448 bytes) "
+                             "at layer 0"),
+            std::string::npos)
+      << b.board.out;
+  EXPECT_NE(b.board.out.find("USB link: the pushed model was not installed"), std::string::npos);
+  EXPECT_EQ(b.board.files, before);
+  EXPECT_NE(b.board.out.find("Weights: SD (/header/model.tvb"), std::string::npos);
+  EXPECT_EQ(b.board.overflows, 0);
 }
