@@ -7,6 +7,7 @@
 #include <set>
 
 #include "host/files.h"
+#include "host/html_report.h"
 #include "host/image.h"
 #include "test_support.h"
 
@@ -206,4 +207,21 @@ TEST(Report, TvquantWritesItsOwnPage) {
             0);
   EXPECT_GT(tvh::decode_image(tvh::read_file(ds + "/0blank/img_000.jpg"), "photo").width, 0);
   EXPECT_FALSE(fs::exists(out + "/q2.tvb"));
+}
+
+TEST(Report, ItsRoomIsCountedWithTheOtherOutputsBeforeTraining) {
+  // Room for the largest report alone, not for the model, curve and confusion picture beside it: all
+  // of them are counted together (check_outputs), before training, not found short at the end.
+  tvtest::SmallDisk disk("report-space", tvh::kReportMaxBytes + 4096);
+  if (disk.dir.empty()) GTEST_SKIP() << "cannot mount a small tmpfs here (needs root)";
+  const std::string ds = tvtest::shapes_subset("report-space-ds", 4);
+  const auto r = tvtest::run_capture(tvtrain() + " " + ds + " --epochs 1 -o " + disk.dir + "/m.tvb");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "the report " + disk.dir + "/m.report.html") && has(r.err, "-o " + disk.dir + "/m.tvb") &&
+              has(r.err, "together"))
+      << r.err;
+  EXPECT_FALSE(has(r.err, "epoch 1/")) << "refused before training: " << r.err;
+  EXPECT_FALSE(fs::exists(disk.dir + "/m.tvb"));
+  // Without the report the rest fits.
+  EXPECT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --epochs 1 -q --no-report -o " + disk.dir + "/m.tvb"), 0);
 }

@@ -580,12 +580,18 @@ int tvtrain_main(int argc, char** argv) {
     log(line);
   };
   // Room for every result, known now that the model is, before training: the .tvb, the raw file and the
-  // pictures (an upper bound of their SVG size), together on each file system their targets are on.
+  // pictures (an upper bound of their SVG size) and the report (its page cap), together on each file
+  // system their targets are on.
   const uint64_t model_bytes = tvh::blob_bytes_estimate(*plan);
   const uint64_t k = ds.classes.size();
   tvh::check_outputs(
-      {{"-o", a.output}, {"--raw-out", a.raw_out}, {"the curve", curve}, {"the confusion picture", confusion}},
-      {model_bytes, model_bytes, 8192 + 512 * (uint64_t)setup.recipe.epochs, 8192 + 1024 * k * k}, inputs);
+      {{"-o", a.output},
+       {"--raw-out", a.raw_out},
+       {"the curve", curve},
+       {"the confusion picture", confusion},
+       {"the report", report}},
+      {model_bytes, model_bytes, 8192 + 512 * (uint64_t)setup.recipe.epochs, 8192 + 1024 * k * k, tvh::kReportMaxBytes},
+      inputs);
   log("training " + setup.preset + " (" + std::to_string(plan->param_count) + " parameters) on " +
       std::to_string(split.train.size()) + " images, validating on " + std::to_string(split.val.size()) + "; " +
       std::to_string(setup.recipe.epochs) + " epochs, batch " + std::to_string(setup.recipe.batch_size) + ", seed " +
