@@ -225,3 +225,22 @@ TEST(Report, ItsRoomIsCountedWithTheOtherOutputsBeforeTraining) {
   // Without the report the rest fits.
   EXPECT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --epochs 1 -q --no-report -o " + disk.dir + "/m.tvb"), 0);
 }
+
+TEST(Report, TvquantCountsItsRoomWithTheModel) {
+  // tvquant -o and --report on one file system with room for the report's cap alone: refused before
+  // quantizing, naming both, and nothing written.
+  tvtest::SmallDisk disk("report-quant-space", tvh::kReportMaxBytes + 4096);
+  if (disk.dir.empty()) GTEST_SKIP() << "cannot mount a small tmpfs here (needs root)";
+  const std::string ds = tvtest::shapes_subset("report-quant-space-ds", 4);
+  const std::string out = tvtest::temp_dir("report-quant-space-out");
+  ASSERT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --epochs 1 -q --no-report -o " + out + "/m.tvb"), 0);
+  const auto r = tvtest::run_capture(tvtest::bin_path("tvquant") + " " + out + "/m.tvb --calib " + ds + " -o " +
+                                     disk.dir + "/q.tvb --report " + disk.dir + "/q.html");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "-o " + disk.dir + "/q.tvb") && has(r.err, "--report " + disk.dir + "/q.html") &&
+              has(r.err, "together"))
+      << r.err;
+  EXPECT_FALSE(has(r.err, "calibrating")) << "refused before the work: " << r.err;
+  EXPECT_FALSE(fs::exists(disk.dir + "/q.tvb"));
+  EXPECT_FALSE(fs::exists(disk.dir + "/q.html"));
+}

@@ -165,7 +165,9 @@ int tvquant_main(int argc, char** argv) {
     tvh::check_output({"--report", report_path}, others, tvh::kReportMaxBytes);
   }
   tvh::LoadedModel m = load_float_model(model);
-  tvh::check_output({"-o", output}, inputs, tvh::blob_bytes_estimate(*m.plan));
+  // The model and the report (its page cap) together on each file system they land on.
+  tvh::check_outputs({{"-o", output}, {"--report", report_path}},
+                     {tvh::blob_bytes_estimate(*m.plan), tvh::kReportMaxBytes}, inputs);
   const tv::ModelPlan& plan = *m.plan;
   tvh::Dataset ds = load_for_model(calib, m, threads, {{"-o", output}, {"--report", report_path}});
   for (const auto& w : ds.warnings) log("warning: " + w);
