@@ -15,6 +15,7 @@
 #include "host/espdl/writer.h"
 #include "host/export.h"
 #include "host/files.h"
+#include "host/json_text.h"
 #include "host/model_io.h"
 #include "tools/common/cli.h"
 
@@ -132,7 +133,7 @@ int verify_espdl(const std::string& file, bool json) {
       if (!r.passed)
         j["mismatch"] = {
             {"tensor", r.mismatch_tensor}, {"index", r.mismatch_index}, {"expected", r.expected}, {"got", r.got}};
-      tvh::write_stdout(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      tvh::write_stdout(tvh::json_text(j));
     } else {
       tvh::write_stdout(std::string(r.passed ? "OK" : "MISMATCH") + ": " + tvh::visible(r.message) + "\n");
     }
@@ -142,7 +143,7 @@ int verify_espdl(const std::string& file, bool json) {
     j["passed"] = false;
     j["refused"] = true;
     j["message"] = e.what();
-    tvh::write_stdout(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    tvh::write_stdout(tvh::json_text(j));
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
   }

@@ -15,6 +15,7 @@
 #include "host/files.h"
 #include "host/html_report.h"
 #include "host/interval.h"
+#include "host/json_text.h"
 #include "host/model_io.h"
 #include "host/prune.h"
 #include "host/quant_report.h"
@@ -324,7 +325,7 @@ int tvquant_main(int argc, char** argv) {
               {"act_exps", std::vector<int>(q.act_exps.begin(), q.act_exps.end())},
               {"layers", layers},
               {"adjustments", q.adjustments}};
-    tvh::write_stdout(j.dump(2) + "\n");
+    tvh::write_stdout(tvh::json_text(j));
   } else {
     tvh::write_stdout(report);
   }
@@ -516,7 +517,7 @@ int tvquant_prune_main(int argc, char** argv) {
               {"accuracy_before", rows[0].val.accuracy()},
               {"accuracy_pruned", rows[1].val.accuracy()},
               {"accuracy_finetuned", rows.back().val.accuracy()}};
-    tvh::write_stdout(j.dump(2) + "\n");
+    tvh::write_stdout(tvh::json_text(j));
   } else {
     tvh::write_stdout(table);
   }

@@ -14,6 +14,7 @@
 #include "host/evaluate.h"
 #include "host/files.h"
 #include "host/interval.h"
+#include "host/json_text.h"
 #include "host/layout_check.h"
 #include "host/model_io.h"
 #include "host/report.h"
@@ -450,7 +451,7 @@ int tvtrain_main(int argc, char** argv) {
                 {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
       j.update(results_json(ds, r));
       j.update(dataset_json(ds));
-      tvh::write_stdout(j.dump(2) + "\n");
+      tvh::write_stdout(tvh::json_text(j));
     }
     return 0;
   }
@@ -540,7 +541,7 @@ int tvtrain_main(int argc, char** argv) {
                   {"lanes", setup.recipe.opt.lanes}}},
                 {"suspect_labels", tvtrain::suspects_json(ds, suspects)}};
       j.update(dataset_json(ds));
-      tvh::write_stdout(j.dump(2) + "\n");
+      tvh::write_stdout(tvh::json_text(j));
     }
     return 0;
   }
@@ -682,7 +683,7 @@ int tvtrain_main(int argc, char** argv) {
               {"output", a.output}};
     j.update(results_json(ds, r.val_eval));
     j.update(dataset_json(ds));
-    tvh::write_stdout(j.dump(2) + "\n");
+    tvh::write_stdout(tvh::json_text(j));
   }
   log("next: tvquant " + tvh::shell_word(a.output) + " --calib " + tvh::shell_word(a.dataset) + " -o " +
       tvh::shell_word(tvh::int8_name_for(a.output)) + "   (int8 for the ESP32-S3; or tvexport " +
