@@ -198,6 +198,22 @@ TEST(StrictUsage, LabelsArePrintedEscapedByClassifyAndInfo) {
   EXPECT_TRUE(a[0]["probabilities"].contains("two\nlines"));
 }
 
+TEST(StrictUsage, WarningsPrintFolderNamesVisibly) {
+  // A class folder whose name holds a terminal escape, named in tvtrain's warnings (a photo beside the
+  // class folders, a class too small for --val-last): written visibly like every label, never obeyed.
+  TV_REQUIRE_BINARY("tvtrain");
+  const std::string ds = tvtest::shapes_subset("strict-warn-ds", 3);
+  fs::rename(ds + "/1circle", ds + "/1circle\x1b[7m");
+  fs::copy_file(ds + "/0blank/img_000.jpg", ds + "/loose.jpg");
+  const std::string dir = tvtest::temp_dir("strict-warn");
+  const tvtest::CommandResult r =
+      tvtest::run_capture(bin("tvtrain") + " " + q(ds) + " --epochs 1 --no-report -o " + q(dir + "/m.tvb"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "beside the class folders")) << r.err;
+  EXPECT_TRUE(has(r.err, "'1circle\\x1b[7m'")) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+}
+
 TEST(StrictUsage, PruneTableAndTvquantAgreeOnInt8WeightBytes) {
   TV_REQUIRE_BINARY("tvquant");
   const std::string dir = tvtest::temp_dir("strict-bytes");
