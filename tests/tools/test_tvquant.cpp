@@ -58,6 +58,15 @@ TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
         "infer_bytes_int8", "layers", "adjustments", "act_exps", "eval_images", "agreement"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["eval_images"], 9);  // the calibration dataset's validation split: last 3 per class
+  // The Wilson interval beside each accuracy, as tvtrain's --json gives it.
+  for (const char* k : {"float", "int8"}) {
+    const json& ci = j[std::string(k) + "_accuracy_interval"];
+    ASSERT_TRUE(ci.is_array() && ci.size() == 2) << k << " " << j.dump();
+    const double acc = j[std::string(k) + "_accuracy"].get<double>();
+    EXPECT_LE(ci[0].get<double>(), acc);
+    EXPECT_GE(ci[1].get<double>(), acc);
+    EXPECT_LT(ci[1].get<double>() - ci[0].get<double>(), 1.0) << "9 images bound it";
+  }
   EXPECT_EQ(j["calib_images"], 15);
   EXPECT_EQ(j["float_weight_bytes"], 20595 * 4);
   // int8 weights (each layer's padded to 16 bytes: 108 -> 112, 288, 20184 -> 20192) + int32 biases

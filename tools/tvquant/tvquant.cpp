@@ -311,6 +311,8 @@ int tvquant_main(int argc, char** argv) {
               {"eval_images", eval_idx.size()},
               {"float_accuracy", ef.accuracy()},
               {"int8_accuracy", eq.accuracy()},
+              {"float_accuracy_interval", tvh::interval_json(ef.correct, ef.total)},
+              {"int8_accuracy_interval", tvh::interval_json(eq.correct, eq.total)},
               {"float_correct", ef.correct},
               {"int8_correct", eq.correct},
               {"agreement", (double)agree / (double)eval_idx.size()},

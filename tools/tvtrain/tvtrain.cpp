@@ -52,11 +52,6 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 // [lo, hi]: the Wilson 95 % interval of an accuracy, for --json.
-json interval_json(long correct, long total) {
-  const auto ci = tvh::wilson_interval(correct, total);
-  return json::array({ci.first, ci.second});
-}
-
 json confusion_json(const std::vector<int>& cm, int k) {
   json rows = json::array();
   for (int i = 0; i < k; ++i) rows.push_back(std::vector<int>(cm.begin() + i * k, cm.begin() + (i + 1) * k));
@@ -445,7 +440,7 @@ int tvtrain_main(int argc, char** argv) {
                 {"int8", init.int8},
                 {"classes", ds.classes},
                 {"accuracy", r.accuracy()},
-                {"accuracy_interval", interval_json(r.correct, r.total)},
+                {"accuracy_interval", tvh::interval_json(r.correct, r.total)},
                 {"correct", r.correct},
                 {"total", r.total},
                 {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
@@ -503,7 +498,7 @@ int tvtrain_main(int argc, char** argv) {
       pooled_correct += r.val_eval.correct;
       pooled_total += r.val_eval.total;
       fold_json.push_back({{"val_accuracy", r.val_eval.accuracy()},
-                           {"val_accuracy_interval", interval_json(r.val_eval.correct, r.val_eval.total)},
+                           {"val_accuracy_interval", tvh::interval_json(r.val_eval.correct, r.val_eval.total)},
                            {"val_correct", r.val_eval.correct},
                            {"val_images", r.val_eval.total},
                            {"train_seconds", r.train_seconds}});
@@ -530,7 +525,7 @@ int tvtrain_main(int argc, char** argv) {
                 {"cv_accuracy_mean", mean},
                 {"cv_accuracy_sd", sd},
                 {"cv_accuracy_pooled", pooled_total ? (double)pooled_correct / (double)pooled_total : 0.0},
-                {"cv_accuracy_interval", interval_json(pooled_correct, pooled_total)},
+                {"cv_accuracy_interval", tvh::interval_json(pooled_correct, pooled_total)},
                 {"folds", fold_json},
                 {"epochs", setup.recipe.epochs},
                 {"train_seconds", train_seconds},
@@ -665,7 +660,7 @@ int tvtrain_main(int argc, char** argv) {
               {"val_accuracy", r.val_eval.total ? json(r.val_eval.accuracy()) : json(nullptr)},  // null: none validated
               {"val_correct", r.val_eval.correct},
               {"val_accuracy_interval",
-               r.val_eval.total ? interval_json(r.val_eval.correct, r.val_eval.total) : json(nullptr)},
+               r.val_eval.total ? tvh::interval_json(r.val_eval.correct, r.val_eval.total) : json(nullptr)},
               {"confusion_matrix", confusion_json(r.val_eval.confusion, (int)ds.classes.size())},
               {"params", plan->param_count},
               {"memory",
