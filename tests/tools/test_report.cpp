@@ -1,5 +1,6 @@
 // tvtrain's HTML report (MODEL.report.html) and suspect labels, through the real command line.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -243,4 +244,19 @@ TEST(Report, TvquantCountsItsRoomWithTheModel) {
   EXPECT_FALSE(has(r.err, "calibrating")) << "refused before the work: " << r.err;
   EXPECT_FALSE(fs::exists(disk.dir + "/q.tvb"));
   EXPECT_FALSE(fs::exists(disk.dir + "/q.html"));
+}
+
+TEST(Report, TvquantWritesItsPageEvenWhenStdoutIsRefused) {
+  // Every file a run was asked for is written before the results go to stdout: a full disk on stdout is
+  // exit 1 with its sentence, and the report is there beside the int8 model (as tvtrain does it).
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "/dev/full is not available";
+  const std::string ds = tvtest::shapes_subset("report-quant-full", 4);
+  const std::string out = tvtest::temp_dir("report-quant-full-out");
+  ASSERT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --epochs 1 -q --no-report -o " + out + "/m.tvb"), 0);
+  const auto r = tvtest::run_capture(tvtest::bin_path("tvquant") + " " + out + "/m.tvb --calib " + ds + " -q -o " +
+                                     out + "/q.tvb --report " + out + "/q.html > /dev/full");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "standard output")) << r.err;
+  EXPECT_TRUE(fs::exists(out + "/q.tvb"));
+  EXPECT_TRUE(has(tvtest::read_text(out + "/q.html"), "id=\"agreement\""));
 }

@@ -265,6 +265,24 @@ int tvquant_main(int argc, char** argv) {
   report += "inference memory: float " + grouped(fmem.total_bytes) + " bytes (" + grouped(fmem.params_bytes) +
             " + work " + grouped(fmem.work_bytes) + "), int8 " + grouped(qmem.total_bytes) + " bytes (" +
             grouped(qmem.weight_bytes) + " + work " + grouped(qmem.work_bytes) + ")\n";
+  // Every file first, then the results on stdout: a refused stdout (a full disk) loses no file asked for.
+  if (!report_path.empty()) {
+    tvh::QuantReportInput in;
+    in.title = output + ": int8 of " + model;
+    in.command = tvh::report_command_line("tvquant", argc, argv);
+    in.calibration = calibration + " on " + std::to_string(calib_idx.size()) + " images of " + calib;
+    in.ds = eds;
+    in.compared_on = eval_name;
+    in.idx = eval_idx;
+    in.float_pred = pf;
+    in.int8_pred = pq;
+    in.plan = &plan;
+    in.quant = &q;
+    in.next_commands = {"tvexport " + tvh::shell_word(output) + " -o model.h",
+                        "tvexport info " + tvh::shell_word(output)};
+    tvh::write_file_atomic(report_path, tvh::quant_html_report(in));
+    log("wrote " + report_path);
+  }
   if (as_json) {
     if (!quiet) std::fprintf(stderr, "%s", report.c_str());
     json layers = json::array();
@@ -332,23 +350,6 @@ int tvquant_main(int argc, char** argv) {
     tvh::write_stdout(report);
   }
   log("wrote " + output);
-  if (!report_path.empty()) {
-    tvh::QuantReportInput in;
-    in.title = output + ": int8 of " + model;
-    in.command = tvh::report_command_line("tvquant", argc, argv);
-    in.calibration = calibration + " on " + std::to_string(calib_idx.size()) + " images of " + calib;
-    in.ds = eds;
-    in.compared_on = eval_name;
-    in.idx = eval_idx;
-    in.float_pred = pf;
-    in.int8_pred = pq;
-    in.plan = &plan;
-    in.quant = &q;
-    in.next_commands = {"tvexport " + tvh::shell_word(output) + " -o model.h",
-                        "tvexport info " + tvh::shell_word(output)};
-    tvh::write_file_atomic(report_path, tvh::quant_html_report(in));
-    log("wrote " + report_path);
-  }
   log("next: tvexport " + tvh::shell_word(output) +
       " -o model.h   (a C header for the firmware; -o model.espdl for ESP-DL, tvexport info for its memory)");
   return 0;
