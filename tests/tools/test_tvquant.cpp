@@ -230,6 +230,11 @@ TEST(Tvquant, PruneRebuildsFineTunesAndReports) {
     EXPECT_LT(j["rows"][1]["params"].get<int>(), j["rows"][0]["params"].get<int>());
     EXPECT_EQ(j["rows"][1]["int8_bytes"].get<int>() * 1, j["rows"][2]["int8_bytes"].get<int>());
     for (const char* k : {"accuracy_before", "accuracy_pruned", "accuracy_finetuned"}) EXPECT_TRUE(j.contains(k)) << k;
+    for (const json& row : j["rows"]) {  // the Wilson interval beside each validation accuracy
+      ASSERT_TRUE(row["val_accuracy_interval"].is_array()) << row.dump();
+      EXPECT_LE(row["val_accuracy_interval"][0].get<double>(), row["val_accuracy"].get<double>()) << row.dump();
+      EXPECT_GE(row["val_accuracy_interval"][1].get<double>(), row["val_accuracy"].get<double>()) << row.dump();
+    }
     tvh::LoadedModel p = tvh::load_model(out);
     EXPECT_EQ((int)p.plan->param_count, j["rows"][2]["params"].get<int>());
     EXPECT_NE(p.provenance.find(std::string("preset=") + preset), std::string::npos);

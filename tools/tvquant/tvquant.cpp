@@ -498,6 +498,7 @@ int tvquant_prune_main(int argc, char** argv) {
                        {"float_bytes", r.bytes_float},
                        {"int8_bytes", r.bytes_int8},
                        {"val_accuracy", r.val.accuracy()},
+                       {"val_accuracy_interval", tvh::interval_json(r.val.correct, r.val.total)},
                        {"val_correct", r.val.correct},
                        {"val_images", r.val.total},
                        {"all_accuracy", r.all.accuracy()},
