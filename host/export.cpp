@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/error.h"
+#include "host/json_text.h"
 #include "host/text.h"
 #include "tv/crc32.h"
 #include "tv/header_writer.h"
@@ -284,7 +285,7 @@ std::string info_json(const LoadedModel& m, const InfoRequest& req) {
   } else {
     j["budget"] = nullptr;
   }
-  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return json_text(j);
 }
 
 }  // namespace tvh

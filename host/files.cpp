@@ -349,6 +349,8 @@ void check_output(const NamedPath& out, const std::vector<NamedPath>& others, ui
   const std::string& path = out.path;
   const std::string who = out.role + " " + path;
   if (path.empty()) throw Error(out.role + ": the output name is empty.");
+  if (path == "-")  // "-" is standard output where a tool writes there (tvexport -o -), never a file name
+    throw UsageError(out.role + " -: this output is written to a file, not to standard output; give a file name.");
   const std::string kind = non_regular_kind(path);
   if (!kind.empty())
     throw Error(who + ": it is " + kind + ", not a regular file; only regular files are written (name a file).");

@@ -70,6 +70,7 @@ void refuse_output_among_inputs(const std::vector<NamedPath>& outputs, const std
 //    not a folder, or a file cannot be created in it (tried for real: a temporary file is created and
 //    removed, which also catches read-only file systems and quotas);
 //  - that file system says fewer than `expected_bytes` are free for us (statvfs; unknown = not checked).
+// "-" (standard output elsewhere) is a tvh::UsageError: these outputs are files.
 // Also removes temporaries an earlier, killed write of the same output left behind.
 void check_output(const NamedPath& out, const std::vector<NamedPath>& others, uint64_t expected_bytes = 0);
 

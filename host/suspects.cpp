@@ -92,10 +92,11 @@ std::string suspects_text(const Dataset& ds, const std::vector<SuspectLabel>& su
                     " photo(s) may be in the wrong class folder (out-of-fold prediction; check them first):";
   for (size_t n = 0; n < suspects.size() && n < show; ++n) {
     const SuspectLabel& s = suspects[n];
-    const std::string& given = ds.classes[(size_t)s.given];
-    const std::string& suggested = ds.classes[(size_t)s.suggested];
-    out += "\n  " + ds.paths[(size_t)s.index] + ": in " + given + ", looks like " + suggested + " (p(" + given + ") " +
-           fmt("%.1f", 100.0 * s.p_given) + " %, p(" + suggested + ") " + fmt("%.1f", 100.0 * s.p_suggested) + " %)";
+    const std::string given = one_line(ds.classes[(size_t)s.given]);
+    const std::string suggested = one_line(ds.classes[(size_t)s.suggested]);
+    out += "\n  " + one_line(ds.paths[(size_t)s.index]) + ": in " + given + ", looks like " + suggested + " (p(" +
+           given + ") " + fmt("%.1f", 100.0 * s.p_given) + " %, p(" + suggested + ") " +
+           fmt("%.1f", 100.0 * s.p_suggested) + " %)";
   }
   if (suspects.size() > show)
     out += "\n  ... and " + std::to_string(suspects.size() - show) + " more (all in --json and the report)";

@@ -76,6 +76,18 @@ bool binary_exists(const std::string& name) {
   return fs::exists(bin_path(name), ec);
 }
 
+SmallDisk::SmallDisk(const std::string& tag, uint64_t free_bytes) {
+  const std::string d = temp_dir(tag);
+  if (d.empty() || geteuid() != 0) return;
+  if (run_command("mount -t tmpfs -o size=" + std::to_string(free_bytes) + " tvtest " + tvtest::quoted(d) +
+                  " 2>/dev/null") == 0)
+    dir = d;
+}
+
+SmallDisk::~SmallDisk() {
+  if (!dir.empty()) run_command("umount " + tvtest::quoted(dir));
+}
+
 std::string temp_dir(const std::string& tag) {
   static std::once_flag once;
   // Construct the list before registering the exit hook, so the list outlives the hook.

@@ -63,6 +63,16 @@ std::string shapes_subset(const std::string& tag, int per_class);
 // hold only Gemm nodes, the last one a streaming convolution.
 constexpr int kEspdlGemmFiles = 7;
 extern const char* const kEspdlGoldenFiles[kEspdlGemmFiles + 1];
+// A small file system of its own: a tmpfs of `free_bytes` (rounded up to whole pages) mounted on a
+// fresh temp dir, for the full-disk tests. `dir` is "" when it cannot be mounted (not root, no mount
+// permission in a container): the test skips. Unmounted when it goes out of scope.
+struct SmallDisk {
+  std::string dir;
+  SmallDisk(const std::string& tag, uint64_t free_bytes);
+  ~SmallDisk();
+  SmallDisk(const SmallDisk&) = delete;
+  SmallDisk& operator=(const SmallDisk&) = delete;
+};
 // A googletest parameter name from a file name: the part before the first '.', with every character
 // other than a letter or digit as '_'.
 std::string file_param_name(const ::testing::TestParamInfo<const char*>& info);

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "host/dataset.h"
 #include "host/error.h"
 
 namespace {
@@ -167,4 +170,24 @@ TEST(SuspectLabels, RefusesMismatchedInput) {
   EXPECT_THROW(tvh::other_class_means({0, 1}, {0.5f}, 2), tvh::Error);
   EXPECT_THROW(tvh::other_class_means({-1}, {0.5f, 0.5f}, 2), tvh::Error);
   EXPECT_TRUE(tvh::find_suspect_labels({}, {}, 2).empty());
+}
+
+TEST(SuspectLabels, TheStderrListPrintsNamesAsOneVisibleLine) {
+  // A class folder or photo name holding a newline or a terminal escape is written visibly (tvh::one_line),
+  // as the misclassified list writes it: one photo per line, no raw escape reaches the terminal.
+  tvh::Dataset ds;
+  ds.classes = {"cat\x1b[2J", "dog\nfake: in cat"};
+  ds.paths = {"ds/cat\x1b[2J/a\r.jpg", "ds/dog/b.jpg"};
+  ds.labels = {0, 1};
+  tvh::SuspectLabel s;
+  s.index = 0;
+  s.given = 0;
+  s.suggested = 1;
+  s.p_given = 0.05f;
+  s.p_suggested = 0.9f;
+  const std::string text = tvh::suspects_text(ds, {s});
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << "a heading and one photo line: " << text;
+  EXPECT_NE(text.find(tvh::one_line(ds.classes[1])), std::string::npos) << text;
 }

@@ -128,10 +128,11 @@ TEST(TvexportEspdl, BadRequestsGetOneSentence) {
   const std::string blob = dir + "/m.q8.tvb";
   tvh::write_file_atomic(blob, q8_blob(averaging_model(), 9));
   std::string out, err;
-  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(blob) + " --format espdl -o -", &out, &err), 1);
+  // Options that cannot work together: usage errors (2).
+  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(blob) + " --format espdl -o -", &out, &err), 2);
   EXPECT_NE(err.find("not stdout"), std::string::npos) << err;
   EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(blob) + " -o " + q(dir + "/m.h") + " --test-images x", &out, &err),
-            1);
+            2);
   EXPECT_NE(err.find("--test-images only applies"), std::string::npos) << err;
   // A float model: quantize first; nothing is written.
   auto plan = tvh::plan_or_throw(averaging_model(), "f");

@@ -266,3 +266,26 @@ TEST(OutputsOntoInputs, OnlyExactlyOurTemporariesOfDeadWritersAreRemoved) {
   tvh::write_file_atomic(dir + "/out.h", std::string("newest"));
   EXPECT_FALSE(fs::exists(ours_dead)) << "the lock is gone with its holder: abandoned";
 }
+
+TEST(OutputsOntoInputs, ADashIsStandardOutputOnlyWhereAToolWritesThere) {
+  // "-" means standard output (tvexport -o -) and is never compared with the inputs as a file; an output
+  // that only goes to a file refuses it as a usage error instead of writing a file named "-".
+  TV_REQUIRE_BINARY("tvtrain");
+  TV_REQUIRE_BINARY("tvquant");
+  const std::string ds = tvtest::shapes_subset("ooi-dash-ds", 4);
+  const std::string dir = tvtest::temp_dir("ooi-dash");
+  const Models m = make_models(dir, ds);
+  const std::string in_dir = "cd " + tvtest::quoted(dir) + " && ";
+  const std::string train = in_dir + tvtest::tool_command("tvtrain") + " " + tvtest::quoted(ds) + " --epochs 1 ";
+  const std::string quant =
+      in_dir + tvtest::tool_command("tvquant") + " " + tvtest::quoted(m.float_model) + " --calib " + tvtest::quoted(ds);
+  for (const std::string& cmd :
+       {train + "-o -", train + "-o x.tvb --report -", train + "-o x.tvb --curve -", train + "-o x.tvb --confusion -",
+        train + "--kfold 2 --report -", quant + " -o -", quant + " -o q.tvb --report -"}) {
+    const tvtest::CommandResult r = tvtest::run_capture(cmd);
+    EXPECT_EQ(r.status, 2) << cmd << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "standard output")) << cmd << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(dir + "/-")) << cmd;
+    EXPECT_FALSE(fs::exists(dir + "/x.tvb")) << cmd;
+  }
+}

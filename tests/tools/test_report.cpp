@@ -1,5 +1,6 @@
 // tvtrain's HTML report (MODEL.report.html) and suspect labels, through the real command line.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -7,6 +8,7 @@
 #include <set>
 
 #include "host/files.h"
+#include "host/html_report.h"
 #include "host/image.h"
 #include "test_support.h"
 
@@ -206,4 +208,55 @@ TEST(Report, TvquantWritesItsOwnPage) {
             0);
   EXPECT_GT(tvh::decode_image(tvh::read_file(ds + "/0blank/img_000.jpg"), "photo").width, 0);
   EXPECT_FALSE(fs::exists(out + "/q2.tvb"));
+}
+
+TEST(Report, ItsRoomIsCountedWithTheOtherOutputsBeforeTraining) {
+  // Room for the largest report alone, not for the model, curve and confusion picture beside it: all
+  // of them are counted together (check_outputs), before training, not found short at the end.
+  tvtest::SmallDisk disk("report-space", tvh::kReportMaxBytes + 4096);
+  if (disk.dir.empty()) GTEST_SKIP() << "cannot mount a small tmpfs here (needs root)";
+  const std::string ds = tvtest::shapes_subset("report-space-ds", 4);
+  const auto r = tvtest::run_capture(tvtrain() + " " + ds + " --epochs 1 -o " + disk.dir + "/m.tvb");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "the report " + disk.dir + "/m.report.html") && has(r.err, "-o " + disk.dir + "/m.tvb") &&
+              has(r.err, "together"))
+      << r.err;
+  EXPECT_FALSE(has(r.err, "epoch 1/")) << "refused before training: " << r.err;
+  EXPECT_FALSE(fs::exists(disk.dir + "/m.tvb"));
+  // Without the report the rest fits.
+  EXPECT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --epochs 1 -q --no-report -o " + disk.dir + "/m.tvb"), 0);
+}
+
+TEST(Report, TvquantCountsItsRoomWithTheModel) {
+  // tvquant -o and --report on one file system with room for the report's cap alone: refused before
+  // quantizing, naming both, and nothing written.
+  tvtest::SmallDisk disk("report-quant-space", tvh::kReportMaxBytes + 4096);
+  if (disk.dir.empty()) GTEST_SKIP() << "cannot mount a small tmpfs here (needs root)";
+  const std::string ds = tvtest::shapes_subset("report-quant-space-ds", 4);
+  const std::string out = tvtest::temp_dir("report-quant-space-out");
+  ASSERT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --epochs 1 -q --no-report -o " + out + "/m.tvb"), 0);
+  const auto r = tvtest::run_capture(tvtest::bin_path("tvquant") + " " + out + "/m.tvb --calib " + ds + " -o " +
+                                     disk.dir + "/q.tvb --report " + disk.dir + "/q.html");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "-o " + disk.dir + "/q.tvb") && has(r.err, "--report " + disk.dir + "/q.html") &&
+              has(r.err, "together"))
+      << r.err;
+  EXPECT_FALSE(has(r.err, "calibrating")) << "refused before the work: " << r.err;
+  EXPECT_FALSE(fs::exists(disk.dir + "/q.tvb"));
+  EXPECT_FALSE(fs::exists(disk.dir + "/q.html"));
+}
+
+TEST(Report, TvquantWritesItsPageEvenWhenStdoutIsRefused) {
+  // Every file a run was asked for is written before the results go to stdout: a full disk on stdout is
+  // exit 1 with its sentence, and the report is there beside the int8 model (as tvtrain does it).
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "/dev/full is not available";
+  const std::string ds = tvtest::shapes_subset("report-quant-full", 4);
+  const std::string out = tvtest::temp_dir("report-quant-full-out");
+  ASSERT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --epochs 1 -q --no-report -o " + out + "/m.tvb"), 0);
+  const auto r = tvtest::run_capture(tvtest::bin_path("tvquant") + " " + out + "/m.tvb --calib " + ds + " -q -o " +
+                                     out + "/q.tvb --report " + out + "/q.html > /dev/full");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "standard output")) << r.err;
+  EXPECT_TRUE(fs::exists(out + "/q.tvb"));
+  EXPECT_TRUE(has(tvtest::read_text(out + "/q.html"), "id=\"agreement\""));
 }

@@ -135,3 +135,29 @@ TEST(FifoInputs, ASymbolicLinkLoopIsCalledALoopNotAMissingFile) {
     EXPECT_FALSE(contains(r.err, "missing") || contains(r.err, "does not exist")) << cmd << "\n" << r.err;
   }
 }
+
+TEST(StdoutErrors, JsonResultsNameFilesThatAreNotUtf8) {
+  // A file name in another encoding (a byte 0xFF) in the dataset, the model's path or an image to
+  // classify: --json is still written (the bad byte as U+FFFD), exit 0; never a json exception after the work.
+  TV_REQUIRE_BINARY("tvtrain");
+  TV_REQUIRE_BINARY("tvquant");
+  const Made& m = made();
+  const std::string ds = tvtest::shapes_subset("sf-utf8-ds", 4);
+  const std::string dir = tvtest::temp_dir("sf-utf8");
+  tvtest::write_text(ds + "/0blank/notes\xff.txt", "not a photo");  // listed as skipped in the JSON
+  const std::string model = dir + "/m\xff.tvb";
+  fs::copy_file(m.float_model, model);
+  fs::copy_file(m.ds + "/1circle/img_000.jpg", dir + "/photo\xff.jpg");
+  const std::vector<std::string> commands = {
+      bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -q --json --no-report -o " + q(dir + "/t.tvb"),
+      bin("tvtrain") + " classify " + q(model) + " " + q(dir + "/photo\xff.jpg") + " --json",
+      bin("tvquant") + " " + q(model) + " --calib " + q(ds) + " -q --json -o " + q(dir + "/q.tvb")};
+  for (const std::string& cmd : commands) {
+    const tvtest::CommandResult r = tvtest::run_capture(cmd);
+    EXPECT_EQ(r.status, 0) << cmd << "\n" << r.err;
+    EXPECT_FALSE(contains(r.err, "json.exception")) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << cmd << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, "\xef\xbf\xbd")) << "the 0xFF byte as U+FFFD: " << r.out;
+  }
+}

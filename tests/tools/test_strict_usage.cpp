@@ -116,6 +116,10 @@ TEST(StrictUsage, EveryBadValueIsAUsageErrorWithOneSentence) {
       {"tvquant", prune + "--preset tinyvison", "did you mean tinyvision?"},
       {"tvexport", "info " + q(model) + " --budget 512Q", "--budget 512Q: not a byte count"},
       {"tvexport", q(model) + " -o " + q(dir + "/m.h") + " --format heder", "did you mean header?"},
+      {"tvexport", q(model) + " -o " + q(dir + "/m.h") + " --test-images " + q(ds),
+       "--test-images only applies to an .espdl export"},
+      {"tvexport", q(model) + " -o - --format espdl", "an .espdl is binary; give -o FILE.espdl, not stdout."},
+      {"tvexport", q(model) + " -o - --format webmcu-bin", "--format webmcu-bin needs an output file, not stdout."},
       {"tvsim", "--epochs 4294967297", "--epochs: 4294967297 is out of range: give a whole number from 1 to 100000."},
       {"tvsim", "--val-last 4294967296", "--val-last: 4294967296 is out of range"},
       {"tvsim", "--seed -1", "--seed: '-1' is not a whole number"},
@@ -192,6 +196,22 @@ TEST(StrictUsage, LabelsArePrintedEscapedByClassifyAndInfo) {
   ASSERT_EQ(j.status, 0) << j.err;
   const nlohmann::json a = nlohmann::json::parse(j.out);
   EXPECT_TRUE(a[0]["probabilities"].contains("two\nlines"));
+}
+
+TEST(StrictUsage, WarningsPrintFolderNamesVisibly) {
+  // A class folder whose name holds a terminal escape, named in tvtrain's warnings (a photo beside the
+  // class folders, a class too small for --val-last): written visibly like every label, never obeyed.
+  TV_REQUIRE_BINARY("tvtrain");
+  const std::string ds = tvtest::shapes_subset("strict-warn-ds", 3);
+  fs::rename(ds + "/1circle", ds + "/1circle\x1b[7m");
+  fs::copy_file(ds + "/0blank/img_000.jpg", ds + "/loose.jpg");
+  const std::string dir = tvtest::temp_dir("strict-warn");
+  const tvtest::CommandResult r =
+      tvtest::run_capture(bin("tvtrain") + " " + q(ds) + " --epochs 1 --no-report -o " + q(dir + "/m.tvb"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "beside the class folders")) << r.err;
+  EXPECT_TRUE(has(r.err, "'1circle\\x1b[7m'")) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
 }
 
 TEST(StrictUsage, PruneTableAndTvquantAgreeOnInt8WeightBytes) {

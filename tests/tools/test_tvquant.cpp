@@ -58,6 +58,15 @@ TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
         "infer_bytes_int8", "layers", "adjustments", "act_exps", "eval_images", "agreement"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["eval_images"], 9);  // the calibration dataset's validation split: last 3 per class
+  // The Wilson interval beside each accuracy, as tvtrain's --json gives it.
+  for (const char* k : {"float", "int8"}) {
+    const json& ci = j[std::string(k) + "_accuracy_interval"];
+    ASSERT_TRUE(ci.is_array() && ci.size() == 2) << k << " " << j.dump();
+    const double acc = j[std::string(k) + "_accuracy"].get<double>();
+    EXPECT_LE(ci[0].get<double>(), acc);
+    EXPECT_GE(ci[1].get<double>(), acc);
+    EXPECT_LT(ci[1].get<double>() - ci[0].get<double>(), 1.0) << "9 images bound it";
+  }
   EXPECT_EQ(j["calib_images"], 15);
   EXPECT_EQ(j["float_weight_bytes"], 20595 * 4);
   // int8 weights (each layer's padded to 16 bytes: 108 -> 112, 288, 20184 -> 20192) + int32 biases
@@ -221,6 +230,11 @@ TEST(Tvquant, PruneRebuildsFineTunesAndReports) {
     EXPECT_LT(j["rows"][1]["params"].get<int>(), j["rows"][0]["params"].get<int>());
     EXPECT_EQ(j["rows"][1]["int8_bytes"].get<int>() * 1, j["rows"][2]["int8_bytes"].get<int>());
     for (const char* k : {"accuracy_before", "accuracy_pruned", "accuracy_finetuned"}) EXPECT_TRUE(j.contains(k)) << k;
+    for (const json& row : j["rows"]) {  // the Wilson interval beside each validation accuracy
+      ASSERT_TRUE(row["val_accuracy_interval"].is_array()) << row.dump();
+      EXPECT_LE(row["val_accuracy_interval"][0].get<double>(), row["val_accuracy"].get<double>()) << row.dump();
+      EXPECT_GE(row["val_accuracy_interval"][1].get<double>(), row["val_accuracy"].get<double>()) << row.dump();
+    }
     tvh::LoadedModel p = tvh::load_model(out);
     EXPECT_EQ((int)p.plan->param_count, j["rows"][2]["params"].get<int>());
     EXPECT_NE(p.provenance.find(std::string("preset=") + preset), std::string::npos);

@@ -99,11 +99,12 @@ inline int parse(CLI::App& app, int argc, char** argv, const std::string& tool) 
   return -1;
 }
 
-// A progress line on stderr, unless the command runs with -q.
+// A progress line on stderr, unless the command runs with -q. Control bytes but newline and tab are
+// written visibly (tvh::visible): a folder or file name a warning quotes can never drive the terminal.
 struct StderrLog {
   bool quiet;
   void operator()(const std::string& line) const {
-    if (!quiet) std::fprintf(stderr, "%s\n", line.c_str());
+    if (!quiet) std::fprintf(stderr, "%s\n", tvh::visible(line).c_str());
   }
 };
 

@@ -15,6 +15,7 @@
 #include "host/espdl/writer.h"
 #include "host/export.h"
 #include "host/files.h"
+#include "host/json_text.h"
 #include "host/model_io.h"
 #include "tools/common/cli.h"
 
@@ -92,7 +93,6 @@ tvh::EspdlExportOptions espdl_options(const ExportArgs& args, const tvh::LoadedM
 }
 
 int export_espdl(const ExportArgs& args) {
-  if (args.output == "-") throw tvh::Error(args.model + ": an .espdl is binary; give -o FILE.espdl, not stdout.");
   tvh::LoadedModel m = load(args.model, args.preset, args.labels);
   const tvh::EspdlExportOptions options = espdl_options(args, m);
   const tvh::EspdlExport e = tvh::espdl_export(m, args.model, options);
@@ -132,7 +132,7 @@ int verify_espdl(const std::string& file, bool json) {
       if (!r.passed)
         j["mismatch"] = {
             {"tensor", r.mismatch_tensor}, {"index", r.mismatch_index}, {"expected", r.expected}, {"got", r.got}};
-      tvh::write_stdout(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      tvh::write_stdout(tvh::json_text(j));
     } else {
       tvh::write_stdout(std::string(r.passed ? "OK" : "MISMATCH") + ": " + tvh::visible(r.message) + "\n");
     }
@@ -142,7 +142,7 @@ int verify_espdl(const std::string& file, bool json) {
     j["passed"] = false;
     j["refused"] = true;
     j["message"] = e.what();
-    tvh::write_stdout(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    tvh::write_stdout(tvh::json_text(j));
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
   }
@@ -164,6 +164,13 @@ int run_export(ExportArgs args) {
     for (char& c : lower) c = (char)std::tolower((unsigned char)c);
     args.format = ends_with(lower, ".espdl") ? "espdl" : (ends_with(lower, ".bin") ? "webmcu-bin" : "header");
   }
+  // Options that cannot work together are usage errors (2), said before any file is read.
+  if (args.output == "-" && args.format == "espdl")
+    throw tvh::UsageError(args.model + ": an .espdl is binary; give -o FILE.espdl, not stdout.");
+  if (args.output == "-" && args.format == "webmcu-bin")
+    throw tvh::UsageError(args.model + ": --format webmcu-bin needs an output file, not stdout.");
+  if (!args.test_images.empty() && args.format != "espdl")
+    throw tvh::UsageError(args.model + ": --test-images only applies to an .espdl export (-o FILE.espdl).");
   if (args.output != "-") {
     // The content must match the name (a header never lands in a .tvb), and the output is never an input.
     const std::vector<std::string> exts = extensions_of(args.format);
@@ -175,11 +182,8 @@ int run_export(ExportArgs args) {
     tvh::check_output({"-o", args.output}, {{"the model", args.model}, {"--test-images", args.test_images}});
   }
   if (args.format == "espdl") return export_espdl(args);
-  if (!args.test_images.empty())
-    throw tvh::Error(args.model + ": --test-images only applies to an .espdl export (-o FILE.espdl).");
   tvh::LoadedModel m = load(args.model, args.preset, args.labels);
   if (args.format == "webmcu-bin") {
-    if (args.output == "-") throw tvh::Error(args.model + ": --format webmcu-bin needs an output file, not stdout.");
     if (m.int8)
       throw tvh::Error(args.model + ": the raw myWeights.bin holds float weights only; this is an int8 model.");
     tvh::save_raw_weights(args.output, *m.plan, m.params.data());

@@ -15,6 +15,7 @@
 #include "host/files.h"
 #include "host/html_report.h"
 #include "host/interval.h"
+#include "host/json_text.h"
 #include "host/model_io.h"
 #include "host/prune.h"
 #include "host/quant_report.h"
@@ -165,7 +166,9 @@ int tvquant_main(int argc, char** argv) {
     tvh::check_output({"--report", report_path}, others, tvh::kReportMaxBytes);
   }
   tvh::LoadedModel m = load_float_model(model);
-  tvh::check_output({"-o", output}, inputs, tvh::blob_bytes_estimate(*m.plan));
+  // The model and the report (its page cap) together on each file system they land on.
+  tvh::check_outputs({{"-o", output}, {"--report", report_path}},
+                     {tvh::blob_bytes_estimate(*m.plan), tvh::kReportMaxBytes}, inputs);
   const tv::ModelPlan& plan = *m.plan;
   tvh::Dataset ds = load_for_model(calib, m, threads, {{"-o", output}, {"--report", report_path}});
   for (const auto& w : ds.warnings) log("warning: " + w);
@@ -262,6 +265,24 @@ int tvquant_main(int argc, char** argv) {
   report += "inference memory: float " + grouped(fmem.total_bytes) + " bytes (" + grouped(fmem.params_bytes) +
             " + work " + grouped(fmem.work_bytes) + "), int8 " + grouped(qmem.total_bytes) + " bytes (" +
             grouped(qmem.weight_bytes) + " + work " + grouped(qmem.work_bytes) + ")\n";
+  // Every file first, then the results on stdout: a refused stdout (a full disk) loses no file asked for.
+  if (!report_path.empty()) {
+    tvh::QuantReportInput in;
+    in.title = output + ": int8 of " + model;
+    in.command = tvh::report_command_line("tvquant", argc, argv);
+    in.calibration = calibration + " on " + std::to_string(calib_idx.size()) + " images of " + calib;
+    in.ds = eds;
+    in.compared_on = eval_name;
+    in.idx = eval_idx;
+    in.float_pred = pf;
+    in.int8_pred = pq;
+    in.plan = &plan;
+    in.quant = &q;
+    in.next_commands = {"tvexport " + tvh::shell_word(output) + " -o model.h",
+                        "tvexport info " + tvh::shell_word(output)};
+    tvh::write_file_atomic(report_path, tvh::quant_html_report(in));
+    log("wrote " + report_path);
+  }
   if (as_json) {
     if (!quiet) std::fprintf(stderr, "%s", report.c_str());
     json layers = json::array();
@@ -308,6 +329,8 @@ int tvquant_main(int argc, char** argv) {
               {"eval_images", eval_idx.size()},
               {"float_accuracy", ef.accuracy()},
               {"int8_accuracy", eq.accuracy()},
+              {"float_accuracy_interval", tvh::interval_json(ef.correct, ef.total)},
+              {"int8_accuracy_interval", tvh::interval_json(eq.correct, eq.total)},
               {"float_correct", ef.correct},
               {"int8_correct", eq.correct},
               {"agreement", (double)agree / (double)eval_idx.size()},
@@ -322,28 +345,11 @@ int tvquant_main(int argc, char** argv) {
               {"act_exps", std::vector<int>(q.act_exps.begin(), q.act_exps.end())},
               {"layers", layers},
               {"adjustments", q.adjustments}};
-    tvh::write_stdout(j.dump(2) + "\n");
+    tvh::write_stdout(tvh::json_text(j));
   } else {
     tvh::write_stdout(report);
   }
   log("wrote " + output);
-  if (!report_path.empty()) {
-    tvh::QuantReportInput in;
-    in.title = output + ": int8 of " + model;
-    in.command = tvh::report_command_line("tvquant", argc, argv);
-    in.calibration = calibration + " on " + std::to_string(calib_idx.size()) + " images of " + calib;
-    in.ds = eds;
-    in.compared_on = eval_name;
-    in.idx = eval_idx;
-    in.float_pred = pf;
-    in.int8_pred = pq;
-    in.plan = &plan;
-    in.quant = &q;
-    in.next_commands = {"tvexport " + tvh::shell_word(output) + " -o model.h",
-                        "tvexport info " + tvh::shell_word(output)};
-    tvh::write_file_atomic(report_path, tvh::quant_html_report(in));
-    log("wrote " + report_path);
-  }
   log("next: tvexport " + tvh::shell_word(output) +
       " -o model.h   (a C header for the firmware; -o model.espdl for ESP-DL, tvexport info for its memory)");
   return 0;
@@ -492,6 +498,7 @@ int tvquant_prune_main(int argc, char** argv) {
                        {"float_bytes", r.bytes_float},
                        {"int8_bytes", r.bytes_int8},
                        {"val_accuracy", r.val.accuracy()},
+                       {"val_accuracy_interval", tvh::interval_json(r.val.correct, r.val.total)},
                        {"val_correct", r.val.correct},
                        {"val_images", r.val.total},
                        {"all_accuracy", r.all.accuracy()},
@@ -514,7 +521,7 @@ int tvquant_prune_main(int argc, char** argv) {
               {"accuracy_before", rows[0].val.accuracy()},
               {"accuracy_pruned", rows[1].val.accuracy()},
               {"accuracy_finetuned", rows.back().val.accuracy()}};
-    tvh::write_stdout(j.dump(2) + "\n");
+    tvh::write_stdout(tvh::json_text(j));
   } else {
     tvh::write_stdout(table);
   }

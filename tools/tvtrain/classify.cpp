@@ -8,6 +8,7 @@
 #include "host/dataset.h"
 #include "host/error.h"
 #include "host/evaluate.h"
+#include "host/json_text.h"
 #include "host/model_io.h"
 #include "tools/common/cli.h"
 #include "tvtrain.h"
@@ -73,7 +74,7 @@ int tvtrain_classify(int argc, char** argv) {
       std::printf("%s%s %.1f %%", c ? ", " : "  [", tvh::one_line(labels[(size_t)c]).c_str(), 100.0 * probs[(size_t)c]);
     std::printf("]\n");
   }
-  if (as_json) std::printf("%s\n", out.dump(2).c_str());
+  if (as_json) tvh::write_stdout(tvh::json_text(out));
   if (failed) {
     std::fprintf(stderr, "tvtrain classify: %d of %zu image(s) could not be read.\n", failed, images.size());
     return 1;

@@ -14,6 +14,7 @@
 #include "host/evaluate.h"
 #include "host/files.h"
 #include "host/interval.h"
+#include "host/json_text.h"
 #include "host/layout_check.h"
 #include "host/model_io.h"
 #include "host/report.h"
@@ -51,11 +52,6 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 // [lo, hi]: the Wilson 95 % interval of an accuracy, for --json.
-json interval_json(long correct, long total) {
-  const auto ci = tvh::wilson_interval(correct, total);
-  return json::array({ci.first, ci.second});
-}
-
 json confusion_json(const std::vector<int>& cm, int k) {
   json rows = json::array();
   for (int i = 0; i < k; ++i) rows.push_back(std::vector<int>(cm.begin() + i * k, cm.begin() + (i + 1) * k));
@@ -444,13 +440,13 @@ int tvtrain_main(int argc, char** argv) {
                 {"int8", init.int8},
                 {"classes", ds.classes},
                 {"accuracy", r.accuracy()},
-                {"accuracy_interval", interval_json(r.correct, r.total)},
+                {"accuracy_interval", tvh::interval_json(r.correct, r.total)},
                 {"correct", r.correct},
                 {"total", r.total},
                 {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
       j.update(results_json(ds, r));
       j.update(dataset_json(ds));
-      tvh::write_stdout(j.dump(2) + "\n");
+      tvh::write_stdout(tvh::json_text(j));
     }
     return 0;
   }
@@ -502,7 +498,7 @@ int tvtrain_main(int argc, char** argv) {
       pooled_correct += r.val_eval.correct;
       pooled_total += r.val_eval.total;
       fold_json.push_back({{"val_accuracy", r.val_eval.accuracy()},
-                           {"val_accuracy_interval", interval_json(r.val_eval.correct, r.val_eval.total)},
+                           {"val_accuracy_interval", tvh::interval_json(r.val_eval.correct, r.val_eval.total)},
                            {"val_correct", r.val_eval.correct},
                            {"val_images", r.val_eval.total},
                            {"train_seconds", r.train_seconds}});
@@ -529,7 +525,7 @@ int tvtrain_main(int argc, char** argv) {
                 {"cv_accuracy_mean", mean},
                 {"cv_accuracy_sd", sd},
                 {"cv_accuracy_pooled", pooled_total ? (double)pooled_correct / (double)pooled_total : 0.0},
-                {"cv_accuracy_interval", interval_json(pooled_correct, pooled_total)},
+                {"cv_accuracy_interval", tvh::interval_json(pooled_correct, pooled_total)},
                 {"folds", fold_json},
                 {"epochs", setup.recipe.epochs},
                 {"train_seconds", train_seconds},
@@ -540,7 +536,7 @@ int tvtrain_main(int argc, char** argv) {
                   {"lanes", setup.recipe.opt.lanes}}},
                 {"suspect_labels", tvtrain::suspects_json(ds, suspects)}};
       j.update(dataset_json(ds));
-      tvh::write_stdout(j.dump(2) + "\n");
+      tvh::write_stdout(tvh::json_text(j));
     }
     return 0;
   }
@@ -580,12 +576,18 @@ int tvtrain_main(int argc, char** argv) {
     log(line);
   };
   // Room for every result, known now that the model is, before training: the .tvb, the raw file and the
-  // pictures (an upper bound of their SVG size), together on each file system their targets are on.
+  // pictures (an upper bound of their SVG size) and the report (its page cap), together on each file
+  // system their targets are on.
   const uint64_t model_bytes = tvh::blob_bytes_estimate(*plan);
   const uint64_t k = ds.classes.size();
   tvh::check_outputs(
-      {{"-o", a.output}, {"--raw-out", a.raw_out}, {"the curve", curve}, {"the confusion picture", confusion}},
-      {model_bytes, model_bytes, 8192 + 512 * (uint64_t)setup.recipe.epochs, 8192 + 1024 * k * k}, inputs);
+      {{"-o", a.output},
+       {"--raw-out", a.raw_out},
+       {"the curve", curve},
+       {"the confusion picture", confusion},
+       {"the report", report}},
+      {model_bytes, model_bytes, 8192 + 512 * (uint64_t)setup.recipe.epochs, 8192 + 1024 * k * k, tvh::kReportMaxBytes},
+      inputs);
   log("training " + setup.preset + " (" + std::to_string(plan->param_count) + " parameters) on " +
       std::to_string(split.train.size()) + " images, validating on " + std::to_string(split.val.size()) + "; " +
       std::to_string(setup.recipe.epochs) + " epochs, batch " + std::to_string(setup.recipe.batch_size) + ", seed " +
@@ -658,7 +660,7 @@ int tvtrain_main(int argc, char** argv) {
               {"val_accuracy", r.val_eval.total ? json(r.val_eval.accuracy()) : json(nullptr)},  // null: none validated
               {"val_correct", r.val_eval.correct},
               {"val_accuracy_interval",
-               r.val_eval.total ? interval_json(r.val_eval.correct, r.val_eval.total) : json(nullptr)},
+               r.val_eval.total ? tvh::interval_json(r.val_eval.correct, r.val_eval.total) : json(nullptr)},
               {"confusion_matrix", confusion_json(r.val_eval.confusion, (int)ds.classes.size())},
               {"params", plan->param_count},
               {"memory",
@@ -676,7 +678,7 @@ int tvtrain_main(int argc, char** argv) {
               {"output", a.output}};
     j.update(results_json(ds, r.val_eval));
     j.update(dataset_json(ds));
-    tvh::write_stdout(j.dump(2) + "\n");
+    tvh::write_stdout(tvh::json_text(j));
   }
   log("next: tvquant " + tvh::shell_word(a.output) + " --calib " + tvh::shell_word(a.dataset) + " -o " +
       tvh::shell_word(tvh::int8_name_for(a.output)) + "   (int8 for the ESP32-S3; or tvexport " +
