@@ -159,8 +159,8 @@ class App {
   int expected_side_file(const char* path, uint32_t* crc, size_t* bytes);
   // Plans `desc` into plan_ and allocates what inference needs (float: weights and work buffer;
   // int8: its work buffer) after checking the free PSRAM. False with the numbers otherwise. With a
-  // float blob's *file (file_bytes), the weights are copied from view_ and the file freed before the
-  // rest is allocated (its bytes count as free).
+  // float blob's *file (file_bytes), the weights, labels and recipe are taken from view_ and the file
+  // freed before the rest is allocated (its bytes count as free); view_ then points at freed memory.
   bool adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8_t** file = nullptr,
                      size_t file_bytes = 0);
   // The float engine's buffers (weights, work buffer) for the current plan; false with the numbers.
@@ -174,6 +174,8 @@ class App {
   // The recipe named by a model's provenance ("preset=NAME"), else webmcu's for the reference network,
   // else the configured preset's.
   void choose_recipe(const char* provenance, size_t len);
+  // name_classes and choose_recipe from view_, while the blob it points into is still held.
+  void read_labels_and_recipe();
   void print_model();
   bool save_model(Reason* why);
   // False (with what to remove) when a save could not write its files: /header a file, or a folder

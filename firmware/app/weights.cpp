@@ -118,6 +118,7 @@ bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8
       why->set("%s", tv::status_text(ls.code));
       return false;
     }
+    read_labels_and_recipe();  // view_ points into the file: what else it names is taken before it goes
     hal_.psram_free(*file);
     *file = nullptr;
   }
@@ -201,8 +202,7 @@ bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why
     }
   }
   int8_ = int8;
-  // The model's labels name the classes (and their /images folders).
-  name_classes(view_);
+  if (!copied) read_labels_and_recipe();  // a copied float model's were read before its file was freed
   if (cfg_.num_labels > 0) {
     bool same = cfg_.num_labels == num_classes_;
     for (int i = 0; same && i < num_classes_; ++i) same = strcmp(cfg_.labels[i], labels_[i]) == 0;
@@ -212,9 +212,13 @@ bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why
       say("  note: the model's classes (%s) are used; the configured labels only name a new (He-init) model", got);
     }
   }
-  choose_recipe(view_.provenance, view_.provenance_len);
   model_ready_ = true;
   return true;
+}
+
+void App::read_labels_and_recipe() {
+  name_classes(view_);  // the model's labels name the classes (and their /images folders)
+  choose_recipe(view_.provenance, view_.provenance_len);
 }
 
 bool App::try_blob_file(const char* path, Reason* why) {

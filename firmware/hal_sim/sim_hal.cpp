@@ -510,6 +510,7 @@ void SimHal::psram_free(void* p) {
   auto it = allocations_.find(p);
   if (it == allocations_.end()) return;
   psram_used_ -= it->second;
+  std::memset(p, 0xA5, it->second);  // freed PSRAM poisoned: a read after free shows as garbage in tests
   allocations_.erase(it);
   std::free(p);
 }

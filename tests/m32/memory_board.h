@@ -160,6 +160,7 @@ class MemoryBoard : public tvfw::Hal {
   void psram_free(void* p) override {
     if (!p) return;
     psram_used -= blocks[p];
+    memset(p, 0xA5, blocks[p]);  // freed PSRAM poisoned: a read after free shows as garbage in tests
     blocks.erase(p);
     free(p);
   }
