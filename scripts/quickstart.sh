@@ -20,7 +20,7 @@ else
 fi
 echo "== 3. export: $MODEL -> $OUT/model.h"
 if "$BIN/tvexport" "$MODEL" -o "$OUT/model.h"; then
-  echo "done: $OUT/model.tvb (float), $MODEL (exported), $OUT/model.curve.svg, $OUT/model.h"
+  echo "done: $OUT/model.tvb (float), $MODEL (exported), $OUT/model.curve.svg, $OUT/model.report.html (open it in a browser), $OUT/model.h"
 else
   echo "tvexport could not write the header" >&2
   exit 1
