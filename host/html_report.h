@@ -59,7 +59,8 @@ std::string report_page_close();
 std::string report_photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t i, const std::string& id,
                               const std::string& caption_html, const std::string& data_attrs);
 
-// The command line as a shell reads it back: `tool`, then each argument after argv[0] as a shell word (tvh::shell_word).
+// The command line as a shell reads it back: `tool`, then each argument after argv[0] as a shell word
+// (tvh::shell_word).
 std::string report_command_line(const std::string& tool, int argc, char** argv);
 
 // Where the report goes for a model path: model.tvb -> model.report.html.

@@ -10,8 +10,8 @@
 #include <map>
 #include <sstream>
 
-#include "host/svg_text.h"
 #include "host/error.h"
+#include "host/svg_text.h"
 #include "host/text.h"
 #include "host/text_width.h"
 
