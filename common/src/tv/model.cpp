@@ -182,8 +182,12 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
   if ((desc.input.channels == 1) != (desc.input.order == ChannelOrder::GRAY))
     return make_status(StatusCode::ChannelMismatch, -1, desc.input.channels, (int)desc.input.order);
   if (desc.num_classes < 2) return make_status(StatusCode::ClassCountMismatch, -1, desc.num_classes, 2);
+  return plan_layers(Shape{desc.input.height, desc.input.width, desc.input.channels}, plan);
+}
 
-  Shape cur{desc.input.height, desc.input.width, desc.input.channels};
+Status plan_layers(const Shape& input, ModelPlan* plan) {
+  const ModelDesc& desc = plan->desc;
+  Shape cur = input;
   plan->input = cur;
   uint64_t cur_size = shape_floats(cur);
   Status too_large;

@@ -117,6 +117,11 @@ int layer_detail_text(const LayerDesc& d, const Shape& out, char* buf, int n);
 // count in plan->overflow_floats.
 Status plan_model(const ModelDesc& desc, ModelPlan* plan);
 
+// plan_model's derivation for a float input tensor of any shape (no image checks): plan->desc holds
+// the description (1..kMaxLayers layers, >= 2 classes, checked by the caller), every other field is
+// as a fresh ModelPlan. plan_suffix (tv/update.h) plans a network's trainable tail with it.
+Status plan_layers(const Shape& input, ModelPlan* plan);
+
 // True when two descriptions describe the same computation (same input, layers and classes).
 bool same_model(const ModelDesc& a, const ModelDesc& b);
 

@@ -21,6 +21,8 @@ bool aligned(const void* p) {
   return ((uintptr_t)p % kArenaAlign) == 0;
 }
 
+}  // namespace
+
 void normalize_input(const ModelPlan& plan, const uint8_t* image, float* dst) {
   const size_t n = plan.input.size();
   const float scale = plan.desc.input.scale, offset = plan.desc.input.offset;
@@ -30,6 +32,8 @@ void normalize_input(const ModelPlan& plan, const uint8_t* image, float* dst) {
     for (size_t i = 0; i < n; ++i) dst[i] = (float)image[i] * scale + offset;
   }
 }
+
+namespace {
 
 // With the fast kernels: the backward of [Conv2D, in-place activations, MaxPool2D] in one fused
 // kernel when the conv is the first layer with weights (its input gradient is never needed). Adds to
@@ -329,14 +333,14 @@ void trainer_begin_batch(Trainer* tr) {
   }
 }
 
-float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int label, int* predicted) {
+// Forward and backward of the sample already at lane.acts (the input).
+static float train_on_input(Trainer* tr, int lane_index, int label, int* predicted) {
   const ModelPlan& plan = *tr->plan;
   TrainLane& lane = tr->lanes[lane_index];
   const float* params = tr->params;
   float* acts = lane.acts;
 
   // Forward, keeping every layer's output.
-  normalize_input(plan, image, acts);
   for (int i = 0; i < plan.num_layers; ++i) {
     const float* in = i == 0 ? acts : acts + plan.layers[i - 1].act_offset;
     if (forward_with_relu(plan, i, params, in, acts + plan.layers[i].act_offset))
@@ -417,6 +421,16 @@ float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int labe
     if (relu_done) --i;  // and so did the ReLU below it
   }
   return loss;
+}
+
+float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int label, int* predicted) {
+  normalize_input(*tr->plan, image, tr->lanes[lane_index].acts);
+  return train_on_input(tr, lane_index, label, predicted);
+}
+
+float trainer_sample_f32(Trainer* tr, int lane_index, const float* input, int label, int* predicted) {
+  memcpy(tr->lanes[lane_index].acts, input, tr->plan->input.size() * sizeof(float));
+  return train_on_input(tr, lane_index, label, predicted);
 }
 
 bool trainer_end_batch(Trainer* tr) {

@@ -120,6 +120,9 @@ void trainer_begin_batch(Trainer* tr);
 // Forward and backward of one sample on a lane; accumulates its gradient into that lane.
 // `image` is uint8 HWC at the input size. Returns the loss; *predicted gets the argmax class.
 float trainer_sample(Trainer* tr, int lane, const uint8_t* image, int label, int* predicted);
+// Same from a float input already normalized (plan.input.size() values), e.g. cached features of a
+// frozen prefix (tv/update.h's plan_suffix).
+float trainer_sample_f32(Trainer* tr, int lane, const float* input, int label, int* predicted);
 // Sums the lanes in order, applies grad_scale (and 1/samples with batch_mean) and clipping, and steps the optimizer.
 // Returns false (and leaves the weights untouched) when the gradient holds a NaN or Inf.
 bool trainer_end_batch(Trainer* tr);
@@ -129,6 +132,8 @@ void trainer_restore_best(Trainer* tr);
 
 // ---- Shared pieces (used by the tools, the firmware and the tests) ----
 
+// The model's float input from a uint8 HWC image at its input size: pixel * scale + offset.
+void normalize_input(const ModelPlan& plan, const uint8_t* image, float* dst);
 // Forward pass of layer i from `in` to `out` (out == in for in-place layers).
 void forward_layer(const ModelPlan& plan, int i, const float* params, const float* in, float* out);
 
