@@ -8,6 +8,7 @@
 #include "host/error.h"
 #include "host/json_text.h"
 #include "host/text.h"
+#include "host/update_info.h"
 #include "tv/crc32.h"
 #include "tv/header_writer.h"
 #include "tv/int8/q8_model.h"
@@ -161,6 +162,11 @@ size_t parse_budget(const std::string& text) {
   return (size_t)(v * mul);
 }
 
+// The update modes' figures with the trainer's defaults (2 lanes, Adam).
+static std::vector<UpdateModeFigures> update_modes_of(const tv::ModelPlan& plan) {
+  return update_mode_figures(plan, tv::TrainOptions());
+}
+
 std::string info_text(const LoadedModel& m, const InfoRequest& req) {
   const InfoReport f = gather(m);
   const tv::ModelPlan& plan = *m.plan;
@@ -195,6 +201,7 @@ std::string info_text(const LoadedModel& m, const InfoRequest& req) {
        " = " + grouped(f.infer.total_bytes) + "\n";
   s += "  training, 1 lane: " + grouped(f.train1.total_bytes) + "\n";
   s += "  training, 2 lanes: " + grouped(f.train2.total_bytes) + " (the default)\n";
+  s += "training per update mode (tvtrain --update; 2 lanes, Adam):\n" + update_modes_text(update_modes_of(plan), "  ");
   s += "provenance:";
   if (m.provenance.empty()) {
     s += " (none)\n";
@@ -273,6 +280,7 @@ std::string info_json(const LoadedModel& m, const InfoRequest& req) {
                    {"total_bytes", f.infer.total_bytes}}},
                  {"training_1_lane", train(f.train1, 1)},
                  {"training_2_lanes", train(f.train2, 2)}};
+  j["update_modes"] = update_modes_json(update_modes_of(plan));
   std::string prov = m.provenance;
   while (!prov.empty() && prov.back() == '\0') prov.pop_back();
   j["provenance"] = prov;
