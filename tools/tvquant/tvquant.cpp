@@ -14,6 +14,7 @@
 #include "host/evaluate.h"
 #include "host/files.h"
 #include "host/html_report.h"
+#include "host/init_model.h"
 #include "host/interval.h"
 #include "host/json_text.h"
 #include "host/model_io.h"
@@ -70,15 +71,6 @@ tvh::Dataset load_for_model(const std::string& path, tvh::LoadedModel& m, int th
                      " but the model has " + std::to_string(m.plan->desc.num_classes) + ".");
   if (m.format != "tvb") m.labels = ds.classes;
   return ds;
-}
-
-// The value of a "key=value" line of a provenance text, or "".
-std::string provenance_value(const std::string& prov, const std::string& key) {
-  std::istringstream in(prov);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.compare(0, key.size() + 1, key + "=") == 0) return line.substr(key.size() + 1);
-  return "";
 }
 
 json confusion_json(const std::vector<int>& cm, int k) {
@@ -217,7 +209,7 @@ int tvquant_main(int argc, char** argv) {
        << "\ncalib_images=" << calib_idx.size() << (sampled.empty() ? "" : " (class-balanced sample, seed 1)")
        << "\ncalibration=" << calibration << "\nacc_check=" << acc_check
        << "\nweights=" << (per_channel ? "per-channel (not for the ESP32-S3)" : "per-tensor") << "\n";
-  const std::string preset = provenance_value(m.provenance, "preset");
+  const std::string preset = tvh::provenance_value(m.provenance, "preset");
   if (!preset.empty()) prov << "preset=" << preset << "\n";
   tvh::QuantResult q = tvh::quantize_model(plan, m.params.data(), stats, m.labels, prov.str(), qo, &ds, &calib_idx);
   const double calib_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - calib_start).count();
@@ -392,7 +384,7 @@ int tvquant_prune_main(int argc, char** argv) {
   tvh::check_output({"-o", output}, inputs);
   tvh::LoadedModel m = load_float_model(model);
   tvh::check_output({"-o", output}, inputs, tvh::blob_bytes_estimate(*m.plan));
-  if (preset.empty()) preset = provenance_value(m.provenance, "preset");
+  if (preset.empty()) preset = tvh::provenance_value(m.provenance, "preset");
   if (preset.empty())
     throw tvh::Error(model + " does not say which preset trained it (no preset= provenance line); give --preset.");
   tvh::TrainSetup setup = tvh::preset_setup(preset);

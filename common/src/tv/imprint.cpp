@@ -174,4 +174,16 @@ Status imprint_class(const ModelPlan& plan, float* params, int cls, const float*
   return ok_status();
 }
 
+Status imprint_classes(const ModelPlan& plan, float* params, int first_new, const float* features, const int* labels,
+                       int n, float* scratch) {
+  for (int c = first_new < 0 ? 0 : first_new; c < plan.desc.num_classes; ++c) {
+    Status st = imprint_class(plan, params, c, features, labels, n, scratch);
+    if (!st.ok()) {
+      st.layer = (int16_t)c;
+      return st;
+    }
+  }
+  return ok_status();
+}
+
 }  // namespace tv
