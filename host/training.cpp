@@ -8,7 +8,7 @@
 #include "host/error.h"
 #include "host/lane_pool.h"
 #include "host/model_io.h"
-#include "tv/train_loop.h"
+#include "tv/train_session.h"
 
 namespace tvh {
 
@@ -29,10 +29,6 @@ tv::SampleSource source_of(const Dataset& ds) {
   return s;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 }  // namespace
 
 void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
@@ -47,18 +43,25 @@ void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
 
 namespace {
 
-// Classifies images idx with a bound Inference.
+// Classifies images idx with a bound Inference (the core's evaluate, each image's probabilities added).
 EvalResult evaluate_with(const tv::Inference& inf, const Dataset& ds, const std::vector<int>& idx) {
-  EvalResult r;
-  const int k = inf.plan->desc.num_classes;
-  r.confusion.assign((size_t)k * k, 0);
-  std::vector<float> probs((size_t)k);
-  for (int i : idx) {
-    const tv::Status st = tv::infer_u8(inf, ds.image((size_t)i), probs.data());
-    if (!st.ok()) throw_if_not_runnable(st, *inf.plan, ds.name((size_t)i));
-    r.add(i, ds.labels[(size_t)i], probs.data(), k);
-  }
-  return r;
+  struct Collect {
+    const Dataset* ds;
+    EvalResult r;
+    int k;
+  } c{&ds, EvalResult(), inf.plan->desc.num_classes};
+  c.r.confusion.assign((size_t)c.k * c.k, 0);
+  tv::EvalObserver obs;
+  obs.ctx = &c;
+  obs.sample = [](void* ctx, int i, const float* probs) {
+    Collect& c = *(Collect*)ctx;
+    c.r.add(i, c.ds->labels[(size_t)i], probs, c.k);
+  };
+  std::vector<float> probs((size_t)c.k);
+  tv::Status st;
+  tv::evaluate(inf, source_of(ds), idx.data(), (int)idx.size(), nullptr, probs.data(), &st, &obs);
+  if (!st.ok()) throw_if_not_runnable(st, *inf.plan, ds.name((size_t)idx[(size_t)c.r.total]));
+  return c.r;
 }
 
 }  // namespace
@@ -89,87 +92,106 @@ EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const 
   return r;
 }
 
+namespace {
+
+// The host's side of the session: progress callbacks, the history, the validation loss and the clock.
+struct HostSession {
+  const TrainRequest* req;
+  TrainResult* res;
+  const Dataset* ds;
+  EvalResult val;  // the current epoch's validation (for its loss)
+  std::chrono::steady_clock::time_point t0;
+};
+
+uint64_t host_clock_us(void* ctx) {
+  const HostSession& h = *(const HostSession*)ctx;
+  return (uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - h.t0)
+      .count();
+}
+
+void host_batch(void* ctx, int epoch, int done, int total, const tv::BatchStats&) {
+  const HostSession& h = *(const HostSession*)ctx;
+  if (h.req->on_batch) h.req->on_batch(epoch, done, total);
+}
+
+void host_eval_sample(void* ctx, int index, const float* probs) {
+  HostSession& h = *(HostSession*)ctx;
+  h.val.add(index, h.ds->labels[(size_t)index], probs, h.req->plan->desc.num_classes);
+}
+
+void host_epoch(void* ctx, const tv::EpochReport& e) {
+  HostSession& h = *(HostSession*)ctx;
+  EpochRecord rec;
+  rec.epoch = e.epoch;
+  rec.train_loss = e.train.mean_loss();
+  rec.train_acc = e.train.accuracy();
+  rec.lr = e.train.lr;
+  rec.skipped_batches = e.train.skipped_batches;
+  if (e.val_correct >= 0) {
+    rec.val_acc = (double)e.val_correct / (double)e.val_total;
+    rec.val_loss = h.val.loss;
+  }
+  h.val = EvalResult();
+  h.res->history.push_back(rec);
+  if (h.req->on_epoch) h.req->on_epoch(rec);
+}
+
+}  // namespace
+
 TrainResult train_model(const TrainRequest& req) {
   const tv::ModelPlan& plan = *req.plan;
   const Dataset& ds = *req.dataset;
   check_compatible(plan, ds);
   if (req.train.empty()) throw Error(ds.source + ": the split leaves no training images.");
+  if (req.init && req.init->size() != plan.param_count) throw Error("the initial weights do not fit the model.");
   TrainResult res;
-  tv::TrainOptions opt = req.recipe.opt;
-  opt.keep_best = req.recipe.restore_best;
-  opt.augment = tv::recipe_augments(req.recipe);
-  res.memory = tv::training_memory(plan, opt);
+  const tv::SessionMemory mem = tv::session_memory(plan, req.recipe, (int)req.train.size(), (int)req.val.size());
+  res.memory = mem.trainer;
   res.infer_memory = tv::inference_memory(plan);
-  AlignedBuffer arena(res.memory.total_bytes);
-  tv::Trainer tr;
-  tv::Status st = tv::trainer_init(&tr, &plan, opt, arena.data(), arena.size());
+  AlignedBuffer arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
+  std::vector<int> order(req.train.size());
+  std::vector<float> probs((size_t)plan.desc.num_classes);
+  tv::SessionSetup setup;
+  setup.plan = &plan;
+  setup.recipe = &req.recipe;
+  setup.source = source_of(ds);
+  setup.train = req.train.data();
+  setup.n_train = (int)req.train.size();
+  setup.val = req.val.data();
+  setup.n_val = (int)req.val.size();
+  setup.seed = req.seed;
+  setup.train_arena = arena.data();
+  setup.train_arena_bytes = arena.size();
+  setup.eval_arena = eval_arena.data();
+  setup.eval_arena_bytes = eval_arena.size();
+  setup.order = order.data();
+  setup.probs = probs.data();
+  tv::TrainSession session;
+  tv::Status st = tv::session_init(&session, setup);
   if (!st.ok()) throw Error("cannot set up training: " + status_message(st, &plan.desc) + ".");
-  if (req.init) {
-    if (req.init->size() != plan.param_count) throw Error("the initial weights do not fit the model.");
-    std::memcpy(tr.params, req.init->data(), plan.param_count * sizeof(float));
-  } else {
-    tv::he_init(plan, tr.params, req.seed);
-  }
+  if (req.init)
+    std::memcpy(session.trainer.params, req.init->data(), plan.param_count * sizeof(float));
+  else
+    tv::he_init(plan, session.trainer.params, req.seed);
+  // Starting weights whose outputs overflow float are refused before training, as the board does.
+  st = tv::session_check_start(&session);
+  if (!st.ok()) throw_if_not_runnable(st, plan, ds.name((size_t)req.train[0]));
 
   LanePool pool(req.threads < 1 ? 1 : req.threads);
-  std::vector<int> order(req.train.size());
-  tv::EpochJob job;
-  job.trainer = &tr;
-  job.recipe = &req.recipe;
-  job.source = source_of(ds);
-  job.train = req.train.data();
-  job.n = (int)req.train.size();
-  job.order = order.data();
-  job.seed = req.seed;
-  job.runner = pool.runner();
-  struct BatchCtx {
-    const TrainRequest* req;
-    int epoch;
-  } bctx{&req, 0};
-  if (req.on_batch) {
-    job.on_batch = [](void* ctx, int done, int total, const tv::BatchStats&) {
-      BatchCtx* b = (BatchCtx*)ctx;
-      b->req->on_batch(b->epoch, done, total);
-    };
-    job.on_batch_ctx = &bctx;
-  }
-
-  AlignedBuffer infer_arena(res.infer_memory.work_bytes);
-  tv::Inference inf;
-  tv::inference_init(&inf, &plan, tr.params, infer_arena.data(), infer_arena.size());
-  // Starting weights whose outputs overflow float are refused before training, as the board does.
-  if (req.init) evaluate_with(inf, ds, {req.train[0]});
-  int best_correct = -1;
-  for (int e = 0; e < req.recipe.epochs; ++e) {
-    job.epoch = e;
-    bctx.epoch = e + 1;
-    auto t0 = std::chrono::steady_clock::now();
-    tv::EpochStats es = tv::train_epoch(job);
-    res.train_seconds += seconds_since(t0);
-    EpochRecord rec;
-    rec.epoch = e + 1;
-    rec.train_loss = es.mean_loss();
-    rec.train_acc = es.accuracy();
-    rec.lr = es.lr;
-    rec.skipped_batches = es.skipped_batches;
-    if (!req.val.empty()) {
-      auto t1 = std::chrono::steady_clock::now();
-      const EvalResult v = evaluate_with(inf, ds, req.val);
-      const int c = v.correct;
-      res.eval_seconds += seconds_since(t1);
-      rec.val_acc = (double)c / (double)req.val.size();
-      rec.val_loss = v.loss;
-      if (req.recipe.restore_best && c > best_correct) {
-        best_correct = c;
-        res.best_epoch = e + 1;
-        tv::trainer_save_best(&tr);
-      }
-    }
-    res.history.push_back(rec);
-    if (req.on_epoch) req.on_epoch(rec);
-  }
-  if (req.recipe.restore_best && best_correct >= 0) tv::trainer_restore_best(&tr);
-  res.params.assign(tr.params, tr.params + plan.param_count);
+  HostSession host{&req, &res, &ds, EvalResult(), std::chrono::steady_clock::now()};
+  tv::SessionHooks hooks;
+  hooks.ctx = &host;
+  hooks.runner = pool.runner();
+  hooks.clock_us = host_clock_us;
+  hooks.on_batch = host_batch;
+  hooks.on_eval_sample = host_eval_sample;
+  hooks.on_epoch = host_epoch;
+  const tv::SessionResult sr = tv::session_run(&session, hooks);
+  if (!sr.status.ok()) throw_if_not_runnable(sr.status, plan, ds.name((size_t)sr.failed_index));
+  res.train_seconds = (double)sr.train_us / 1e6;
+  res.eval_seconds = (double)sr.eval_us / 1e6;
+  res.best_epoch = sr.best_epoch;
+  res.params.assign(session.trainer.params, session.trainer.params + plan.param_count);
   res.train_eval = evaluate_float(plan, res.params.data(), ds, req.train);
   res.val_eval = evaluate_float(plan, res.params.data(), ds, req.val);
   return res;

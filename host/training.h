@@ -1,4 +1,4 @@
-// Training and evaluating float models on a decoded dataset (the host side of tv::train_epoch).
+// Training and evaluating float models on a decoded dataset (the host side of tv::session_run).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -62,11 +62,12 @@ struct TrainResult {
   tv::InferenceMemory infer_memory;
 };
 
-// Trains; the result depends only on the request's data, recipe and seed (not on threads).
+// Trains with the core's session (tv/train_session.h: the same epochs, keep-best and options as the
+// board); the result depends only on the request's data, recipe and seed (not on threads).
 TrainResult train_model(const TrainRequest& req);
-// Evaluates float weights on dataset images idx.
 // Throws tvh::Error naming the dataset when its images or class count do not fit the model.
 void check_compatible(const tv::ModelPlan& plan, const Dataset& ds);
+// Evaluates float weights on dataset images idx (throws naming the image whose outputs overflow float).
 EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
                           const std::vector<int>& idx);
 

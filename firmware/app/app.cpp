@@ -244,14 +244,6 @@ void App::select_item() {
 
 namespace {
 
-struct CaptureScan {
-  static constexpr int kStaleMax = 4;
-  int count = 0;
-  int max_n = -1;
-  char stale[kStaleMax][kPathMax];
-  int stale_count = 0;
-};
-
 void scan_capture_entry(void* ctx, const char* name, bool is_dir) {
   CaptureScan& s = *(CaptureScan*)ctx;
   const size_t len = strlen(name);
@@ -290,7 +282,7 @@ void App::enter_capture(int cls) {
     print_menu();
     return;
   }
-  static CaptureScan scan;  // off the loop task's stack
+  CaptureScan& scan = capture_scan_;  // a member: off the loop task's stack
   scan = CaptureScan();
   hal_.list_dir(dir, scan_capture_entry, &scan);
   for (int i = 0; i < scan.stale_count; ++i) {
@@ -408,7 +400,7 @@ void App::enter_infer() {
   say(">>> Inference mode");
   say("Instructions: t, l or any tap = back to the menu");
   if (!trained_weights_) say("Note: the weights are He-init random (no model on the card or baked in): train first");
-  say("Weights: %s (%s), %s engine", tier_name(tier_), weights_source_, int8_ ? "int8" : "float");
+  say("Weights: %s (%s), %s engine", tier_name(tier_), weights_source_, int8_engine() ? "int8" : "float");
   mode_ = Mode::Infer;
   frame_number_ = 0;
   camera_missing_ = false;
@@ -444,7 +436,7 @@ void App::infer_frame() {
     say("Frame %u: skipped, %s", (unsigned)frame_number_, why.text);
     return;
   }
-  if (int8_) {
+  if (int8_engine()) {
     const tv::Status st = tv::q8_infer_u8(q8_, input_, q8_work_, probs_);
     if (!st.ok()) {
       say("Frame %u: the int8 model failed at layer %d: %s", (unsigned)frame_number_, (int)st.layer,

@@ -31,6 +31,7 @@
 #include "tv/model.h"
 #include "tv/net.h"
 #include "tv/presets.h"
+#include "tv/train_session.h"
 
 namespace tvfw {
 
@@ -68,7 +69,19 @@ tv::HeaderOptions board_header_options();
 // Why the last jpeg_to_input failed.
 enum class DecodeFail : uint8_t { None, NotJpeg, TooLarge, NoMemory, Corrupt, Resize, Count };
 
+// What entering capture finds in a class folder: its photos, the largest img_<n> number, and the
+// img_<n>.tmp files a power cut left.
+struct CaptureScan {
+  static constexpr int kStaleMax = 4;
+  int count = 0;
+  int max_n = -1;
+  char stale[kStaleMax][kPathMax];
+  int stale_count = 0;
+};
+
 struct ImageList;
+struct TrainRun;
+struct BoardProgress;
 
 // What the last training run did (also printed).
 struct TrainReport {
@@ -102,6 +115,10 @@ class App {
 
  private:
   enum class Mode : uint8_t { Menu, Capture, Infer };
+  // Which engine runs the loaded model: none while one is being loaded, the float engine (params_,
+  // inf_; also every model training has touched), or the core's int8 engine (q8_).
+  enum class Engine : uint8_t { None, Float, Int8 };
+  bool int8_engine() const { return engine_ == Engine::Int8; }
   enum class Input : uint8_t { None, Next, Select, Stop, Help, Link };
 
   // ---- output ----
@@ -187,8 +204,19 @@ class App {
   // Serves a tvlink session (its first byte has been read), then shows the menu again.
   void serve_link_session();
 
-  // ---- training (train.cpp) ----
+  // ---- training (train.cpp; the card's images in train_images.cpp) ----
+  // Train, as its steps: ready_to_train, load_training_images, split_training_images, run_training
+  // (start_session, the session, report_training), release_training, save_trained_model.
   void train();
+  bool ready_to_train();
+  bool load_training_images(TrainRun& run);
+  bool split_training_images(TrainRun& run);
+  bool start_session(TrainRun& run, tv::TrainSession& s);
+  tv::SessionHooks training_hooks(BoardProgress& progress);
+  bool run_training(TrainRun& run);
+  void report_training(TrainRun& run, float train_seconds);
+  void release_training(TrainRun& run);
+  void save_trained_model();
   bool list_images(ImageList& list, int* class_begin);
   void decode_images(const ImageList& list, uint8_t* pixels, size_t image_bytes, int* keep);
 
@@ -209,8 +237,7 @@ class App {
   uint16_t* lut_ = nullptr;   // resize lookup tables (input width + height)
   float probs_[kMaxClasses] = {};
   tv::BlobView view_;  // scratch for decoding blobs
-  bool int8_ = false;  // the loaded model is int8 (runs with the core's q8 engine)
-  bool model_ready_ = false;
+  Engine engine_ = Engine::None;
   tv::Q8Model q8_;
   int8_t* q8_work_ = nullptr;
   uint8_t* blob_keep_ = nullptr;  // an int8 blob read from the card (its tensors are used in place)
@@ -230,6 +257,7 @@ class App {
   int capture_class_ = 0;
   int capture_next_ = 0;   // next img_<n> number
   int capture_count_ = 0;  // images of the class on the card
+  CaptureScan capture_scan_;
   TouchReader touch_;
   std::atomic<uint8_t> pending_gesture_{0};
   std::atomic<uint8_t> pending_taps_{0};

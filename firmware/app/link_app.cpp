@@ -44,7 +44,7 @@ class AppLink : public LinkHandler {
     t.add("model=%dx%dx%d input, %d classes, %u parameters\n", a_.plan_.input.h, a_.plan_.input.w, a_.plan_.input.c,
           a_.num_classes_, (unsigned)a_.plan_.param_count);
     t.add("network=%s\n", a_.recipe_name_);
-    t.add("engine=%s\n", a_.int8_ ? "int8" : "float");
+    t.add("engine=%s\n", a_.int8_engine() ? "int8" : "float");
     t.add("weights=%s (%s)\n", tier_name(a_.tier_), a_.weights_source_);
     for (int i = 0; i < a_.num_classes_; ++i) {
       char dir[kPathMax];
@@ -97,19 +97,19 @@ class AppLink : public LinkHandler {
       return false;
     }
     const uint32_t crc = tv::crc32(0, data, size);
-    if (a_.int8_)
+    if (a_.int8_engine())
       a_.blob_keep_ = data;  // the int8 tensors are used in place
     else
       hal.psram_free(data);
     a_.tier_ = WeightTier::SD;
     a_.trained_weights_ = true;
     snprintf(a_.weights_source_, sizeof a_.weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", kModelPath, (unsigned)size,
-             (unsigned)crc, a_.int8_ ? ", int8" : "");
+             (unsigned)crc, a_.int8_engine() ? ", int8" : "");
     if (a_.menu_index_ >= a_.menu_items()) a_.menu_index_ = 0;
     a_.say("USB link: installed %s; the previous model is kept as %s", a_.weights_source_, kModelBakPath);
     a_.print_model();
     done->set("installed %s (%u bytes, CRC-32 0x%08x): %d classes, %s engine, in use now", kModelPath, (unsigned)size,
-              (unsigned)crc, a_.num_classes_, a_.int8_ ? "int8" : "float");
+              (unsigned)crc, a_.num_classes_, a_.int8_engine() ? "int8" : "float");
     return true;
   }
 

@@ -93,7 +93,7 @@ bool App::load_card_model(bool* have_main) {
 int App::expected_side_file(const char* path, uint32_t* crc, size_t* bytes) {
   if (strcmp(path, kRawWeightsPath) == 0) {
     if (!tv::raw_weights_compatible(plan_)) return 0;
-    if (int8_ || !params_) return -1;
+    if (int8_engine() || !params_) return -1;
     const size_t n = tv::raw_weights_size(num_classes_);
     uint8_t* raw = (uint8_t*)hal_.psram_alloc(n);
     if (!raw) return -1;

@@ -31,8 +31,7 @@ void App::release_model() {
     if (*b) hal_.psram_free(*b);
     *b = nullptr;
   }
-  int8_ = false;
-  model_ready_ = false;
+  engine_ = Engine::None;
 }
 
 bool App::ensure_float_buffers(Reason* why) {
@@ -201,7 +200,6 @@ bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why
       return false;
     }
   }
-  int8_ = int8;
   if (!copied) read_labels_and_recipe();  // a copied float model's were read before its file was freed
   if (cfg_.num_labels > 0) {
     bool same = cfg_.num_labels == num_classes_;
@@ -212,7 +210,7 @@ bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why
       say("  note: the model's classes (%s) are used; the configured labels only name a new (He-init) model", got);
     }
   }
-  model_ready_ = true;
+  engine_ = int8 ? Engine::Int8 : Engine::Float;
   return true;
 }
 
@@ -230,7 +228,7 @@ bool App::try_blob_file(const char* path, Reason* why) {
   const bool ok = try_blob(data, size, &data, &inner);  // may take or free `data`
   if (ok) {
     snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", path, (unsigned)size,
-             (unsigned)crc, int8_ ? ", int8" : "");
+             (unsigned)crc, int8_engine() ? ", int8" : "");
   } else {
     why->set("%s", inner.text);
   }
@@ -277,14 +275,14 @@ bool App::try_raw_weights_file(const char* path, Reason* why) {
   choose_recipe("preset=webmcu", 13);
   snprintf(weights_source_, sizeof weights_source_, "%s, the reference firmware's raw weights, %u bytes, %d classes",
            path, (unsigned)size, k);
-  model_ready_ = true;
+  engine_ = Engine::Float;
   return true;
 }
 
 void App::print_model() {
   say("Model: %dx%dx%d input, %d classes, %u parameters, %.1f MFLOP per image, %s engine, recipe %s", plan_.input.h,
       plan_.input.w, plan_.input.c, num_classes_, (unsigned)plan_.param_count, (double)plan_.flops_forward / 1e6,
-      int8_ ? "int8" : "float", recipe_name_);
+      int8_engine() ? "int8" : "float", recipe_name_);
   for (int i = 0; i < num_classes_; ++i) say("  class %d: %s", i, labels_[i]);
   const size_t used =
       (params_ ? tv::inference_memory(plan_).params_bytes + tv::inference_memory(plan_).work_bytes : 0) +
@@ -317,7 +315,7 @@ void App::load_weights() {
       trained_weights_ = true;
       snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x%s", cfg_.baked_source,
                (unsigned)cfg_.baked_size, (unsigned)tv::crc32(0, cfg_.baked_blob, cfg_.baked_size),
-               int8_ ? ", int8" : "");
+               int8_engine() ? ", int8" : "");
       say("Weights: baked (%s)", weights_source_);
       return;
     }
@@ -342,7 +340,7 @@ void App::load_weights() {
   if (!adopt_network(desc, false, &why)) fatal("the %s model for %d classes cannot run: %s", cfg_.preset, n, why.text);
   choose_recipe(nullptr, 0);
   tv::he_init(plan_, params_, cfg_.seed);
-  model_ready_ = true;
+  engine_ = Engine::Float;
   tier_ = WeightTier::HeInit;
   trained_weights_ = false;
   snprintf(weights_source_, sizeof weights_source_, "random, preset %s, seed %llu", cfg_.preset,

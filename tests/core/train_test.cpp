@@ -11,11 +11,12 @@
 #include <vector>
 
 #include "test_support.h"
+#include "toy_training.h"
 #include "tv/net.h"
 #include "tv/optim.h"
 #include "tv/presets.h"
 #include "tv/rng.h"
-#include "tv/train_loop.h"
+#include "tv/train_session.h"
 
 // Counts every operator new in this test binary, to prove the core's steps allocate nothing.
 static std::atomic<long> g_allocations{0};
@@ -37,92 +38,52 @@ void operator delete(void* p, std::size_t) noexcept {
 #pragma GCC diagnostic pop
 
 using namespace tv;
+using tvtest::Arena;
+using tvtest::Toy;
+using tvtest::toy_recipe;
+using tvtest::toy_source;
 
 namespace {
 
-// A tiny model and a synthetic two-class problem: bright left half vs bright right half.
-struct Toy {
-  ModelDesc desc;
-  ModelPlan plan;
-  std::vector<uint8_t> images;
-  std::vector<int> labels;
-  static constexpr int kN = 24, kS = 12;
-  Toy() {
-    desc.input.height = desc.input.width = kS;
-    desc.input.channels = 1;
-    desc.input.order = ChannelOrder::GRAY;
-    desc.num_classes = 2;
-    add_layer(&desc, conv2d_layer(4, 3, 1, Padding::Same));
-    add_layer(&desc, relu_layer());
-    add_layer(&desc, maxpool_layer(2));
-    add_layer(&desc, depthwise_layer(3));
-    add_layer(&desc, leaky_relu_layer(0.1f));
-    add_layer(&desc, flatten_layer());
-    add_layer(&desc, dense_layer());
-    EXPECT_TRUE(plan_model(desc, &plan).ok());
-    Rng r(3);
-    images.resize((size_t)kN * kS * kS);
-    for (int n = 0; n < kN; ++n) {
-      labels.push_back(n % 2);
-      for (int y = 0; y < kS; ++y)
-        for (int x = 0; x < kS; ++x) {
-          bool bright = (n % 2 == 0) ? x < kS / 2 : x >= kS / 2;
-          images[((size_t)n * kS + y) * kS + x] = (uint8_t)((bright ? 180 : 40) + r.below(40));
-        }
-    }
-  }
-  const uint8_t* image(int i) const { return images.data() + (size_t)i * kS * kS; }
-};
-
-struct Arena {
-  std::vector<uint8_t> raw;
-  uint8_t* p;
-  explicit Arena(size_t n) : raw(n + 64) { p = (uint8_t*)(((uintptr_t)raw.data() + 63) & ~(uintptr_t)63); }
-};
-
-const uint8_t* toy_image(void* ctx, int i) {
-  return ((Toy*)ctx)->image(i);
-}
-int toy_label(void* ctx, int i) {
-  return ((Toy*)ctx)->labels[(size_t)i];
-}
-
-// Trains the toy for `epochs` and returns the final parameters.
+// Trains the toy for `epochs` with the session (every image trains, none validates) and returns the
+// final parameters.
 std::vector<float> train_toy(Toy& toy, TrainRecipe r, uint64_t seed, const LaneRunner* runner, double* first_loss,
                              double* last_loss) {
-  r.opt.augment = recipe_augments(r);
-  Arena arena(training_memory(toy.plan, r.opt).total_bytes);
-  Trainer tr;
-  EXPECT_TRUE(trainer_init(&tr, &toy.plan, r.opt, arena.p, arena.raw.size() - 64).ok());
-  he_init(toy.plan, tr.params, seed);
   std::vector<int> idx(Toy::kN), order(Toy::kN);
   for (int i = 0; i < Toy::kN; ++i) idx[i] = i;
-  EpochJob job;
-  job.trainer = &tr;
-  job.recipe = &r;
-  job.source.ctx = &toy;
-  job.source.image = toy_image;
-  job.source.label = toy_label;
-  job.train = idx.data();
-  job.n = Toy::kN;
-  job.order = order.data();
-  job.seed = seed;
-  job.runner = runner;
-  for (int e = 0; e < r.epochs; ++e) {
-    job.epoch = e;
-    EpochStats s = train_epoch(job);
-    if (e == 0 && first_loss) *first_loss = s.mean_loss();
-    if (last_loss) *last_loss = s.mean_loss();
-  }
-  return std::vector<float>(tr.params, tr.params + toy.plan.param_count);
-}
-
-TrainRecipe toy_recipe() {
-  TrainRecipe r = webmcu_recipe();
-  r.opt.lr = 3e-3f;
-  r.epochs = 15;
-  r.batch_size = 6;
-  return r;
+  const SessionMemory m = session_memory(toy.plan, r, Toy::kN, 0);
+  Arena arena(m.trainer.total_bytes), eval(m.eval_work_bytes);
+  std::vector<float> probs(2);
+  SessionSetup setup;
+  setup.plan = &toy.plan;
+  setup.recipe = &r;
+  setup.source = toy_source(toy);
+  setup.train = idx.data();
+  setup.n_train = Toy::kN;
+  setup.seed = seed;
+  setup.train_arena = arena.p;
+  setup.train_arena_bytes = m.trainer.total_bytes;
+  setup.eval_arena = eval.p;
+  setup.eval_arena_bytes = m.eval_work_bytes;
+  setup.order = order.data();
+  setup.probs = probs.data();
+  TrainSession s;
+  EXPECT_TRUE(session_init(&s, setup).ok());
+  he_init(toy.plan, s.trainer.params, seed);
+  struct Losses {
+    double* first;
+    double* last;
+  } losses{first_loss, last_loss};
+  SessionHooks hooks;
+  hooks.ctx = &losses;
+  hooks.runner = runner;
+  hooks.on_epoch = [](void* ctx, const EpochReport& e) {
+    Losses& l = *(Losses*)ctx;
+    if (e.epoch == 1 && l.first) *l.first = e.train.mean_loss();
+    if (l.last) *l.last = e.train.mean_loss();
+  };
+  EXPECT_TRUE(session_run(&s, hooks).status.ok());
+  return std::vector<float>(s.trainer.params, s.trainer.params + toy.plan.param_count);
 }
 
 // Runs lanes in reverse order: a different schedule that must not change any bit.

@@ -24,7 +24,7 @@
 #include "run_report.h"
 #include "tools/common/cli.h"
 #include "tv/raw_weights.h"
-#include "tv/train_loop.h"
+#include "tv/train_session.h"
 
 using nlohmann::json;
 
@@ -367,13 +367,13 @@ int tvtrain_main(int argc, char** argv) {
     plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the model" : "--input " + a.input);
   }
   {
-    tv::TrainOptions topt = setup.recipe.opt;
-    topt.keep_best = setup.recipe.restore_best;
-    topt.augment = tv::recipe_augments(setup.recipe);
     const uint64_t cache = listing.cache_bytes(dopt);
-    const uint64_t arena = a.eval
-                               ? tv::inference_memory(*plan).total_bytes
-                               : tv::training_memory(*plan, topt).total_bytes + tv::inference_memory(*plan).total_bytes;
+    // Training: the session's memory with every listed image on both sides of the split (an upper
+    // bound: the split is not known yet), and the final evaluation's.
+    const int listed = (int)std::min<size_t>(listing.images.size(), INT32_MAX);
+    const uint64_t arena = a.eval ? tv::inference_memory(*plan).total_bytes
+                                  : tv::session_memory(*plan, setup.recipe, listed, listed).total_bytes +
+                                        tv::inference_memory(*plan).total_bytes;
     // Each decoding thread holds one file and its decoded picture: about 48 MB for a 12-megapixel photo.
     const uint64_t decoding = (uint64_t)std::min<size_t>((size_t)a.threads, listing.images.size()) * (48ull << 20);
     const uint64_t need = cache + arena + decoding, avail = tvh::available_memory_bytes();

@@ -92,15 +92,19 @@ struct BatchWork {
   int epoch;
   uint64_t seed;
   bool augment;
-  volatile bool* stop;
+  const std::atomic<bool>* stop;
 };
+
+bool stop_requested(const std::atomic<bool>* stop) {
+  return stop && stop->load(std::memory_order_relaxed);
+}
 
 void run_lane(void* arg, int lane) {
   BatchWork& b = *(BatchWork*)arg;
   const ModelPlan& plan = *b.tr->plan;
   const int lanes = b.tr->opt.lanes;
   for (int j = lane; j < b.n; j += lanes) {
-    if (b.stop && *b.stop) return;
+    if (stop_requested(b.stop)) return;
     const int index = b.idx[j];
     const uint8_t* img = b.src->image(b.src->ctx, index);
     uint8_t* dst = b.tr->lanes[lane].aug;
@@ -122,8 +126,7 @@ EpochStats train_epoch(const EpochJob& job) {
   for (int i = 0; i < job.n; ++i) job.order[i] = job.train[i];
   Rng rng(mix_seed(job.seed, 0x5eedULL, (uint64_t)job.epoch));
   shuffle(job.order, job.n, rng);
-  es.lr = recipe_lr(r, job.epoch);
-  tr->opt.lr = es.lr;
+  es.lr = tr->opt.lr;
   const int bs = r.batch_size > 0 ? r.batch_size : 1;
   BatchWork work;
   work.tr = tr;
@@ -147,7 +150,7 @@ EpochStats train_epoch(const EpochJob& job) {
       bst.correct += tr->lanes[l].correct;
       bst.seen += tr->lanes[l].seen;
     }
-    if (job.stop && *job.stop) {
+    if (stop_requested(job.stop)) {
       bst.stopped = true;
       es.stopped = true;
     } else {
@@ -164,12 +167,13 @@ EpochStats train_epoch(const EpochJob& job) {
 }
 
 int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int n, int* confusion, float* probs,
-             Status* status) {
+             Status* status, const EvalObserver* observer) {
   const int k = inf.plan->desc.num_classes;
   int correct = 0;
   if (status) *status = ok_status();
   for (int i = 0; i < n; ++i) {
-    const Status st = infer_u8(inf, src.image(src.ctx, idx[i]), probs);
+    const Status st = src.features ? infer_f32(inf, src.features(src.ctx, idx[i], 0, -1), probs)
+                                   : infer_u8(inf, src.image(src.ctx, idx[i]), probs);
     if (!st.ok()) {
       if (status) *status = st;
       break;
@@ -178,6 +182,7 @@ int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int 
     const int truth = src.label(src.ctx, idx[i]);
     correct += pred == truth;
     if (confusion) confusion[truth * k + pred]++;
+    if (observer && observer->sample) observer->sample(observer->ctx, idx[i], probs);
   }
   return correct;
 }
