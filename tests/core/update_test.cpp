@@ -318,6 +318,7 @@ TEST(Update, FlopsMatchHandCounts) {
   tv::UpdateFlops s = tv::update_run_flops(p, 8, run);
   EXPECT_EQ(s.cache, 3u * (13824 + 1152 + 768));
   EXPECT_EQ(s.train, 4u * 10 * ((13824 + 1152 + 768) + 90 + 120));
+  EXPECT_EQ(s.eval, 25u * 90 + 10u * (13824 + 1152 + 768));  // the final evaluation of the training samples
 }
 
 TEST(Update, BoardPeakIsTheDocumentedSum) {

@@ -106,13 +106,18 @@ void run_lane(void* arg, int lane) {
   for (int j = lane; j < b.n; j += lanes) {
     if (stop_requested(b.stop)) return;
     const int index = b.idx[j];
+    int pred;
+    if (b.src->features) {  // float features (a suffix plan): the source augments, when it does
+      trainer_sample_f32(b.tr, lane, b.src->features(b.src->ctx, index, lane, b.epoch), b.src->label(b.src->ctx, index),
+                         &pred);
+      continue;
+    }
     const uint8_t* img = b.src->image(b.src->ctx, index);
     uint8_t* dst = b.tr->lanes[lane].aug;
     if (b.augment && dst) {
       augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
       img = dst;
     }
-    int pred;
     trainer_sample(b.tr, lane, img, b.src->label(b.src->ctx, index), &pred);
   }
 }

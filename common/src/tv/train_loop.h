@@ -18,8 +18,8 @@ namespace tv {
 // of plan.input.size() values (`features`: e.g. a frozen prefix's outputs for a suffix plan, computed
 // once or per call). Exactly one of the two is set. `features` may be called from several lanes at
 // once: lane (0 .. lanes-1) names a buffer the source may fill, epoch is the training epoch (0-based;
-// -1 when evaluating) for a source that augments itself. Training takes `image` sources today (the
-// trainer's float entry comes with the update modes); evaluation takes both.
+// -1 when evaluating) for a source that augments itself (tv/feature_source.h). Training and
+// evaluation take both.
 struct SampleSource {
   void* ctx = nullptr;
   const uint8_t* (*image)(void* ctx, int index) = nullptr;
@@ -84,8 +84,8 @@ struct EpochStats {
 };
 
 // Shuffles (seeded by seed and epoch; the reference reshuffles every epoch) and runs every batch at
-// the trainer's learning rate (it does not change it). Bit-identical for any LaneRunner. Needs an
-// `image` source.
+// the trainer's learning rate (it does not change it). Bit-identical for any LaneRunner. A `features`
+// source trains through trainer_sample_f32 (it augments itself, when it does).
 EpochStats train_epoch(const EpochJob& job);
 
 // Sees each evaluated sample's probabilities (num_classes floats), in the order of the indices.

@@ -2,16 +2,16 @@
 
 namespace tv {
 
-TrainOptions session_options(const TrainRecipe& r, int n_val) {
+TrainOptions session_options(const TrainRecipe& r, int n_val, bool features) {
   TrainOptions opt = r.opt;
   opt.keep_best = r.restore_best && n_val > 0;
-  opt.augment = recipe_augments(r);
+  opt.augment = recipe_augments(r) && !features;
   return opt;
 }
 
-SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val) {
+SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val, bool features) {
   SessionMemory m;
-  m.trainer = training_memory(plan, session_options(r, n_val));
+  m.trainer = training_memory(plan, session_options(r, n_val, features));
   m.eval_work_bytes = inference_memory(plan).work_bytes;  // also checks the starting weights
   m.order_bytes = sizeof(int) * (size_t)(n_train > 0 ? n_train : 0);
   m.total_bytes = (uint64_t)m.trainer.total_bytes + m.eval_work_bytes + m.order_bytes;
@@ -23,10 +23,8 @@ Status session_init(TrainSession* s, const SessionSetup& setup) {
       !setup.probs || !setup.eval_arena || (setup.n_val > 0 && !setup.val) || setup.n_val < 0)
     return make_status(StatusCode::InvalidArgument);
   if (!setup.source.image == !setup.source.features) return make_status(StatusCode::InvalidArgument);
-  // Training float features needs the trainer's float entry (issue 18); evaluation already runs them.
-  if (!setup.source.image) return make_status(StatusCode::NotSupported);
   s->setup = setup;
-  s->options = session_options(*setup.recipe, setup.n_val);
+  s->options = session_options(*setup.recipe, setup.n_val, setup.source.features != nullptr);
   const Status st = trainer_init(&s->trainer, setup.plan, s->options, setup.train_arena, setup.train_arena_bytes);
   if (!st.ok()) return st;
   return inference_init(&s->eval, setup.plan, s->trainer.params, setup.eval_arena, setup.eval_arena_bytes);

@@ -25,8 +25,9 @@ namespace tv {
 // The trainer options a recipe trains with: the one rule every caller goes through. The recipe's
 // optimizer options, a best-weights snapshot only when the recipe restores the best epoch and there
 // are validation samples to pick it by (n_val > 0; without them it would never be used), and a
-// per-lane augmented image when the recipe augments.
-TrainOptions session_options(const TrainRecipe& r, int n_val);
+// per-lane augmented image when the recipe augments and the samples are images (features: a
+// features source, tv/feature_source.h, which augments itself).
+TrainOptions session_options(const TrainRecipe& r, int n_val, bool features = false);
 
 // What a session needs, all handed in by the caller (64-bit sums: size_t is 32 bits on the board).
 struct SessionMemory {
@@ -36,7 +37,8 @@ struct SessionMemory {
   size_t order_bytes = 0;      // the shuffled order: n_train ints
   uint64_t total_bytes = 0;    // all three
 };
-SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val);
+SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val,
+                             bool features = false);
 
 struct SessionSetup {
   const ModelPlan* plan = nullptr;  // the plan the trainer trains (a full plan, or a suffix plan whose

@@ -192,7 +192,7 @@ UpdateFlops update_run_flops(const ModelPlan& full, int first, const UpdateRun& 
   if (first > 0) r.cache = (run.augment ? val : train + val) * prefix;
   const uint64_t per_sample = suffix + backward_flops(full, first) + (first > 0 && run.augment ? prefix : 0);
   r.train = epochs * train * per_sample;
-  r.eval = ((epochs + 1) * val + train) * suffix;
+  r.eval = ((epochs + 1) * val + train) * suffix + (first > 0 && run.augment ? train * prefix : 0);
   r.total = r.cache + r.train + r.eval;
   return r;
 }

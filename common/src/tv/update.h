@@ -87,6 +87,7 @@ struct UpdateRun {
 //            val * forward(0..first)                     once, when it augments (validation is not augmented);
 //   train  = epochs * train * (forward(first..end) + backward(first) [+ forward(0..first) when augmenting]);
 //   eval   = (epochs + 1) * val * forward(first..end) + train * forward(first..end)
+//            [+ train * forward(0..first) when augmenting: the training samples are not cached]
 //            (validation after every epoch, then the final evaluation of both splits; on cached features
 //            when first > 0, so a full update evaluates the whole network).
 struct UpdateFlops {
