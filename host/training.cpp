@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "host/error.h"
+#include "host/feature_cache.h"
 #include "host/lane_pool.h"
 #include "host/model_io.h"
 #include "tv/train_session.h"
@@ -21,6 +23,8 @@ int ds_label(void* ctx, int i) {
   return ((const Dataset*)ctx)->labels[(size_t)i];
 }
 
+}  // namespace
+
 tv::SampleSource source_of(const Dataset& ds) {
   tv::SampleSource s;
   s.ctx = (void*)&ds;
@@ -28,8 +32,6 @@ tv::SampleSource source_of(const Dataset& ds) {
   s.label = ds_label;
   return s;
 }
-
-}  // namespace
 
 void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
   if (ds.height != plan.input.h || ds.width != plan.input.w || ds.channels != plan.input.c)
@@ -43,8 +45,10 @@ void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
 
 namespace {
 
-// Classifies images idx with a bound Inference (the core's evaluate, each image's probabilities added).
-EvalResult evaluate_with(const tv::Inference& inf, const Dataset& ds, const std::vector<int>& idx) {
+// Classifies samples idx of `src` (the dataset's images, or their features for a suffix plan) with a
+// bound Inference (the core's evaluate, each image's probabilities added).
+EvalResult evaluate_with(const tv::Inference& inf, const tv::SampleSource& src, const Dataset& ds,
+                         const std::vector<int>& idx) {
   struct Collect {
     const Dataset* ds;
     EvalResult r;
@@ -59,7 +63,7 @@ EvalResult evaluate_with(const tv::Inference& inf, const Dataset& ds, const std:
   };
   std::vector<float> probs((size_t)c.k);
   tv::Status st;
-  tv::evaluate(inf, source_of(ds), idx.data(), (int)idx.size(), nullptr, probs.data(), &st, &obs);
+  tv::evaluate(inf, src, idx.data(), (int)idx.size(), nullptr, probs.data(), &st, &obs);
   if (!st.ok()) throw_if_not_runnable(st, *inf.plan, ds.name((size_t)idx[(size_t)c.r.total]));
   return c.r;
 }
@@ -87,7 +91,7 @@ EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const 
   tv::Inference inf;
   tv::Status st = tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
   if (!st.ok()) throw Error("cannot run the model: " + status_message(st, &plan.desc) + ".");
-  EvalResult r = evaluate_with(inf, ds, idx);
+  EvalResult r = evaluate_with(inf, source_of(ds), ds, idx);
   r.confusion.resize((size_t)plan.desc.num_classes * plan.desc.num_classes, 0);
   return r;
 }
@@ -136,25 +140,75 @@ void host_epoch(void* ctx, const tv::EpochReport& e) {
   if (h.req->on_epoch) h.req->on_epoch(rec);
 }
 
+// The suffix a partial update trains and the features it trains on (empty for a full update).
+struct Partial {
+  tv::ModelPlan suffix;
+  std::unique_ptr<FeatureCache> cache;
+};
+
+// The training images and the validation images, for the caches.
+std::vector<int> both(const TrainRequest& req) {
+  std::vector<int> all = req.train;
+  all.insert(all.end(), req.val.begin(), req.val.end());
+  return all;
+}
+
+// Evaluates the trained weights on images idx: the whole network, or the suffix on the features.
+EvalResult final_eval(const tv::ModelPlan& plan, const float* params, const tv::SampleSource& src, const Dataset& ds,
+                      const std::vector<int>& idx) {
+  AlignedBuffer arena(tv::inference_memory(plan).work_bytes);
+  tv::Inference inf;
+  tv::Status st = tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
+  if (!st.ok()) throw Error("cannot run the model: " + status_message(st, &plan.desc) + ".");
+  EvalResult r = evaluate_with(inf, src, ds, idx);
+  r.confusion.resize((size_t)plan.desc.num_classes * plan.desc.num_classes, 0);
+  return r;
+}
+
 }  // namespace
 
 TrainResult train_model(const TrainRequest& req) {
-  const tv::ModelPlan& plan = *req.plan;
+  const tv::ModelPlan& full = *req.plan;
   const Dataset& ds = *req.dataset;
-  check_compatible(plan, ds);
+  check_compatible(full, ds);
   if (req.train.empty()) throw Error(ds.source + ": the split leaves no training images.");
-  if (req.init && req.init->size() != plan.param_count) throw Error("the initial weights do not fit the model.");
+  if (req.init && req.init->size() != full.param_count) throw Error("the initial weights do not fit the model.");
   TrainResult res;
-  const tv::SessionMemory mem = tv::session_memory(plan, req.recipe, (int)req.train.size(), (int)req.val.size());
+  tv::Status st = tv::update_first_layer(full, req.update, &res.first_trained);
+  if (!st.ok())
+    throw Error("--update sparse=" + std::to_string(st.a) + ": the model has " + std::to_string(st.b) +
+                " layers with weights; give at most that many (or --update full).");
+  tv::TrainRecipe recipe = req.recipe;
+  tv::update_recipe(req.update, &recipe);
+  res.augmented = tv::recipe_augments(recipe);
+  // The whole network's weights: the frozen prefix stays as it starts.
+  std::vector<float> params(full.param_count);
+  if (req.init)
+    params = *req.init;
+  else
+    tv::he_init(full, params.data(), req.seed);
+  const int first = res.first_trained;
+  const size_t base = full.layers[first].param_offset;
+  Partial partial;
+  if (first > 0) {
+    st = tv::plan_suffix(full, first, &partial.suffix);
+    if (!st.ok()) throw Error("cannot plan the layers that train: " + status_message(st, &full.desc) + ".");
+    partial.cache = std::make_unique<FeatureCache>(full, first, params.data(), ds, recipe, req.seed, res.augmented,
+                                                   recipe.opt.lanes, res.augmented ? req.val : both(req));
+    res.cache_seconds = partial.cache->seconds;
+  }
+  const tv::ModelPlan& plan = first > 0 ? partial.suffix : full;
+  const tv::SampleSource src = first > 0 ? partial.cache->source() : source_of(ds);
+  const tv::SessionMemory mem = tv::session_memory(plan, recipe, (int)req.train.size(), (int)req.val.size(), first > 0);
   res.memory = mem.trainer;
-  res.infer_memory = tv::inference_memory(plan);
+  res.infer_memory = tv::inference_memory(full);
   AlignedBuffer arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
   std::vector<int> order(req.train.size());
-  std::vector<float> probs((size_t)plan.desc.num_classes);
+  std::vector<float> probs((size_t)full.desc.num_classes);
   tv::SessionSetup setup;
   setup.plan = &plan;
-  setup.recipe = &req.recipe;
-  setup.source = source_of(ds);
+  setup.recipe = &recipe;
+  setup.source = src;
   setup.train = req.train.data();
   setup.n_train = (int)req.train.size();
   setup.val = req.val.data();
@@ -167,12 +221,9 @@ TrainResult train_model(const TrainRequest& req) {
   setup.order = order.data();
   setup.probs = probs.data();
   tv::TrainSession session;
-  tv::Status st = tv::session_init(&session, setup);
+  st = tv::session_init(&session, setup);
   if (!st.ok()) throw Error("cannot set up training: " + status_message(st, &plan.desc) + ".");
-  if (req.init)
-    std::memcpy(session.trainer.params, req.init->data(), plan.param_count * sizeof(float));
-  else
-    tv::he_init(plan, session.trainer.params, req.seed);
+  std::memcpy(session.trainer.params, params.data() + base, plan.param_count * sizeof(float));
   // Starting weights whose outputs overflow float are refused before training, as the board does.
   st = tv::session_check_start(&session);
   if (!st.ok()) throw_if_not_runnable(st, plan, ds.name((size_t)req.train[0]));
@@ -191,9 +242,17 @@ TrainResult train_model(const TrainRequest& req) {
   res.train_seconds = (double)sr.train_us / 1e6;
   res.eval_seconds = (double)sr.eval_us / 1e6;
   res.best_epoch = sr.best_epoch;
-  res.params.assign(session.trainer.params, session.trainer.params + plan.param_count);
-  res.train_eval = evaluate_float(plan, res.params.data(), ds, req.train);
-  res.val_eval = evaluate_float(plan, res.params.data(), ds, req.val);
+  std::memcpy(params.data() + base, session.trainer.params, plan.param_count * sizeof(float));
+  res.train_eval = final_eval(plan, params.data() + base, src, ds, req.train);
+  res.val_eval = final_eval(plan, params.data() + base, src, ds, req.val);
+  res.params = std::move(params);
+  tv::UpdateRun run;
+  run.train_images = (int)req.train.size();
+  run.val_images = (int)req.val.size();
+  run.epochs = recipe.epochs;
+  run.augment = res.augmented;
+  res.flops = tv::update_run_flops(full, first, run);
+  res.board = tv::update_memory(full, first, session.options, run);
   return res;
 }
 

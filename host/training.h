@@ -8,6 +8,8 @@
 #include "host/dataset.h"
 #include "tv/net.h"
 #include "tv/presets.h"
+#include "tv/train_loop.h"
+#include "tv/update.h"
 
 namespace tvh {
 
@@ -40,6 +42,9 @@ struct EvalResult {
 struct TrainRequest {
   const tv::ModelPlan* plan = nullptr;
   tv::TrainRecipe recipe;
+  // What trains (tv/update.h): full, or a suffix on the frozen prefix's features (head turns the
+  // recipe's augmentation off: tv::update_recipe).
+  tv::UpdateSpec update;
   const Dataset* dataset = nullptr;
   std::vector<int> train, val;  // indices into the dataset
   uint64_t seed = 1;
@@ -58,10 +63,17 @@ struct TrainResult {
   EvalResult train_eval;     // the final weights on the training images
   EvalResult val_eval;       // the final weights on the validation images
   int best_epoch = 0;        // when the recipe restores the best weights
-  tv::TrainMemory memory;
+  tv::TrainMemory memory;    // the trainer's arena (the suffix's in a partial update)
   tv::InferenceMemory infer_memory;
+  int first_trained = 0;     // the first layer that trained (0: full)
+  bool augmented = false;    // the run augmented its training samples
+  double cache_seconds = 0;  // computing the frozen prefix's features (partial updates)
+  tv::UpdateFlops flops;     // what the run performed (tv::update_run_flops)
+  tv::UpdateMemory board;    // its peak on the board (tv::update_memory)
 };
 
+// The dataset's images and labels as a core sample source (valid while ds lives).
+tv::SampleSource source_of(const Dataset& ds);
 // Trains with the core's session (tv/train_session.h: the same epochs, keep-best and options as the
 // board); the result depends only on the request's data, recipe and seed (not on threads).
 TrainResult train_model(const TrainRequest& req);

@@ -21,10 +21,12 @@
 #include "host/split.h"
 #include "host/text.h"
 #include "host/training.h"
+#include "recipe_options.h"
 #include "run_report.h"
 #include "tools/common/cli.h"
 #include "tv/raw_weights.h"
 #include "tv/train_session.h"
+#include "update_options.h"
 
 using nlohmann::json;
 
@@ -35,67 +37,18 @@ namespace {
 
 struct Args {
   std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve,
-                               augment, confusion, report;
+                               augment, confusion, report, update;
   int epochs = 0, batch = 0, lanes = 0, threads = 0, kfold = 0, val_last = -1;
   double lr = 0, val_fraction = -1;
   uint64_t seed = 1;
   bool eval = false, json = false, no_curve = false, no_confusion = false, no_report = false, quiet = false;
 };
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 // [lo, hi]: the Wilson 95 % interval of an accuracy, for --json.
 json confusion_json(const std::vector<int>& cm, int k) {
   json rows = json::array();
   for (int i = 0; i < k; ++i) rows.push_back(std::vector<int>(cm.begin() + i * k, cm.begin() + (i + 1) * k));
   return rows;
-}
-
-// --augment: "none", or a comma list of flip, shift[=PIXELS], brightness[=FRACTION]; what is not listed
-// is off. A listed kind without a value keeps the recipe's amount (or 4 pixels / 0.2 when it had none).
-void apply_augment(const std::string& text, tv::TrainRecipe* r) {
-  const int shift = r->aug_shift;
-  const float brightness = r->aug_brightness;
-  r->aug_flip = false;
-  r->aug_shift = 0;
-  r->aug_brightness = 0.f;
-  if (text == "none") return;
-  for (const std::string& item : split_list(text)) {
-    if (item == "none")
-      throw tvh::UsageError("--augment " + text +
-                            ": none turns augmentation off and cannot be combined with other kinds; give either none "
-                            "or a list such as flip,shift.");
-    const size_t eq = item.find('=');
-    const std::string name = item.substr(0, eq);
-    const std::string value = eq == std::string::npos ? std::string() : item.substr(eq + 1);
-    char* end = nullptr;
-    const double v = value.empty() ? 0.0 : std::strtod(value.c_str(), &end);
-    if (!value.empty() && (end == value.c_str() || *end != '\0'))
-      throw tvh::UsageError("--augment " + text + ": '" + value + "' is not a number.");
-    if (name == "flip" && value.empty()) {
-      r->aug_flip = true;
-    } else if (name == "shift") {
-      if (!value.empty() && (v < 1 || v > 64 || v != (int)v))
-        throw tvh::UsageError("--augment shift=" + value + ": the shift must be a whole number of pixels, 1..64.");
-      r->aug_shift = value.empty() ? (shift > 0 ? shift : 4) : (int)v;
-    } else if (name == "brightness") {
-      if (!value.empty() && !(v > 0 && v <= 0.9))
-        throw tvh::UsageError("--augment brightness=" + value +
-                              ": the brightness change must be above 0, at most 0.9.");
-      r->aug_brightness = value.empty() ? (brightness > 0 ? brightness : 0.2f) : (float)v;
-    } else {
-      throw tvh::UsageError("--augment " + text + ": '" + item +
-                            "' is not one of none, flip, shift[=PIXELS], brightness[=FRACTION] (e.g. --augment "
-                            "shift,brightness for pictures whose left and right differ).");
-    }
-  }
 }
 
 // The smallest square input (side) with `channels` channels that the model accepts, 0 when none up to 1024.
@@ -171,7 +124,8 @@ int tvtrain_main(int argc, char** argv) {
       ->check(tvcli::preset_choice());
   app.add_option("--config", a.config, "JSON model/training config (format: docs/config.md)");
   app.add_option("--input", a.input, "Model input HxWxC, e.g. 28x28x1 or 96x96x3 (every layer follows)");
-  app.add_option("--epochs", a.epochs, "Override the recipe's epochs")->check(tvcli::whole(1, 100000));
+  app.add_option("--epochs", a.epochs, "Override the recipe's epochs (0 with --init: only add new classes)")
+      ->check(tvcli::whole(0, 100000));
   app.add_option("--batch", a.batch, "Override the recipe's batch size")->check(tvcli::whole(1, 4096));
   app.add_option("--lr", a.lr, "Override the recipe's learning rate")->check(tvcli::real(1e-9, 10.0));
   app.add_option("--lanes", a.lanes, "Gradient lanes (fixes the summation order; threads never change results)")
@@ -191,6 +145,10 @@ int tvtrain_main(int argc, char** argv) {
       ->check(tvcli::whole(2, 1000));
   app.add_option("--init", a.init, "Start from a model (.tvb, or the reference's raw myWeights.bin)");
   app.add_flag("--eval", a.eval, "With --init: evaluate the model on every image, no training");
+  app.add_option("--update", a.update,
+                 "What trains: full (every layer), head (the last layer with weights, on features computed once "
+                 "per photo) or sparse[=K] (the last K layers with weights); default full, with --init " +
+                     std::string(tvtrain::kInitDefaultUpdate) + " (docs/on-device-learning.md)");
   app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
   app.add_flag("--json", a.json, "Print one JSON object with the results on stdout");
   app.add_option("--curve", a.curve,
@@ -216,6 +174,9 @@ int tvtrain_main(int argc, char** argv) {
   const tvtrain::RunReport run_report(argc, argv);
 
   if (a.eval && a.init.empty()) throw tvh::UsageError("--eval needs --init MODEL (the model to evaluate).");
+  if (app.count("--epochs") && a.epochs == 0 && a.init.empty())
+    throw tvh::UsageError("--epochs 0 only adds new classes to an --init model; give at least 1 epoch.");
+  const tv::UpdateSpec update = tvtrain::update_option(a.update, !a.init.empty(), a.eval, a.augment);
   if (!a.eval && a.kfold == 0 && a.output.empty())
     throw tvh::UsageError("give -o MODEL.tvb (where to write the trained model).");
   if (a.kfold && !a.output.empty())
@@ -284,31 +245,32 @@ int tvtrain_main(int argc, char** argv) {
   tvh::TrainSetup setup = tvh::preset_setup(a.preset);
   if (!a.config.empty()) tvh::apply_config_file(a.config, &setup);
   auto apply_overrides = [&]() {
-    if (a.epochs) setup.recipe.epochs = a.epochs;
+    if (app.count("--epochs")) setup.recipe.epochs = a.epochs;
     if (a.batch) setup.recipe.batch_size = a.batch;
     if (a.lr > 0) setup.recipe.opt.lr = (float)a.lr;
     if (a.lanes) setup.recipe.opt.lanes = a.lanes;
     if (a.val_last >= 0) setup.recipe.val_last_n = a.val_last;
     if (app.count("--split")) setup.split = a.split;
     if (a.val_fraction >= 0) setup.val_fraction = a.val_fraction;
-    if (!a.augment.empty()) apply_augment(a.augment, &setup.recipe);
+    if (!a.augment.empty()) tvtrain::apply_augment(a.augment, &setup.recipe);
   };
   apply_overrides();
 
   // A starting model fixes the architecture and (for .tvb) the class list.
   tvh::LoadedModel init;
-  std::vector<std::string> classes = split_list(a.classes);
+  std::vector<std::string> classes = tvtrain::split_list(a.classes);
   if (!a.init.empty()) {
     if (!a.input.empty()) throw tvh::UsageError("--input cannot change the shape of an --init model (" + a.init + ").");
     tvh::RawOptions raw;
     raw.labels = classes;
     init = tvh::load_model(a.init, raw);
+    // It continues with the recipe it names (as the board does) unless --preset or --config says otherwise.
+    if (!app.count("--preset") && a.config.empty()) tvtrain::continue_recipe(init, &setup);
     setup.model = init.plan->desc;
-    if (init.format == "tvb") {
-      if (!classes.empty() && classes != init.labels)
-        throw tvh::Error("--classes " + join(classes) + " differs from " + a.init + "'s classes " + join(init.labels) +
-                         ".");
-    }
+    apply_overrides();
+    if (init.format == "tvb" && a.eval && !classes.empty() && classes != init.labels)
+      throw tvh::Error("--classes " + join(classes) + " differs from " + a.init + "'s classes " + join(init.labels) +
+                       ".");
   } else if (!a.input.empty()) {
     int h, w, c;
     tvh::parse_input_size(a.input, &h, &w, &c);
@@ -402,12 +364,18 @@ int tvtrain_main(int argc, char** argv) {
            : std::string()) +
       (ds.exif_rotated ? "; " + std::to_string(ds.exif_rotated) + " turned upright by EXIF" : std::string()));
   if (!init.plan && ds.classes.size() < 2) throw tvh::Error(a.dataset + ": needs at least two classes with images.");
-  if (init.plan && init.format == "tvb" && ds.classes != init.labels)
+  if (init.plan && init.format == "tvb" && a.eval && ds.classes != init.labels)
     throw tvh::Error(a.dataset + " has classes " + join(ds.classes) + " but " + a.init + " was trained on " +
                      join(init.labels) + ".");
-  if (init.plan && (int)ds.classes.size() != init.plan->desc.num_classes)
+  // Training from a .tvb: its classes by name, the dataset's others appended (imprinted once split).
+  tvh::ClassMatch match;
+  if (init.plan && init.format == "tvb" && !a.eval) {
+    match = tvtrain::match_init_classes(&ds, init, a.init, &plan, log);
+    setup.model = plan->desc;
+  }
+  if (init.plan && (int)ds.classes.size() != (int)setup.model.num_classes)
     throw tvh::Error(a.dataset + " has " + std::to_string(ds.classes.size()) + " classes " + join(ds.classes) +
-                     " but " + a.init + " has " + std::to_string(init.plan->desc.num_classes) + ".");
+                     " but " + a.init + " has " + std::to_string(setup.model.num_classes) + ".");
   if (init.plan && init.format != "tvb") init.labels = ds.classes;
 
   const bool resized = adapt && ds.size() != listing.images.size();  // some files were no images
@@ -451,7 +419,10 @@ int tvtrain_main(int argc, char** argv) {
     return 0;
   }
 
-  if (init.plan && init.int8) throw tvh::Error(a.init + " is an int8 model: training resumes from float models only.");
+  if (init.plan) init.params = tvh::float_params_of(init, a.init);  // int8: dequantized as the board does
+  if (!match.added.empty() && a.kfold)
+    throw tvh::Error("--kfold with classes " + a.init + " lacks (" + join(match.added) +
+                     ") is not supported: each fold would imprint them from its own photos; train once, or drop them.");
   tvh::Progress progress(!a.quiet);
   auto make_request = [&](const tvh::Split& sp) {
     tvh::TrainRequest req;
@@ -463,6 +434,7 @@ int tvtrain_main(int argc, char** argv) {
     req.seed = a.seed;
     req.threads = a.threads;
     req.init = init.plan ? &init.params : nullptr;
+    req.update = update;
     req.on_batch = [&](int epoch, int done, int total) { progress.update(epoch, setup.recipe.epochs, done, total); };
     return req;
   };
@@ -564,6 +536,8 @@ int tvtrain_main(int argc, char** argv) {
     }
   }
   for (const auto& w : tvh::split_warnings(ds, split)) log("warning: " + w);
+  if (!match.added.empty())
+    tvh::grow_and_imprint(*init.plan, init.params, a.init, ds, match.model_classes, split.train, &plan, &init.params);
   tvh::TrainRequest req = make_request(split);
   req.on_epoch = [&](const tvh::EpochRecord& e) {
     progress.clear();
@@ -595,6 +569,8 @@ int tvtrain_main(int argc, char** argv) {
       std::to_string(setup.recipe.opt.lanes) + " lane(s)");
   tvh::TrainResult r = tvh::train_model(req);
   progress.clear();
+  log(tvtrain::update_text(update, r, *plan));
+  log(tvtrain::cost_text(r));
   log("training loop " + fmt("%.3f", r.train_seconds) + " s (" +
       fmt("%.1f", r.history.empty() ? 0.0 : 1e3 * r.train_seconds / r.history.size()) + " ms/epoch)");
   log("train accuracy " + tvh::accuracy_with_interval(r.train_eval.correct, r.train_eval.total) + ", " +
@@ -619,7 +595,7 @@ int tvtrain_main(int argc, char** argv) {
   prov << "tool=tvtrain " << TV_VERSION << "\npreset=" << setup.preset << "\ndataset=" << a.dataset
        << "\nseed=" << a.seed << "\nepochs=" << setup.recipe.epochs << "\ntrain_images=" << split.train.size()
        << "\nval_images=" << split.val.size() << "\nval_accuracy=" << fmt("%.4f", r.val_eval.accuracy()) << "\n";
-  if (!a.init.empty()) prov << "init=" << a.init << "\n";
+  if (!a.init.empty()) prov << "init=" << a.init << "\nupdate=" << tvtrain::update_name(update) << "\n";
   tvh::save_float_model(a.output, *plan, r.params.data(), ds.classes, prov.str());
   log("wrote " + a.output);
   if (!a.raw_out.empty()) {
@@ -676,6 +652,7 @@ int tvtrain_main(int argc, char** argv) {
                 {"shift", setup.recipe.aug_shift},
                 {"brightness", setup.recipe.aug_brightness}}},
               {"output", a.output}};
+    tvtrain::add_update_json(&j, update, r, match);
     j.update(results_json(ds, r.val_eval));
     j.update(dataset_json(ds));
     tvh::write_stdout(tvh::json_text(j));

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "tv/train_loop.h"
+
 namespace tv {
 
 namespace {
@@ -20,6 +22,15 @@ uint64_t layer_flops(const LayerPlan& lp) {
 }
 
 }  // namespace
+
+bool update_recipe(const UpdateSpec& spec, TrainRecipe* recipe) {
+  if (spec.mode != UpdateMode::Head) return false;
+  const bool augmented = recipe_augments(*recipe);
+  recipe->aug_flip = false;
+  recipe->aug_shift = 0;
+  recipe->aug_brightness = 0.f;
+  return augmented;
+}
 
 bool parse_update(const char* text, UpdateSpec* spec) {
   if (!text || !spec) return false;

@@ -16,6 +16,7 @@
 
 #include "tv/model.h"
 #include "tv/net.h"
+#include "tv/presets.h"
 #include "tv/status.h"
 
 namespace tv {
@@ -29,6 +30,11 @@ struct UpdateSpec {
   UpdateMode mode = UpdateMode::Full;
   int k = 0;  // Sparse: the layers with weights that train, counted from the end; 0 = kDefaultSparseLayers
 };
+
+// The recipe an update trains with: head never augments (its frozen part would have to run for every
+// sample of every epoch), so its augmentation is turned off; full and sparse keep the recipe's.
+// Returns true when it turned augmentation off.
+bool update_recipe(const UpdateSpec& spec, TrainRecipe* recipe);
 
 // "full", "head", "sparse" or "sparse=K" (K = 1..kMaxLayers, digits only) -> spec; false otherwise.
 bool parse_update(const char* text, UpdateSpec* spec);
