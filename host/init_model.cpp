@@ -55,7 +55,10 @@ ClassMatch match_classes(Dataset* ds, const std::vector<std::string>& model_labe
   std::vector<size_t> counts(merged.size(), 0);
   for (int l : ds->labels) ++counts[(size_t)new_label[(size_t)l]];
   for (size_t c = 0; c < model_labels.size(); ++c)
-    if (counts[c] == 0) match.missing.push_back(model_labels[c]);
+    if (counts[c] == 0) {
+      match.missing.push_back(model_labels[c]);
+      match.missing_rows.push_back((int)c);
+    }
   // Images grouped by their new label, each class's images in their order (sorted by path).
   std::vector<size_t> order(ds->size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -29,6 +29,7 @@ struct ClassMatch {
   size_t model_classes = 0;          // the model's classes, first in the dataset now, in the model's order
   std::vector<std::string> added;    // dataset classes the model lacks, appended after them (dataset order)
   std::vector<std::string> missing;  // model classes without a photo: they keep their rows (no images here)
+  std::vector<int> missing_rows;     // their class indices
 };
 
 // Reorders `ds` (classes, labels, images, paths, hashes) to the model's labels first, then the classes

@@ -10,6 +10,7 @@
 #include "host/feature_cache.h"
 #include "host/lane_pool.h"
 #include "host/model_io.h"
+#include "tv/imprint.h"
 #include "tv/train_session.h"
 
 namespace tvh {
@@ -243,6 +244,7 @@ TrainResult train_model(const TrainRequest& req) {
   res.eval_seconds = (double)sr.eval_us / 1e6;
   res.best_epoch = sr.best_epoch;
   std::memcpy(params.data() + base, session.trainer.params, plan.param_count * sizeof(float));
+  for (int c : req.keep_rows) tv::copy_class_row(full, c, req.init ? req.init->data() : params.data(), params.data());
   res.train_eval = final_eval(plan, params.data() + base, src, ds, req.train);
   res.val_eval = final_eval(plan, params.data() + base, src, ds, req.val);
   res.params = std::move(params);

@@ -45,6 +45,9 @@ struct TrainRequest {
   // What trains (tv/update.h): full, or a suffix on the frozen prefix's features (head turns the
   // recipe's augmentation off: tv::update_recipe).
   tv::UpdateSpec update;
+  // Classes whose logits rows (and biases) come out as they start: a starting model's classes without
+  // photos here (tv::copy_class_row).
+  std::vector<int> keep_rows;
   const Dataset* dataset = nullptr;
   std::vector<int> train, val;  // indices into the dataset
   uint64_t seed = 1;

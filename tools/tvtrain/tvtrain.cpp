@@ -373,9 +373,9 @@ int tvtrain_main(int argc, char** argv) {
     match = tvtrain::match_init_classes(&ds, init, a.init, &plan, log);
     setup.model = plan->desc;
   }
-  if (init.plan && (int)ds.classes.size() != (int)setup.model.num_classes)
+  if (init.plan && match.model_classes == 0 && (int)ds.classes.size() != init.plan->desc.num_classes)
     throw tvh::Error(a.dataset + " has " + std::to_string(ds.classes.size()) + " classes " + join(ds.classes) +
-                     " but " + a.init + " has " + std::to_string(setup.model.num_classes) + ".");
+                     " but " + a.init + " has " + std::to_string(init.plan->desc.num_classes) + ".");
   if (init.plan && init.format != "tvb") init.labels = ds.classes;
 
   const bool resized = adapt && ds.size() != listing.images.size();  // some files were no images
@@ -435,6 +435,7 @@ int tvtrain_main(int argc, char** argv) {
     req.threads = a.threads;
     req.init = init.plan ? &init.params : nullptr;
     req.update = update;
+    req.keep_rows = match.missing_rows;
     req.on_batch = [&](int epoch, int done, int total) { progress.update(epoch, setup.recipe.epochs, done, total); };
     return req;
   };
@@ -536,6 +537,7 @@ int tvtrain_main(int argc, char** argv) {
     }
   }
   for (const auto& w : tvh::split_warnings(ds, split)) log("warning: " + w);
+  tvtrain::check_update_fits(update, *plan);
   if (!match.added.empty())
     tvh::grow_and_imprint(*init.plan, init.params, a.init, ds, match.model_classes, split.train, &plan, &init.params);
   tvh::TrainRequest req = make_request(split);

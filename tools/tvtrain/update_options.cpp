@@ -23,6 +23,15 @@ tv::UpdateSpec update_option(const std::string& text, bool has_init, bool eval, 
   return spec;
 }
 
+void check_update_fits(const tv::UpdateSpec& spec, const tv::ModelPlan& plan) {
+  int first = 0;
+  const tv::Status st = tv::update_first_layer(plan, spec, &first);
+  if (!st.ok())
+    throw tvh::UsageError("--update sparse=" + std::to_string(spec.k) + ": the model has " +
+                          std::to_string(tv::weighted_layer_count(plan)) +
+                          " layers with weights; give at most that many (or --update full).");
+}
+
 void continue_recipe(const tvh::LoadedModel& init, tvh::TrainSetup* setup) {
   const std::string preset = tvh::recipe_preset_of(init, setup->preset);
   tvh::TrainSetup s = tvh::preset_setup(preset);

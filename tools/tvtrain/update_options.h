@@ -22,6 +22,9 @@ constexpr const char* kInitDefaultUpdate = "head";
 // name, --update without training (--eval), head with an --augment other than none.
 tv::UpdateSpec update_option(const std::string& text, bool has_init, bool eval, const std::string& augment);
 
+// A usage error when sparse=K asks for more layers with weights than `plan` has.
+void check_update_fits(const tv::UpdateSpec& spec, const tv::ModelPlan& plan);
+
 // With --init and neither --preset nor --config: the setup of the preset the model's provenance names
 // (as the board chooses its recipe); the model is the starting model's.
 void continue_recipe(const tvh::LoadedModel& init, tvh::TrainSetup* setup);

@@ -174,6 +174,16 @@ Status imprint_class(const ModelPlan& plan, float* params, int cls, const float*
   return ok_status();
 }
 
+void copy_class_row(const ModelPlan& plan, int cls, const float* from, float* to) {
+  const int d = imprint_layer(plan);
+  if (d < 0 || cls < 0 || cls >= plan.desc.num_classes) return;
+  const LayerPlan& lp = plan.layers[d];
+  const size_t F = lp.in.size();
+  const size_t row = lp.param_offset + (size_t)cls * F, bias = lp.param_offset + lp.weight_count + (size_t)cls;
+  memcpy(to + row, from + row, F * sizeof(float));
+  to[bias] = from[bias];
+}
+
 Status imprint_classes(const ModelPlan& plan, float* params, int first_new, const float* features, const int* labels,
                        int n, float* scratch) {
   for (int c = first_new < 0 ? 0 : first_new; c < plan.desc.num_classes; ++c) {

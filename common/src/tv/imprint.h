@@ -43,6 +43,10 @@ void grow_class_params(const ModelPlan& old, const float* old_params, const Mode
 Status imprint_class(const ModelPlan& plan, float* params, int cls, const float* features, const int* labels, int n,
                      float* scratch);
 
+// Copies class cls's row and bias of imprint_layer's dense layer from `from` to `to` (both plan's
+// layout): a class without photos in an update keeps its row as it was.
+void copy_class_row(const ModelPlan& plan, int cls, const float* from, float* to);
+
 // Imprints classes first_new..num_classes-1 in order (each calibrated against the rows before it):
 // imprint_class for each; stops at the first refusal (its status, layer = the class).
 Status imprint_classes(const ModelPlan& plan, float* params, int first_new, const float* features, const int* labels,
