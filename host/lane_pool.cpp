@@ -4,6 +4,7 @@ namespace tvh {
 
 LanePool::LanePool(int threads) {
   if (threads < 1) threads = 1;
+  threads_ = threads;
   runner_.ctx = this;
   runner_.run = threads > 1 ? &LanePool::run : nullptr;
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker(i); });

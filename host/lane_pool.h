@@ -20,11 +20,13 @@ class LanePool {
   LanePool& operator=(const LanePool&) = delete;
   // The runner to hand to tv::EpochJob (null run when there is only one thread).
   const tv::LaneRunner* runner() const { return &runner_; }
-  int threads() const { return (int)workers_.size() + 1; }
+  int threads() const { return threads_; }
 
  private:
   static void run(void* ctx, int lanes, tv::LaneFn fn, void* arg);
   void worker(int id);
+  int threads_ = 1;  // set before any worker starts: a worker reading workers_.size() while the constructor
+                     // still adds to it saw fewer threads and ran other threads' lanes too (a race)
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;

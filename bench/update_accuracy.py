@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Accuracy of partial updates and imprinted classes (docs/on-device-learning.md), 5 folds x seeds.
+
+For each seed and fold: each class's photos are shuffled (seeded) and dealt into 5 folds; fold f is the
+test set, the other four the pool, split in two halves A and B per class.
+  (a) adapt: base = `tvtrain A`; then `tvtrain B --init base --update U` for every U (full, head,
+      sparse=K...) at the recipe's epochs; every model evaluated on the test fold
+      (`tvtrain TEST --eval --init M`).
+  (b) new class: class h = the fold's class (round robin) is left out: base = `tvtrain POOL-without-h`;
+      then h is added from N of its pool photos (N = 5, 10) by imprinting alone (`--epochs 0`) and by
+      imprinting + the head update (`--update head`); per-class recall on the test fold, old classes
+      against the base's.
+Every run trains on all its photos (--val-last 0) so the test fold is the only measurement.
+Prints one JSON line per (seed, fold) and a summary. Usage:
+  python3 bench/update_accuracy.py --tvtrain build/bin/tvtrain --dataset ../shared/datasets/webmcu-b \
+      --seeds 1 2 3 [--updates full head sparse=1 sparse=2 sparse=3] [--work /tmp/update-acc] [--preset P]
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import zlib
+
+
+def class_root(dataset):
+    images = os.path.join(dataset, "images")
+    return images if os.path.isdir(images) else dataset
+
+
+def photos_by_class(root):
+    out = {}
+    for c in sorted(os.listdir(root)):
+        d = os.path.join(root, c)
+        if os.path.isdir(d) and not c.startswith("."):
+            out[c] = sorted(f for f in os.listdir(d) if f.lower().endswith((".jpg", ".jpeg", ".png")))
+    return out
+
+
+def make_set(src_root, dst, picks):
+    """A dataset folder of symlinks: picks = {class: [names]}."""
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    for c, names in picks.items():
+        os.makedirs(os.path.join(dst, c))
+        for n in names:
+            os.symlink(os.path.abspath(os.path.join(src_root, c, n)), os.path.join(dst, c, n))
+    return dst
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("failed: " + " ".join(cmd) + "\n" + p.stderr)
+    return json.loads(p.stdout) if "--json" in cmd else None
+
+
+def train(a, ds, out, extra):
+    return run([a.tvtrain, ds, "-o", out, "--val-last", "0", "--threads", str(a.threads), "-q", "--no-report",
+                "--no-curve", "--no-confusion", "--json"] + extra)
+
+
+def evaluate(a, test, model):
+    j = run([a.tvtrain, test, "--eval", "--init", model, "--json", "-q", "--threads", str(a.threads)])
+    return j["accuracy"], {c["class"]: c["recall"] for c in j["per_class"]}
+
+
+def one_fold(a, root, by_class, seed, fold, work):
+    rng = random.Random(seed * 1000 + fold)
+    test, half_a, half_b, pool = {}, {}, {}, {}
+    for c, names in by_class.items():
+        names = names[:]
+        random.Random(seed * 7919 + zlib.crc32(c.encode()) % 1000).shuffle(names)
+        test[c] = names[fold::5]
+        rest = [n for i, n in enumerate(names) if i % 5 != fold]
+        pool[c] = rest
+        half_a[c], half_b[c] = rest[: len(rest) // 2], rest[len(rest) // 2 :]
+    d = os.path.join(work, "s%d-f%d" % (seed, fold))
+    os.makedirs(d, exist_ok=True)
+    t = make_set(root, os.path.join(d, "test"), test)
+    base_args = ["--seed", str(seed)] + (["--preset", a.preset] if a.preset else [])
+    row = {"seed": seed, "fold": fold, "adapt": {}, "new_class": {}}
+    base = os.path.join(d, "base.tvb")
+    train(a, make_set(root, os.path.join(d, "A"), half_a), base, base_args)
+    row["adapt"]["base"] = {"accuracy": evaluate(a, t, base)[0]}
+    b = make_set(root, os.path.join(d, "B"), half_b)
+    for u in a.updates:
+        m = os.path.join(d, "adapt-%s.tvb" % u)
+        j = train(a, b, m, ["--init", base, "--update", u, "--seed", str(seed)])
+        row["adapt"][u] = {"accuracy": evaluate(a, t, m)[0], "train_flops": j["train_flops"],
+                           "board_peak_bytes": j["memory"]["board_peak_bytes"]}
+    # (b) a class left out, then added
+    h = sorted(by_class)[fold % len(by_class)]
+    without = {c: v for c, v in pool.items() if c != h}
+    base_wo = os.path.join(d, "base-without.tvb")
+    train(a, make_set(root, os.path.join(d, "without"), without), base_wo, base_args)
+    _, base_recall = evaluate(a, make_set(root, os.path.join(d, "test-without"), {c: v for c, v in test.items() if c != h}),
+                              base_wo)
+    row["new_class"] = {"class": h, "base_recall": base_recall}
+    for n in (5, 10):
+        picks = dict(without)
+        picks[h] = rng.sample(pool[h], min(n, len(pool[h])))
+        ds = make_set(root, os.path.join(d, "add%d" % n), picks)
+        for how, extra in (("imprint", ["--epochs", "0"]), ("imprint+head", ["--update", "head"])):
+            m = os.path.join(d, "add%d-%s.tvb" % (n, how))
+            train(a, ds, m, ["--init", base_wo, "--seed", str(seed)] + extra)
+            acc, rec = evaluate(a, t, m)
+            row["new_class"]["%s_%d" % (how, n)] = {"accuracy": acc, "recall": rec}
+    return row
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tvtrain", required=True)
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    p.add_argument("--updates", nargs="+", default=["full", "head", "sparse=1", "sparse=2", "sparse=3"])
+    p.add_argument("--preset", default="")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--work", default="/tmp/update-acc")
+    a = p.parse_args()
+    root = class_root(a.dataset)
+    by_class = photos_by_class(root)
+    rows = []
+    for seed in a.seeds:
+        for fold in range(5):
+            row = one_fold(a, root, by_class, seed, fold, a.work)
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    summary = {"adapt_accuracy_mean": {}, "new_class": {}}
+    for u in ["base"] + a.updates:
+        summary["adapt_accuracy_mean"][u] = statistics.mean(r["adapt"][u]["accuracy"] for r in rows)
+    for u in a.updates:
+        summary.setdefault("adapt_train_flops", {})[u] = rows[0]["adapt"][u]["train_flops"]
+        summary.setdefault("adapt_board_peak_bytes", {})[u] = rows[0]["adapt"][u]["board_peak_bytes"]
+    for key in ("imprint_5", "imprint_10", "imprint+head_5", "imprint+head_10"):
+        new_recall, old_drop = [], []
+        for r in rows:
+            nc = r["new_class"]
+            new_recall.append(nc[key]["recall"][nc["class"]])
+            for c, base_rec in nc["base_recall"].items():
+                old_drop.append(base_rec - nc[key]["recall"][c])
+        summary["new_class"][key] = {"new_class_recall_mean": statistics.mean(new_recall),
+                                     "old_class_recall_drop_mean": statistics.mean(old_drop),
+                                     "accuracy_mean": statistics.mean(r["new_class"][key]["accuracy"] for r in rows)}
+    print(json.dumps({"summary": summary}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
