@@ -63,8 +63,11 @@ def train(a, ds, out, extra):
                 "--no-curve", "--no-confusion", "--json"] + extra)
 
 
-def evaluate(a, test, model):
-    j = run([a.tvtrain, test, "--eval", "--init", model, "--json", "-q", "--threads", str(a.threads)])
+def evaluate(a, test, model, classes=None):
+    """Accuracy and per-class recall of a model on a test set (classes: the model's order, when it differs
+    from the sorted folder names: an appended class)."""
+    order = ["--classes", ",".join(classes)] if classes else []
+    j = run([a.tvtrain, test, "--eval", "--init", model, "--json", "-q", "--threads", str(a.threads)] + order)
     return j["accuracy"], {c["class"]: c["recall"] for c in j["per_class"]}
 
 
@@ -84,10 +87,11 @@ def one_fold(a, root, by_class, seed, fold, work):
     base_args = ["--seed", str(seed)] + (["--preset", a.preset] if a.preset else [])
     row = {"seed": seed, "fold": fold, "adapt": {}, "new_class": {}}
     base = os.path.join(d, "base.tvb")
-    train(a, make_set(root, os.path.join(d, "A"), half_a), base, base_args)
-    row["adapt"]["base"] = {"accuracy": evaluate(a, t, base)[0]}
+    if a.adapt:
+        train(a, make_set(root, os.path.join(d, "A"), half_a), base, base_args)
+        row["adapt"]["base"] = {"accuracy": evaluate(a, t, base)[0]}
     b = make_set(root, os.path.join(d, "B"), half_b)
-    for u in a.updates:
+    for u in a.updates if a.adapt else []:
         m = os.path.join(d, "adapt-%s.tvb" % u)
         j = train(a, b, m, ["--init", base, "--update", u, "--seed", str(seed)])
         row["adapt"][u] = {"accuracy": evaluate(a, t, m)[0], "train_flops": j["train_flops"],
@@ -106,8 +110,8 @@ def one_fold(a, root, by_class, seed, fold, work):
         ds = make_set(root, os.path.join(d, "add%d" % n), picks)
         for how, extra in (("imprint", ["--epochs", "0"]), ("imprint+head", ["--update", "head"])):
             m = os.path.join(d, "add%d-%s.tvb" % (n, how))
-            train(a, ds, m, ["--init", base_wo, "--seed", str(seed)] + extra)
-            acc, rec = evaluate(a, t, m)
+            j = train(a, ds, m, ["--init", base_wo, "--seed", str(seed)] + extra)
+            acc, rec = evaluate(a, t, m, j["classes"])
             row["new_class"]["%s_%d" % (how, n)] = {"accuracy": acc, "recall": rec}
     return row
 
@@ -121,6 +125,7 @@ def main():
     p.add_argument("--preset", default="")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--work", default="/tmp/update-acc")
+    p.add_argument("--no-adapt", dest="adapt", action="store_false", help="only the new-class part")
     a = p.parse_args()
     root = class_root(a.dataset)
     by_class = photos_by_class(root)
@@ -131,9 +136,9 @@ def main():
             print(json.dumps(row), flush=True)
             rows.append(row)
     summary = {"adapt_accuracy_mean": {}, "new_class": {}}
-    for u in ["base"] + a.updates:
+    for u in ["base"] + a.updates if a.adapt else []:
         summary["adapt_accuracy_mean"][u] = statistics.mean(r["adapt"][u]["accuracy"] for r in rows)
-    for u in a.updates:
+    for u in a.updates if a.adapt else []:
         summary.setdefault("adapt_train_flops", {})[u] = rows[0]["adapt"][u]["train_flops"]
         summary.setdefault("adapt_board_peak_bytes", {})[u] = rows[0]["adapt"][u]["board_peak_bytes"]
     for key in ("imprint_5", "imprint_10", "imprint+head_5", "imprint+head_10"):

@@ -163,7 +163,16 @@ Status imprint_class(const ModelPlan& plan, float* params, int cls, const float*
       const float logit = dot(W + (size_t)c * F, f, F) + bias[c];
       if (c == 0 || logit > best_other) best_other = logit;
     }
-    const float gap = dot(row, f, F) - best_other;
+    float score = dot(row, f, F);
+    if (labels[i] == cls && count > 1) {
+      // Left out: the row made without this photo (S - u_i, u_i = f / |f|, scaled to the target), so the
+      // threshold sees how the row scores a photo of the class it has not seen, not its own photos.
+      const float fn = sqrtf(dot(f, f, F));
+      const float sf = score / s;  // S . f
+      const float left = mean_norm * mean_norm - 2.f * (fn > 0.f ? sf / fn : 0.f) + (fn > 0.f ? 1.f : 0.f);
+      if (left > 0.f) score = target * (sf - fn) / sqrtf(left);
+    }
+    const float gap = score - best_other;
     if (!finite(gap)) return make_status(StatusCode::NonFiniteActivation, d, i);
     scratch[2 * m] = gap;
     scratch[2 * m + 1] = labels[i] == cls ? 1.f : -1.f;

@@ -8,7 +8,10 @@
 // photos at hand, the new class's photos from the other classes' photos by
 //   gap(x) = new_row . f(x) - max over existing classes c of (row_c . f(x) + bias_c):
 // the fewest photos on the wrong side, ties broken by the widest margin, the threshold in the middle
-// of that margin (the new class wins exactly on the photos with gap(x) > -bias).
+// of that margin (the new class wins exactly on the photos with gap(x) > -bias). A photo of the new
+// class is scored by the row made without it (leave one out): scored by a row that contains it, each
+// of a few photos looks closer to its class than a new photo will, and the threshold ends up too high
+// to accept new photos.
 //
 // Device-safe: no allocation (the caller hands in scratch), no exceptions, float only.
 #pragma once
