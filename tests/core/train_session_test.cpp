@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "toy_training.h"
@@ -173,6 +174,49 @@ TEST(TrainSession, StopEndsWithinAnEpochAndKeepsTheBestValidatedWeights) {
   EXPECT_TRUE(idle.weights() == before);
 }
 
+// Runs each lane on its own thread; lane 1 of the 7th batch sets the stop flag before its samples, as
+// another core or an interrupt would, while lane 0 trains.
+struct StoppingRunner {
+  std::atomic<bool>* stop;
+  int batches = 0;
+  static void run(void* ctx, int lanes, LaneFn fn, void* arg) {
+    StoppingRunner& r = *(StoppingRunner*)ctx;
+    const bool stop_now = ++r.batches == 7;
+    std::vector<std::thread> threads;
+    for (int l = 0; l < lanes; ++l)
+      threads.emplace_back([&, l] {
+        if (stop_now && l == 1) r.stop->store(true);
+        fn(arg, l);
+      });
+    for (std::thread& t : threads) t.join();
+  }
+};
+
+TEST(TrainSession, AStopFromAnotherThreadDropsTheBatchItCut) {
+  Toy toy;
+  TrainRecipe r = keep_best_recipe(5);
+  r.batch_size = 4;
+  r.restore_best = false;
+  ToySession t(toy, r);
+  t.init();
+  Seen seen(&t);
+  StoppingRunner runner{&seen.stop};
+  LaneRunner lanes;
+  lanes.ctx = &runner;
+  lanes.run = StoppingRunner::run;
+  SessionHooks h = hooks_for(seen);
+  h.runner = &lanes;
+  const SessionResult res = session_run(&t.s, h);
+  EXPECT_TRUE(res.stopped);
+  EXPECT_EQ(res.epochs_run, 2);
+  EXPECT_EQ(seen.val_correct.size(), 1u);
+  // batches 1-4 (epoch 1) and 5-6 stepped; the 7th was cut (some of its samples may have run) and not
+  // stepped: the optimizer took 6 steps
+  EXPECT_EQ(t.s.trainer.step, 6u);
+  EXPECT_GE(res.samples, 16 + 8);
+  EXPECT_LE(res.samples, 16 + 8 + 4);
+}
+
 TEST(TrainSession, EachEpochTrainsAtTheSchedulesRateSetInTheOpen) {
   Toy toy;
   TrainRecipe r = tvtest::toy_recipe();
@@ -266,6 +310,12 @@ TEST(TrainSession, EvaluatesFloatFeaturesAsTheImagesTheyCameFrom) {
   EXPECT_EQ(session_init(&s2, u).code, StatusCode::InvalidArgument);
   u = t.setup();
   u.order = nullptr;
+  EXPECT_EQ(session_init(&s2, u).code, StatusCode::InvalidArgument);
+  u = t.setup();
+  u.n_train = 0;
+  EXPECT_EQ(session_init(&s2, u).code, StatusCode::InvalidArgument);
+  u = t.setup();
+  u.n_val = -1;
   EXPECT_EQ(session_init(&s2, u).code, StatusCode::InvalidArgument);
   u = t.setup();
   u.train_arena_bytes = t.mem.trainer.total_bytes - 16;
