@@ -108,6 +108,12 @@ TEST(TrainSession, OptionsFollowTheRecipeByOneRule) {
   }
 }
 
+TEST(TrainSession, TheReferenceSplitValidatesTheLastNButKeepsOneToTrain) {
+  // {images of the class, last_n, validated}
+  const int rows[][3] = {{0, 3, 0}, {1, 3, 0}, {2, 3, 1}, {3, 3, 2}, {4, 3, 3}, {90, 3, 3}, {5, 0, 0}, {1, 0, 0}};
+  for (const auto& row : rows) EXPECT_EQ(reference_val_count(row[0], row[1]), row[2]) << row[0] << " " << row[1];
+}
+
 TEST(TrainSession, KeepBestRestoresTheBestEpochsWeights) {
   Toy toy;
   TrainRecipe r = keep_best_recipe(6);

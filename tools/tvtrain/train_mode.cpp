@@ -10,6 +10,7 @@
 #include "host/text.h"
 #include "run.h"
 #include "tv/raw_weights.h"
+#include "tv/train_session.h"
 
 using nlohmann::json;
 using tvh::fmt;
@@ -34,7 +35,7 @@ tvh::Split split_of(const Run& run) {
     const std::vector<size_t> counts = ds.class_counts();
     for (size_t c = 0; c < counts.size(); ++c) {
       if (last_n == 0 || counts[c] == 0 || counts[c] > (size_t)last_n) continue;
-      const size_t n_val = counts[c] - 1;
+      const size_t n_val = (size_t)tv::reference_val_count((int)counts[c], last_n);
       log("warning: class '" + ds.classes[c] + "' has " + std::to_string(counts[c]) + " image" +
           (counts[c] == 1 ? "" : "s") + ", not more than --val-last " + std::to_string(last_n) + ": " +
           (n_val == 0 ? std::string("it only trains, nothing of it is validated")

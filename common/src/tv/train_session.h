@@ -28,6 +28,10 @@ namespace tv {
 // per-lane augmented image when the recipe augments.
 TrainOptions session_options(const TrainRecipe& r, int n_val);
 
+// The reference split (tvtrain's default and the board's): how many of a class's `images` validate,
+// the last ones by name: last_n, but at least one image of the class trains.
+int reference_val_count(int images, int last_n);
+
 // What a session needs, all handed in by the caller (64-bit sums: size_t is 32 bits on the board).
 struct SessionMemory {
   TrainMemory trainer;         // the training arena (weights, gradients, optimizer, activations...)
