@@ -5,6 +5,7 @@
 
 #include "host/error.h"
 #include "tv/rng.h"
+#include "tv/train_session.h"
 
 namespace tvh {
 
@@ -57,7 +58,7 @@ Split reference_split(const Dataset& dataset, int last_n) {
   Split split;
   for (const auto& idx : indices_by_class(dataset)) {
     const size_t n = idx.size();
-    const size_t n_val = n > (size_t)last_n ? (size_t)last_n : (n > 0 ? n - 1 : 0);
+    const size_t n_val = (size_t)tv::reference_val_count((int)n, last_n);
     for (size_t k = 0; k < n; ++k) (k < n - n_val ? split.train : split.val).push_back(idx[k]);
   }
   sort_split(split);

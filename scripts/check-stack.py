@@ -72,9 +72,16 @@ INDIRECT = [
     (r"^void __tcf_0", r".", None),  # static destructors
     (r"tvfw::replace_file_atomic\(", r"^content$", [r"^bool tvfw::.*\(void\*, tvfw::CardWriter\*, tvfw::Reason\*\)$"]),
     (r"tv::CTextOut::flush\(", r"^write$", [r"^void tvfw::.*\(void\*, const char\*, size_t\)$"]),  # text sinks
+    # the training session (tv/train_session.cpp): train_epoch's batches and evaluate's samples go to its
+    # relays, which (as session_run itself) call the board's hooks, App::training_hooks' lambdas; the board
+    # observes no evaluated sample (charged as a library call)
+    (r"tv::train_epoch\(", r"^on_batch$", [r"^void tv::\{anonymous\}::relay_batch\("]),
+    (r"tv::evaluate\(", r"^sample$", [r"^void tv::\{anonymous\}::relay_eval_sample\("]),
+    (r"tv::(session_run|\{anonymous\}::(now_us|relay_batch))\(", r"^(on_epoch_begin|on_epoch|clock_us|on_batch)$",
+     [r"^static constexpr .* tvfw::App::training_hooks\(tvfw::BoardProgress&\)::<lambda\("]),
+    (r"tv::\{anonymous\}::relay_eval_sample\(", r"^on_eval_sample$", None),
     # a SampleSource's image() and label()
     (r"tv::(evaluate|\{anonymous\}::run_lane)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$"]),
-    (r"tv::train_epoch\(", r"^on_batch$", [r"^static constexpr void tvfw::App::train\(\)::<lambda\(void\*, int, int, const tv::BatchStats&\)>"]),
     # the USB link's handler (firmware/app/link.h): the application's status report and model install
     (r"tvfw::\{anonymous\}::(handle|push_end)\(", r"^(status_text|install_model|capture)$",
      [r"tvfw::AppLink::(status_text|install_model|capture)\("]),

@@ -11,3 +11,4 @@
 #include "tv/presets.h"
 #include "tv/raw_weights.h"
 #include "tv/train_loop.h"
+#include "tv/train_session.h"

@@ -145,8 +145,7 @@ bool App::split_training_images(TrainRun& run) {
   for (int c = 0; c < num_classes_; ++c) {
     int good = 0;
     for (int i = run.class_begin[c]; i < run.class_begin[c + 1]; ++i) good += keep[i];
-    const int last = recipe_.val_last_n;
-    const int n_val_c = good > last ? last : (good > 0 ? good - 1 : 0);
+    const int n_val_c = tv::reference_val_count(good, recipe_.val_last_n);
     int seen = 0;
     for (int i = run.class_begin[c]; i < run.class_begin[c + 1]; ++i) {
       if (!keep[i]) continue;

@@ -1,5 +1,5 @@
 // The toy training problem the core's training tests share: a tiny model and a synthetic two-class
-// problem, an aligned arena, and a small constant-rate recipe.
+// problem, an aligned arena, a small constant-rate recipe, and a session over them.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "tv/model.h"
 #include "tv/presets.h"
 #include "tv/rng.h"
-#include "tv/train_loop.h"
+#include "tv/train_session.h"
 
 namespace tvtest {
 
@@ -78,5 +78,56 @@ inline TrainRecipe toy_recipe() {
   r.batch_size = 6;
   return r;
 }
+
+// A session over the toy: images 0..n_train-1 train, the rest validate; the memory its own.
+struct ToySession {
+  Toy& toy;
+  TrainRecipe recipe;
+  std::vector<int> train, val, order;
+  std::vector<float> probs = std::vector<float>(2);
+  SessionMemory mem;
+  Arena arena, eval;
+  TrainSession s;
+  uint64_t seed;  // shuffling and augmentation
+  ToySession(Toy& t, const TrainRecipe& r, int n_train = 16, uint64_t shuffle_seed = 7)
+      : toy(t),
+        recipe(r),
+        train(range(0, n_train)),
+        val(range(n_train, Toy::kN)),
+        order(train.size()),
+        mem(session_memory(toy.plan, recipe, (int)train.size(), (int)val.size())),
+        arena(mem.trainer.total_bytes),
+        eval(mem.eval_work_bytes),
+        seed(shuffle_seed) {}
+  static std::vector<int> range(int from, int to) {
+    std::vector<int> v;
+    for (int i = from; i < to; ++i) v.push_back(i);
+    return v;
+  }
+  SessionSetup setup() {
+    SessionSetup u;
+    u.plan = &toy.plan;
+    u.recipe = &recipe;
+    u.source = toy_source(toy);
+    u.train = train.data();
+    u.n_train = (int)train.size();
+    u.val = val.data();
+    u.n_val = (int)val.size();
+    u.seed = seed;
+    u.train_arena = arena.p;
+    u.train_arena_bytes = mem.trainer.total_bytes;
+    u.eval_arena = eval.p;
+    u.eval_arena_bytes = mem.eval_work_bytes;
+    u.order = order.data();
+    u.probs = probs.data();
+    return u;
+  }
+  // Binds the session and He-initialises its weights.
+  void init(uint64_t init_seed = 3) {
+    ASSERT_TRUE(session_init(&s, setup()).ok());
+    he_init(toy.plan, s.trainer.params, init_seed);
+  }
+  std::vector<float> weights() const { return {s.trainer.params, s.trainer.params + toy.plan.param_count}; }
+};
 
 }  // namespace tvtest

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "toy_training.h"
@@ -13,58 +14,13 @@
 using namespace tv;
 using tvtest::Arena;
 using tvtest::Toy;
+using tvtest::ToySession;
 
 namespace {
 
-// A session over the toy: images 0..n_train-1 train, the rest validate; the memory its own.
-struct ToySession {
-  Toy toy;
-  TrainRecipe recipe;
-  std::vector<int> train, val, order;
-  std::vector<float> probs = std::vector<float>(2);
-  SessionMemory mem;
-  Arena arena, eval;
-  TrainSession s;
-  explicit ToySession(const TrainRecipe& r, int n_train = 16)
-      : recipe(r),
-        train(range(0, n_train)),
-        val(range(n_train, Toy::kN)),
-        order(train.size()),
-        mem(session_memory(toy.plan, recipe, (int)train.size(), (int)val.size())),
-        arena(mem.trainer.total_bytes),
-        eval(mem.eval_work_bytes) {}
-  static std::vector<int> range(int from, int to) {
-    std::vector<int> v;
-    for (int i = from; i < to; ++i) v.push_back(i);
-    return v;
-  }
-  SessionSetup setup() {
-    SessionSetup u;
-    u.plan = &toy.plan;
-    u.recipe = &recipe;
-    u.source = tvtest::toy_source(toy);
-    u.train = train.data();
-    u.n_train = (int)train.size();
-    u.val = val.data();
-    u.n_val = (int)val.size();
-    u.seed = 7;
-    u.train_arena = arena.p;
-    u.train_arena_bytes = mem.trainer.total_bytes;
-    u.eval_arena = eval.p;
-    u.eval_arena_bytes = mem.eval_work_bytes;
-    u.order = order.data();
-    u.probs = probs.data();
-    return u;
-  }
-  void init(uint64_t seed = 3) {
-    ASSERT_TRUE(session_init(&s, setup()).ok());
-    he_init(toy.plan, s.trainer.params, seed);
-  }
-  std::vector<float> weights() const { return {s.trainer.params, s.trainer.params + toy.plan.param_count}; }
-};
-
 // What the hooks saw: each epoch's validation and weights, the batches and the learning rates.
 struct Seen {
+  explicit Seen(ToySession* session) : t(session) {}
   ToySession* t;
   std::vector<int> val_correct;
   std::vector<bool> best;
@@ -76,6 +32,14 @@ struct Seen {
   std::atomic<bool> stop{false};
   int scramble_from_epoch = 0;  // restart from random weights at the start of this epoch and later
 };
+
+// The toy's recipe for `epochs`, ending with the best validated epoch's weights.
+TrainRecipe keep_best_recipe(int epochs) {
+  TrainRecipe r = tvtest::toy_recipe();
+  r.epochs = epochs;
+  r.restore_best = true;
+  return r;
+}
 
 SessionHooks hooks_for(Seen& seen) {
   SessionHooks h;
@@ -144,14 +108,18 @@ TEST(TrainSession, OptionsFollowTheRecipeByOneRule) {
   }
 }
 
+TEST(TrainSession, TheReferenceSplitValidatesTheLastNButKeepsOneToTrain) {
+  // {images of the class, last_n, validated}
+  const int rows[][3] = {{0, 3, 0}, {1, 3, 0}, {2, 3, 1}, {3, 3, 2}, {4, 3, 3}, {90, 3, 3}, {5, 0, 0}, {1, 0, 0}};
+  for (const auto& row : rows) EXPECT_EQ(reference_val_count(row[0], row[1]), row[2]) << row[0] << " " << row[1];
+}
+
 TEST(TrainSession, KeepBestRestoresTheBestEpochsWeights) {
-  TrainRecipe r = tvtest::toy_recipe();
-  r.epochs = 6;
-  r.restore_best = true;
-  ToySession t(r);
+  Toy toy;
+  TrainRecipe r = keep_best_recipe(6);
+  ToySession t(toy, r);
   t.init();
-  Seen seen;
-  seen.t = &t;
+  Seen seen(&t);
   seen.scramble_from_epoch = 5;  // the last two epochs start again from random weights
   const SessionResult res = session_run(&t.s, hooks_for(seen));
   ASSERT_TRUE(res.status.ok());
@@ -171,11 +139,10 @@ TEST(TrainSession, KeepBestRestoresTheBestEpochsWeights) {
 
   // without restore_best the last epoch's weights stay, and no snapshot is reserved
   r.restore_best = false;
-  ToySession last(r);
+  ToySession last(toy, r);
   EXPECT_EQ(last.mem.trainer.snapshot_bytes, 0u);
   last.init();
-  Seen seen2;
-  seen2.t = &last;
+  Seen seen2(&last);
   seen2.scramble_from_epoch = 5;
   const SessionResult res2 = session_run(&last.s, hooks_for(seen2));
   EXPECT_EQ(res2.best_epoch, 0);
@@ -184,14 +151,12 @@ TEST(TrainSession, KeepBestRestoresTheBestEpochsWeights) {
 }
 
 TEST(TrainSession, StopEndsWithinAnEpochAndKeepsTheBestValidatedWeights) {
-  TrainRecipe r = tvtest::toy_recipe();
-  r.epochs = 5;
+  Toy toy;
+  TrainRecipe r = keep_best_recipe(5);
   r.batch_size = 4;
-  r.restore_best = true;
-  ToySession t(r);
+  ToySession t(toy, r);
   t.init();
-  Seen seen;
-  seen.t = &t;
+  Seen seen(&t);
   seen.stop_after_batches = 4 + 2;  // 16 training images in batches of 4: two batches into epoch 2
   const SessionResult res = session_run(&t.s, hooks_for(seen));
   EXPECT_TRUE(res.stopped);
@@ -203,11 +168,10 @@ TEST(TrainSession, StopEndsWithinAnEpochAndKeepsTheBestValidatedWeights) {
   EXPECT_TRUE(t.weights() == seen.weights[0]);
 
   // a stop before the first epoch trains nothing and leaves the weights as they were
-  ToySession idle(r);
+  ToySession idle(toy, r);
   idle.init();
   const std::vector<float> before = idle.weights();
-  Seen none;
-  none.t = &idle;
+  Seen none(&idle);
   none.stop.store(true);
   const SessionResult r0 = session_run(&idle.s, hooks_for(none));
   EXPECT_TRUE(r0.stopped);
@@ -216,16 +180,59 @@ TEST(TrainSession, StopEndsWithinAnEpochAndKeepsTheBestValidatedWeights) {
   EXPECT_TRUE(idle.weights() == before);
 }
 
+// Runs each lane on its own thread; lane 1 of the 7th batch sets the stop flag before its samples, as
+// another core or an interrupt would, while lane 0 trains.
+struct StoppingRunner {
+  std::atomic<bool>* stop;
+  int batches = 0;
+  static void run(void* ctx, int lanes, LaneFn fn, void* arg) {
+    StoppingRunner& r = *(StoppingRunner*)ctx;
+    const bool stop_now = ++r.batches == 7;
+    std::vector<std::thread> threads;
+    for (int l = 0; l < lanes; ++l)
+      threads.emplace_back([&, l] {
+        if (stop_now && l == 1) r.stop->store(true);
+        fn(arg, l);
+      });
+    for (std::thread& t : threads) t.join();
+  }
+};
+
+TEST(TrainSession, AStopFromAnotherThreadDropsTheBatchItCut) {
+  Toy toy;
+  TrainRecipe r = keep_best_recipe(5);
+  r.batch_size = 4;
+  r.restore_best = false;
+  ToySession t(toy, r);
+  t.init();
+  Seen seen(&t);
+  StoppingRunner runner{&seen.stop};
+  LaneRunner lanes;
+  lanes.ctx = &runner;
+  lanes.run = StoppingRunner::run;
+  SessionHooks h = hooks_for(seen);
+  h.runner = &lanes;
+  const SessionResult res = session_run(&t.s, h);
+  EXPECT_TRUE(res.stopped);
+  EXPECT_EQ(res.epochs_run, 2);
+  EXPECT_EQ(seen.val_correct.size(), 1u);
+  // batches 1-4 (epoch 1) and 5-6 stepped; the 7th was cut (some of its samples may have run) and not
+  // stepped: the optimizer took 6 steps
+  EXPECT_EQ(t.s.trainer.step, 6u);
+  EXPECT_GE(res.samples, 16 + 8);
+  EXPECT_LE(res.samples, 16 + 8 + 4);
+}
+
 TEST(TrainSession, EachEpochTrainsAtTheSchedulesRateSetInTheOpen) {
+  Toy toy;
   TrainRecipe r = tvtest::toy_recipe();
   r.epochs = 5;
   r.cosine = true;
   r.warmup_epochs = 1;
   r.lr_min_factor = 0.1f;
-  ToySession t(r);
+  ToySession t(toy, r);
   t.init();
-  Seen seen;
-  seen.t = &t;
+  Seen seen(&t);
   session_run(&t.s, hooks_for(seen));
   ASSERT_EQ(seen.lr.size(), 5u);
   for (int e = 0; e < 5; ++e) EXPECT_EQ(seen.lr[(size_t)e], recipe_lr(r, e)) << e;
@@ -245,10 +252,9 @@ TEST(TrainSession, EachEpochTrainsAtTheSchedulesRateSetInTheOpen) {
 }
 
 TEST(TrainSession, WeightsThatOverflowAreRefusedBeforeAndDuringTraining) {
-  TrainRecipe r = tvtest::toy_recipe();
-  r.epochs = 3;
-  r.restore_best = true;
-  ToySession t(r);
+  Toy toy;
+  TrainRecipe r = keep_best_recipe(3);
+  ToySession t(toy, r);
   t.init();
   EXPECT_TRUE(session_check_start(&t.s).ok());
   const std::vector<float> good = t.weights();
@@ -259,8 +265,7 @@ TEST(TrainSession, WeightsThatOverflowAreRefusedBeforeAndDuringTraining) {
   // weights that overflow after the first epoch: evaluation ends the session naming the image, and the
   // first epoch's weights come back
   std::memcpy(t.s.trainer.params, good.data(), good.size() * sizeof(float));
-  Seen seen;
-  seen.t = &t;
+  Seen seen(&t);
   SessionHooks h = hooks_for(seen);
   h.on_epoch_begin = [](void* ctx, int epoch, int) {
     Seen& s = *(Seen*)ctx;
@@ -276,9 +281,10 @@ TEST(TrainSession, WeightsThatOverflowAreRefusedBeforeAndDuringTraining) {
 }
 
 TEST(TrainSession, EvaluatesFloatFeaturesAsTheImagesTheyCameFrom) {
+  Toy toy;
   // A suffix plan's source delivers float inputs: evaluation runs them (infer_f32); a session binds
   // them for training too (trained through trainer_sample_f32: feature_source_test.cpp).
-  ToySession t(tvtest::toy_recipe());
+  ToySession t(toy, tvtest::toy_recipe());
   t.init();
   struct Features {
     Toy* toy;
@@ -310,6 +316,12 @@ TEST(TrainSession, EvaluatesFloatFeaturesAsTheImagesTheyCameFrom) {
   EXPECT_EQ(session_init(&s2, u).code, StatusCode::InvalidArgument);
   u = t.setup();
   u.order = nullptr;
+  EXPECT_EQ(session_init(&s2, u).code, StatusCode::InvalidArgument);
+  u = t.setup();
+  u.n_train = 0;
+  EXPECT_EQ(session_init(&s2, u).code, StatusCode::InvalidArgument);
+  u = t.setup();
+  u.n_val = -1;
   EXPECT_EQ(session_init(&s2, u).code, StatusCode::InvalidArgument);
   u = t.setup();
   u.train_arena_bytes = t.mem.trainer.total_bytes - 16;

@@ -49,27 +49,8 @@ namespace {
 // final parameters.
 std::vector<float> train_toy(Toy& toy, TrainRecipe r, uint64_t seed, const LaneRunner* runner, double* first_loss,
                              double* last_loss) {
-  std::vector<int> idx(Toy::kN), order(Toy::kN);
-  for (int i = 0; i < Toy::kN; ++i) idx[i] = i;
-  const SessionMemory m = session_memory(toy.plan, r, Toy::kN, 0);
-  Arena arena(m.trainer.total_bytes), eval(m.eval_work_bytes);
-  std::vector<float> probs(2);
-  SessionSetup setup;
-  setup.plan = &toy.plan;
-  setup.recipe = &r;
-  setup.source = toy_source(toy);
-  setup.train = idx.data();
-  setup.n_train = Toy::kN;
-  setup.seed = seed;
-  setup.train_arena = arena.p;
-  setup.train_arena_bytes = m.trainer.total_bytes;
-  setup.eval_arena = eval.p;
-  setup.eval_arena_bytes = m.eval_work_bytes;
-  setup.order = order.data();
-  setup.probs = probs.data();
-  TrainSession s;
-  EXPECT_TRUE(session_init(&s, setup).ok());
-  he_init(toy.plan, s.trainer.params, seed);
+  tvtest::ToySession t(toy, r, Toy::kN, seed);
+  t.init(seed);
   struct Losses {
     double* first;
     double* last;
@@ -82,8 +63,8 @@ std::vector<float> train_toy(Toy& toy, TrainRecipe r, uint64_t seed, const LaneR
     if (e.epoch == 1 && l.first) *l.first = e.train.mean_loss();
     if (l.last) *l.last = e.train.mean_loss();
   };
-  EXPECT_TRUE(session_run(&s, hooks).status.ok());
-  return std::vector<float>(s.trainer.params, s.trainer.params + toy.plan.param_count);
+  EXPECT_TRUE(session_run(&t.s, hooks).status.ok());
+  return t.weights();
 }
 
 // Runs lanes in reverse order: a different schedule that must not change any bit.

@@ -9,6 +9,10 @@ TrainOptions session_options(const TrainRecipe& r, int n_val, bool features) {
   return opt;
 }
 
+int reference_val_count(int images, int last_n) {
+  return images > last_n ? last_n : (images > 0 ? images - 1 : 0);
+}
+
 SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val, bool features) {
   SessionMemory m;
   m.trainer = training_memory(plan, session_options(r, n_val, features));

@@ -29,11 +29,15 @@ namespace tv {
 // features source, tv/feature_source.h, which augments itself).
 TrainOptions session_options(const TrainRecipe& r, int n_val, bool features = false);
 
+// The reference split (tvtrain's default and the board's): how many of a class's `images` validate,
+// the last ones by name: last_n, but at least one image of the class trains.
+int reference_val_count(int images, int last_n);
+
 // What a session needs, all handed in by the caller (64-bit sums: size_t is 32 bits on the board).
 struct SessionMemory {
   TrainMemory trainer;         // the training arena (weights, gradients, optimizer, activations...)
-  size_t eval_work_bytes = 0;  // an inference work arena for the per-epoch evaluation (0 without
-                               // validation); any idle inference arena of the same plan will do
+  size_t eval_work_bytes = 0;  // an inference work arena for the start check and the per-epoch
+                               // evaluation; any idle inference arena of the same plan will do
   size_t order_bytes = 0;      // the shuffled order: n_train ints
   uint64_t total_bytes = 0;    // all three
 };
@@ -53,7 +57,7 @@ struct SessionSetup {
   // The memory (sizes from session_memory), kArenaAlign-aligned arenas.
   void* train_arena = nullptr;
   size_t train_arena_bytes = 0;
-  void* eval_arena = nullptr;  // may be null when n_val == 0
+  void* eval_arena = nullptr;  // inference work (also when nothing validates: the start check runs in it)
   size_t eval_arena_bytes = 0;
   int* order = nullptr;    // n_train ints
   float* probs = nullptr;  // num_classes floats
@@ -100,7 +104,7 @@ struct TrainSession {
   SessionSetup setup;
   TrainOptions options;  // session_options(recipe, n_val)
   Trainer trainer;       // trainer.params: the weights (set them after session_init)
-  Inference eval;        // bound to trainer.params (when there are validation samples)
+  Inference eval;        // bound to trainer.params in the eval arena
 };
 
 // Binds the trainer (zeroed weights) and the evaluator in the handed-in memory. Not ok when the

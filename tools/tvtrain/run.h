@@ -1,0 +1,74 @@
+// What tvtrain's steps share: the command line, the outputs it names, the setup, the starting model,
+// the decoded dataset and the model's plan. tvtrain.cpp fills it (options, checks, dataset); modes.cpp
+// runs --eval and --kfold on it, train_mode.cpp the training.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "host/config.h"
+#include "host/dataset.h"
+#include "host/files.h"
+#include "host/init_model.h"
+#include "host/model_io.h"
+#include "host/report.h"
+#include "host/split.h"
+#include "host/training.h"
+#include "run_report.h"
+#include "tools/common/cli.h"
+#include "tv/update.h"
+
+namespace tvtrain {
+
+// The command line as parsed.
+struct Args {
+  std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve,
+                               augment, confusion, report, update;
+  int epochs = 0, batch = 0, lanes = 0, threads = 0, kfold = 0, val_last = -1;
+  double lr = 0, val_fraction = -1;
+  uint64_t seed = 1;
+  bool eval = false, json = false, no_curve = false, no_confusion = false, no_report = false, quiet = false;
+  bool split_given = false;   // --split was on the command line
+  bool epochs_given = false;  // --epochs was (0 is allowed with --init: only new classes are added)
+};
+
+// The side outputs: their paths (empty: not written), decided from the flags and -o.
+struct Outputs {
+  std::string curve, confusion, report;
+};
+
+struct Run {
+  Run(int argc, char** argv) : run_report(argc, argv) {}
+  Args a;
+  tvcli::StderrLog log{false};
+  RunReport run_report;
+  Outputs out;
+  std::vector<tvh::NamedPath> inputs;  // the dataset, --init, --config: never written
+  tvh::TrainSetup setup;
+  std::vector<std::string> classes;  // --classes
+  tvh::LoadedModel init;             // --init (plan null without)
+  tvh::Dataset ds;
+  std::unique_ptr<tv::ModelPlan> plan;
+  tv::UpdateSpec update;      // --update (tv/update.h)
+  tvh::ClassMatch match;      // a .tvb --init's classes against the dataset's (host/init_model.h)
+  bool preset_given = false;  // --preset was on the command line
+};
+
+// The training request of a split: the run's plan, recipe, dataset, seed, threads and starting weights,
+// with a progress bar.
+tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progress& progress);
+
+// The modes, once the dataset is decoded; each returns the exit code.
+int run_eval(Run& r);
+int run_kfold(Run& r);
+int run_train(Run& r);
+
+// --json pieces every mode shares: the confusion matrix as rows; per-class figures and every
+// misclassified image of an evaluation; what the dataset report adds (each unused file, its reason).
+nlohmann::json confusion_json(const std::vector<int>& cm, int k);
+nlohmann::json results_json(const tvh::Dataset& ds, const tvh::EvalResult& r);
+nlohmann::json dataset_json(const tvh::Dataset& ds);
+
+}  // namespace tvtrain
