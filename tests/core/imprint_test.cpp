@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "host/model_io.h"
+#include "toy_training.h"
 #include "tv/model.h"
 #include "tv/net.h"
 #include "tv/presets.h"
@@ -72,9 +72,10 @@ std::vector<float> trained_base(const tv::ModelPlan& plan) {
   tv::TrainOptions opt;
   opt.lanes = 1;
   opt.lr = 1e-2f;
-  tvh::AlignedBuffer arena(tv::training_memory(plan, opt).total_bytes);
+  const size_t bytes = tv::training_memory(plan, opt).total_bytes;
+  tvtest::Arena arena(bytes);
   tv::Trainer tr;
-  EXPECT_TRUE(tv::trainer_init(&tr, &plan, opt, arena.data(), arena.size()).ok());
+  EXPECT_TRUE(tv::trainer_init(&tr, &plan, opt, arena.p, bytes).ok());
   tv::he_init(plan, tr.params, 1);
   const Photos train = photos(0, 2, 40, 2);
   for (int epoch = 0; epoch < 15; ++epoch)
@@ -89,9 +90,10 @@ std::vector<float> trained_base(const tv::ModelPlan& plan) {
 
 // Correct predictions per class of `plan` + params on the photos.
 std::vector<int> correct_per_class(const tv::ModelPlan& plan, const std::vector<float>& params, const Photos& p) {
-  tvh::AlignedBuffer work(tv::inference_memory(plan).work_bytes);
+  const size_t bytes = tv::inference_memory(plan).work_bytes;
+  tvtest::Arena work(bytes);
   tv::Inference inf;
-  EXPECT_TRUE(tv::inference_init(&inf, &plan, params.data(), work.data(), work.size()).ok());
+  EXPECT_TRUE(tv::inference_init(&inf, &plan, params.data(), work.p, bytes).ok());
   std::vector<int> correct(plan.desc.num_classes, 0);
   std::vector<float> probs(plan.desc.num_classes);
   for (size_t i = 0; i < p.images.size(); ++i) {
@@ -112,10 +114,11 @@ TEST(Imprint, GrowingKeepsEveryOldOutput) {
   std::vector<float> g(grown.param_count, 7.f);
   tv::grow_class_params(old, params.data(), grown, g.data());
   const Photos p = photos(0, 2, 3, 4);
-  tvh::AlignedBuffer w1(tv::inference_memory(old).work_bytes), w2(tv::inference_memory(grown).work_bytes);
+  const size_t n1 = tv::inference_memory(old).work_bytes, n2 = tv::inference_memory(grown).work_bytes;
+  tvtest::Arena w1(n1), w2(n2);
   tv::Inference a, b;
-  ASSERT_TRUE(tv::inference_init(&a, &old, params.data(), w1.data(), w1.size()).ok());
-  ASSERT_TRUE(tv::inference_init(&b, &grown, g.data(), w2.data(), w2.size()).ok());
+  ASSERT_TRUE(tv::inference_init(&a, &old, params.data(), w1.p, n1).ok());
+  ASSERT_TRUE(tv::inference_init(&b, &grown, g.data(), w2.p, n2).ok());
   for (const auto& img : p.images) {
     float la[2], lb[4];
     ASSERT_TRUE(tv::infer_u8(a, img.data(), nullptr, la).ok());

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "host/model_io.h"
+#include "toy_training.h"
 #include "tv/model.h"
 #include "tv/net.h"
 #include "tv/presets.h"
@@ -40,15 +40,21 @@ tv::ModelDesc small_model() {
   return d;
 }
 
+tv::TrainOptions lanes_option(int lanes) {
+  tv::TrainOptions opt;
+  opt.lanes = lanes;
+  return opt;
+}
+
 struct Bound {
   tv::ModelPlan plan;
-  tvh::AlignedBuffer arena;
+  tv::TrainOptions opt;
+  size_t bytes;
+  tvtest::Arena arena;
   tv::Trainer tr;
-  explicit Bound(const tv::ModelPlan& p, int lanes = 1) : plan(p) {
-    tv::TrainOptions opt;
-    opt.lanes = lanes;
-    arena = tvh::AlignedBuffer(tv::training_memory(plan, opt).total_bytes);
-    EXPECT_TRUE(tv::trainer_init(&tr, &plan, opt, arena.data(), arena.size()).ok());
+  explicit Bound(const tv::ModelPlan& p, int lanes = 1)
+      : plan(p), opt(lanes_option(lanes)), bytes(tv::training_memory(plan, opt).total_bytes), arena(bytes) {
+    EXPECT_TRUE(tv::trainer_init(&tr, &plan, opt, arena.p, bytes).ok());
   }
 };
 
