@@ -25,19 +25,8 @@ import subprocess
 import sys
 import zlib
 
-
-def class_root(dataset):
-    images = os.path.join(dataset, "images")
-    return images if os.path.isdir(images) else dataset
-
-
-def photos_by_class(root):
-    out = {}
-    for c in sorted(os.listdir(root)):
-        d = os.path.join(root, c)
-        if os.path.isdir(d) and not c.startswith("."):
-            out[c] = sorted(f for f in os.listdir(d) if f.lower().endswith((".jpg", ".jpeg", ".png")))
-    return out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from planted_label_mistakes import class_root, photos_by_class  # noqa: E402  (one place for the layout)
 
 
 def make_set(src_root, dst, picks):

@@ -73,14 +73,17 @@ for target in image zip; do
   grep -E '^Done [0-9]+ runs' build/fuzz/fuzz_$target.log | sed "s/^/fuzz_$target: /"
 done
 # tvtrain's JSON config, typed numbers and choices, the reference myWeights.bin, tvsim's script input, the
-# SVG text layout, and forged models (valid CRC) through calibration, quantization and classify; seeded
+# SVG text layout, forged models (valid CRC) through calibration, quantization and classify, and the update
+# modes and imprinting on decoded models (fuzz_update); seeded
 # from the repository's configs, ../shared's myWeights.bin files, the directives of tvsim's README and
 # fuzz_make_seed's float and int8 models.
 MORE_FUZZ_SECONDS=${TV_FUZZ_MORE_SECONDS:-15}
-cmake --build build/fuzz -j"$JOBS" --target fuzz_config fuzz_numbers fuzz_weights fuzz_tvsim_script fuzz_svg_text fuzz_model_run fuzz_make_seed
+cmake --build build/fuzz -j"$JOBS" --target fuzz_config fuzz_numbers fuzz_weights fuzz_tvsim_script fuzz_svg_text fuzz_model_run fuzz_update fuzz_make_seed
 mkdir -p build/fuzz/corpus-config build/fuzz/corpus-numbers build/fuzz/corpus-weights build/fuzz/corpus-tvsim_script \
-  build/fuzz/corpus-svg_text build/fuzz/corpus-model_run
+  build/fuzz/corpus-svg_text build/fuzz/corpus-model_run build/fuzz/corpus-update
 build/fuzz/bin/fuzz_make_seed build/fuzz/corpus-model_run/seed.tvb
+cp build/fuzz/corpus-model_run/seed.tvb build/fuzz/corpus-update/seed.tvb
+printf 'sparse=2' >build/fuzz/corpus-update/seed.txt
 printf '18446744073709551615' >build/fuzz/corpus-numbers/seed-whole.txt
 printf '3e-4' >build/fuzz/corpus-numbers/seed-real.txt
 printf '64x64x3' >build/fuzz/corpus-numbers/seed-input.txt
@@ -90,7 +93,7 @@ for f in ../shared/datasets/webmcu-*/header/myWeights.bin; do
 done
 printf '~tap 3\nt\n~hold 1200\n~touch 20000 150\n~wait 500\n~frames 2\nl\n?\nx\n' >build/fuzz/corpus-tvsim_script/seed.txt
 printf '\x40\x05tinyvision on <photos>/ "validation" & \xe7\x8c\xab e\xcc\x81' >build/fuzz/corpus-svg_text/seed.txt
-for target in config numbers weights tvsim_script svg_text model_run; do
+for target in config numbers weights tvsim_script svg_text model_run update; do
   build/fuzz/bin/fuzz_$target -max_total_time="$MORE_FUZZ_SECONDS" -seed=1 -rss_limit_mb=2048 \
     build/fuzz/corpus-$target 2>build/fuzz/fuzz_$target.log \
     || { tail -40 build/fuzz/fuzz_$target.log; echo "fuzz_$target found a crash"; exit 1; }

@@ -173,6 +173,29 @@ TEST(TvtrainUpdate, Int8ModelsContinueFromTheirDequantizedWeights) {
   EXPECT_EQ(0, std::memcmp(after.data(), deq.data(), frozen * sizeof(float)));
 }
 
+TEST(TvtrainUpdate, InitContinuesWithTheRecipeItsProvenanceNames) {
+  const std::string dir = tvtest::temp_dir("upd-recipe");
+  std::string err;
+  int rc = 0;
+  ASSERT_EQ(tvtest::run_command(tvtrain(q(base().ds) + " --preset webmcu --epochs 1 -o " + q(dir + "/w.tvb") + kQuiet)),
+            0);
+  // No --preset: the webmcu recipe its provenance names (20 epochs), not tvtrain's default preset.
+  json j = tvtest::run_json(
+      tvtrain(q(base().ds) + " --init " + q(dir + "/w.tvb") + " -o " + q(dir + "/c.tvb") + kQuiet + " --json"), &rc,
+      &err);
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_EQ(j["preset"], "webmcu");
+  EXPECT_EQ(j["epochs"], 20);
+  EXPECT_EQ(j["update"], "head");  // --init's default
+  // --preset says otherwise.
+  j = tvtest::run_json(tvtrain(q(base().ds) + " --init " + q(dir + "/w.tvb") + " --preset tinyvision -o " +
+                               q(dir + "/d.tvb") + kQuiet + " --json"),
+                       &rc, &err);
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_EQ(j["preset"], "tinyvision");
+  EXPECT_EQ(j["epochs"], 60);
+}
+
 // Evaluates a model on a dataset: per-class recall by class name.
 std::map<std::string, double> recall(const std::string& model, const std::string& ds) {
   const json j = tvtest::run_json(tvtrain(q(ds) + " --eval --init " + q(model) + " --json -q"));
