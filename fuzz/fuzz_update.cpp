@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "tv/blob.h"
+#include "tv/crc32.h"
 #include "tv/imprint.h"
+#include "tv/little_endian.h"
 #include "tv/model.h"
 #include "tv/update.h"
 
@@ -79,6 +81,14 @@ void check_model(const std::vector<uint8_t>& buf, const uint8_t* data, size_t si
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check_text(data, size);
   std::vector<uint8_t> buf(data, data + size);
+  // With a CRC that matches the mutated bytes (as fuzz_blob), so that mutations reach the model.
+  if (size >= tv::kBlobHeaderBytes) {
+    const uint32_t total = tv::read_le32(buf.data() + 8);
+    if (total >= 16 && total <= size) {
+      const uint32_t crc = tv::crc32(0, buf.data() + 16, total - 16);
+      for (int i = 0; i < 4; ++i) buf[12 + i] = (uint8_t)(crc >> (8 * i));
+    }
+  }
   check_model(buf, data, size);
   return 0;
 }
