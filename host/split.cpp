@@ -110,6 +110,7 @@ std::vector<std::string> split_warnings(const Dataset& ds, const Split& split) {
   for (int i : split.val) ++val[(size_t)ds.labels[(size_t)i]];
   size_t largest = 0, smallest = SIZE_MAX, big = 0, small = 0;
   for (size_t c = 0; c < k; ++c) {
+    if (train[c] + val[c] == 0) continue;  // a starting model's class without photos (tvtrain --init warns)
     if (train[c] > largest) largest = train[c], big = c;
     if (train[c] < smallest) smallest = train[c], small = c;
   }
@@ -120,6 +121,7 @@ std::vector<std::string> split_warnings(const Dataset& ds, const Split& split) {
   }
   bool few_val = false;
   for (size_t c = 0; c < k; ++c) {
+    if (train[c] + val[c] == 0) continue;
     if (train[c] < 5) {
       out.push_back("class '" + ds.classes[c] + "' has only " + std::to_string(train[c]) +
                     " training image(s): 5 or more per class are needed to learn anything; add photos.");

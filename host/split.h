@@ -18,6 +18,7 @@ struct Split {
 // out of balance (largest/smallest training count above 3), a class with fewer than 5 training
 // images, fewer than 3 validation images in a class (suggests --kfold), a class with no validation
 // image, and the same photo (identical file bytes) in two classes or in both training and validation.
+// A class without any image (a starting model's class with no photos here, tvtrain --init) is left out.
 std::vector<std::string> split_warnings(const Dataset& dataset, const Split& split);
 
 // The reference rule: in each class the last `last_n` images (by sorted path) are validation, the rest
