@@ -80,8 +80,11 @@ INDIRECT = [
     (r"tv::(session_run|\{anonymous\}::(now_us|relay_batch))\(", r"^(on_epoch_begin|on_epoch|clock_us|on_batch)$",
      [r"^static constexpr .* tvfw::App::training_hooks\(tvfw::BoardProgress&\)::<lambda\("]),
     (r"tv::\{anonymous\}::relay_eval_sample\(", r"^on_eval_sample$", None),
-    # a SampleSource's image() and label()
-    (r"tv::(evaluate|\{anonymous\}::run_lane)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$"]),
+    # a SampleSource's image() and label(), or a feature source's features() and label() (tv/feature_source.h),
+    # which read the board's images and labels in turn
+    (r"tv::(evaluate|\{anonymous\}::run_lane)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$",
+                                                          r"^(const float\*|int) tv::\{anonymous\}::(features_of|label_of)\("]),
+    (r"tv::\{anonymous\}::(features_of|label_of)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$"]),
     # the USB link's handler (firmware/app/link.h): the application's status report and model install
     (r"tvfw::\{anonymous\}::(handle|push_end)\(", r"^(status_text|install_model|capture)$",
      [r"tvfw::AppLink::(status_text|install_model|capture)\("]),
