@@ -127,20 +127,29 @@ Status imprint_class(const ModelPlan& plan, float* params, int cls, const float*
   float* bias = W + lp.weight_count;
   float* row = W + (size_t)cls * F;
 
-  // The normalised mean of the class's normalised features.
+  // The direction: the mean of the class's normalised features, less the mean of the other classes'
+  // (photos of the rows already there). ReLU features of every photo share much of one direction; the
+  // difference keeps what tells this class from the others (without other photos: the mean alone).
   memset(row, 0, F * sizeof(float));
-  int count = 0;
+  int count = 0, others = 0;
   for (int i = 0; i < n; ++i) {
-    if (labels[i] != cls) continue;
+    count += labels[i] == cls;
+    others += labels[i] >= 0 && labels[i] < cls;
+  }
+  if (count == 0) return make_status(StatusCode::InvalidArgument, d, cls, count);
+  int seen = 0;  // the class's photos with a feature that is not all zero
+  for (int i = 0; i < n; ++i) {
+    if (labels[i] < 0 || labels[i] > cls) continue;
     const float* f = features + (size_t)i * F;
     const float norm = sqrtf(dot(f, f, F));
     if (!finite(norm)) return make_status(StatusCode::NonFiniteActivation, d, i);
-    if (norm > 0.f)
-      for (size_t k = 0; k < F; ++k) row[k] += f[k] / norm;
-    ++count;
+    if (!(norm > 0.f)) continue;
+    seen += labels[i] == cls;
+    const float w = labels[i] == cls ? 1.f / ((float)count * norm) : -1.f / ((float)others * norm);
+    for (size_t k = 0; k < F; ++k) row[k] += f[k] * w;
   }
   const float mean_norm = sqrtf(dot(row, row, F));
-  if (count == 0 || !(mean_norm > 0.f)) return make_status(StatusCode::InvalidArgument, d, cls, count);
+  if (seen == 0 || !(mean_norm > 0.f)) return make_status(StatusCode::InvalidArgument, d, cls, count);
   // Scaled to the existing rows' mean norm (1 when there are none).
   float target = 1.f;
   if (cls > 0) {
@@ -163,16 +172,7 @@ Status imprint_class(const ModelPlan& plan, float* params, int cls, const float*
       const float logit = dot(W + (size_t)c * F, f, F) + bias[c];
       if (c == 0 || logit > best_other) best_other = logit;
     }
-    float score = dot(row, f, F);
-    if (labels[i] == cls && count > 1) {
-      // Left out: the row made without this photo (S - u_i, u_i = f / |f|, scaled to the target), so the
-      // threshold sees how the row scores a photo of the class it has not seen, not its own photos.
-      const float fn = sqrtf(dot(f, f, F));
-      const float sf = score / s;  // S . f
-      const float left = mean_norm * mean_norm - 2.f * (fn > 0.f ? sf / fn : 0.f) + (fn > 0.f ? 1.f : 0.f);
-      if (left > 0.f) score = target * (sf - fn) / sqrtf(left);
-    }
-    const float gap = score - best_other;
+    const float gap = dot(row, f, F) - best_other;
     if (!finite(gap)) return make_status(StatusCode::NonFiniteActivation, d, i);
     scratch[2 * m] = gap;
     scratch[2 * m + 1] = labels[i] == cls ? 1.f : -1.f;
