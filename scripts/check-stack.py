@@ -85,6 +85,8 @@ INDIRECT = [
     (r"tv::(evaluate|\{anonymous\}::run_lane)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$",
                                                           r"^(const float\*|int) tv::\{anonymous\}::(features_of|label_of)\("]),
     (r"tv::\{anonymous\}::(features_of|label_of)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$"]),
+    # Learn's feature cache (firmware/app/learn.cpp): feature_cache_add reads the photo just decoded
+    (r"tv::feature_cache_add\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$"]),
     # the USB link's handler (firmware/app/link.h): the application's status report and model install
     (r"tvfw::\{anonymous\}::(handle|push_end)\(", r"^(status_text|install_model|capture)$",
      [r"tvfw::AppLink::(status_text|install_model|capture)\("]),

@@ -74,6 +74,7 @@ void App::setup() {
   say("SD card: %s", hal_.sd_ready() ? "mounted" : "not found (capture, training and saving need one)");
   load_weights();
   print_model();
+  scan_new_folders();
 
   hal_.start_tick(kTouchPollMs, &App::on_tick, this);
   say("Ready. Touch: 1-2 taps = next, 3+ taps = select. Serial: t = next, l = select, ? = help.");
@@ -121,6 +122,10 @@ App::Input App::poll_input(bool training) {
       case '?':
       case 'h':
       case 'H': return Input::Help;
+      case 'n':
+      case 'N':
+        if (training) continue;  // a new class waits until the run ends (the key is dropped then)
+        return Input::NewClass;
       case tv::link::kMagic0:  // a tvlink frame (the menu ignores bytes >= 127)
         return Input::Link;
       case '\r':
@@ -165,7 +170,7 @@ void App::drop_queued_input() {
 }
 
 void App::print_help() {
-  say("Commands: t = next / capture, l = select / back, x = stop training, ? = this help");
+  say("Commands: t = next / capture, l = select / back, x = stop training, n NAME = new class, ? = this help");
   say("Touch pad: 1-2 taps = next / capture, 3+ taps = select / back / stop training");
   say("Weights in use: %s (%s)", tier_name(tier_), weights_source_);
 }
@@ -181,6 +186,13 @@ void App::loop() {
     return;
   }
   if (in == Input::Help) print_help();
+  if (in == Input::NewClass) {
+    char name[kMaxLabelLength + 8];
+    read_class_name(name, sizeof name);
+    if (mode_ == Mode::Infer) leave_infer();
+    new_class(name);
+    return;
+  }
   switch (mode_) {
     case Mode::Menu:
       if (in == Input::Next) {
@@ -194,7 +206,7 @@ void App::loop() {
       if (in == Input::Next) {
         capture_one();
       } else if (in == Input::Select || in == Input::Stop) {
-        say("Leaving capture mode: %d images of %s on the card", capture_count_, labels_[capture_class_]);
+        say("Leaving capture mode: %d images of %s on the card", capture_count_, capture_label_);
         mode_ = Mode::Menu;
         print_menu();
       }
@@ -212,31 +224,58 @@ void App::loop() {
 
 // ---------------------------------------------------------------- menu
 
+App::Item App::item_kind(int i) const {
+  if (i < num_classes_) return Item::Class;
+  switch (i - num_classes_) {
+    case 0: return Item::Train;
+    case 1: return Item::Infer;
+    case 2: return Item::Learn;
+    case 3: return Item::NewClass;
+    default: return Item::NewFolder;
+  }
+}
+
+const char* App::item_name(int i) const {
+  switch (item_kind(i)) {
+    case Item::Class: return labels_[i];
+    case Item::Train: return "Train";
+    case Item::Infer: return "Infer";
+    case Item::Learn: return "Learn";
+    case Item::NewClass: return "New class";
+    case Item::NewFolder: return new_labels_[i - num_classes_ - 4];
+  }
+  return "?";
+}
+
 void App::print_menu() {
+  if (menu_index_ >= menu_items()) menu_index_ = 0;
   say("%s", "");
   say("=== MENU ===");
-  for (int i = 0; i < menu_items(); ++i) {
-    const char* name = i < num_classes_ ? labels_[i] : (i == num_classes_ ? "Train" : "Infer");
-    say("%s%d. %s", i == menu_index_ ? "> " : "", i + 1, name);
-  }
-  say("Commands: t=next (tap)  l=select (3+ taps)");
+  for (int i = 0; i < menu_items(); ++i)
+    say("%s%d. %s%s", i == menu_index_ ? "> " : "", i + 1, item_name(i),
+        item_kind(i) == Item::NewFolder ? " (new: Learn adds it)" : "");
+  say("Commands: t=next (tap)  l=select (3+ taps)  n NAME=new class");
   char l1[24], l2[24];
-  const char* name =
-      menu_index_ < num_classes_ ? labels_[menu_index_] : (menu_index_ == num_classes_ ? "Train" : "Infer");
   snprintf(l1, sizeof l1, "%d/%d", menu_index_ + 1, menu_items());
-  snprintf(l2, sizeof l2, "> %s", name);
+  snprintf(l2, sizeof l2, "> %s", item_name(menu_index_));
   show("MENU", l1, l2, tier_name(tier_));
 }
 
 void App::select_item() {
-  if (menu_index_ < num_classes_) {
-    enter_capture(menu_index_);
-  } else if (menu_index_ == num_classes_) {
-    train();
-    drop_queued_input();
-    print_menu();
-  } else {
-    enter_infer();
+  switch (item_kind(menu_index_)) {
+    case Item::Class:
+    case Item::NewFolder: enter_capture(item_name(menu_index_)); break;
+    case Item::Train:
+    case Item::Learn:
+      if (item_kind(menu_index_) == Item::Train)
+        train();
+      else
+        learn();
+      drop_queued_input();
+      print_menu();
+      break;
+    case Item::Infer: enter_infer(); break;
+    case Item::NewClass: new_class(""); break;
   }
 }
 
@@ -263,9 +302,9 @@ void scan_capture_entry(void* ctx, const char* name, bool is_dir) {
 
 }  // namespace
 
-void App::enter_capture(int cls) {
+void App::enter_capture(const char* label) {
   say("%s", "");
-  say(">>> Collection mode: %s", labels_[cls]);
+  say(">>> Collection mode: %s", label);
   say("  TAP (1-2 taps) or 't' = capture image");
   say("  3+ taps or 'l' = back to the menu");
   if (!hal_.sd_ready()) {
@@ -275,7 +314,7 @@ void App::enter_capture(int cls) {
     return;
   }
   char dir[kPathMax];
-  join_path(dir, kImagesDir, "/", labels_[cls]);
+  join_path(dir, kImagesDir, "/", label);
   if (!hal_.exists(kImagesDir)) hal_.mkdir(kImagesDir);
   if (!hal_.exists(dir) && !hal_.mkdir(dir)) {
     say("Cannot create %s", dir);
@@ -290,7 +329,7 @@ void App::enter_capture(int cls) {
     if (join_path(stale, dir, "/", scan.stale[i]) && hal_.remove(stale))
       say("Removed %s, a capture cut short by a power cut", stale);
   }
-  capture_class_ = cls;
+  snprintf(capture_label_, sizeof capture_label_, "%s", label);
   capture_count_ = scan.count;
   capture_next_ = scan.max_n + 1;
   mode_ = Mode::Capture;
@@ -299,7 +338,7 @@ void App::enter_capture(int cls) {
   say("%s holds %d images; the next one is img_%d.jpg", dir, scan.count, capture_next_);
   char l2[24];
   snprintf(l2, sizeof l2, "%d images", capture_count_);
-  show("CAPTURE", labels_[cls], l2, "tap=shoot");
+  show("CAPTURE", capture_label_, l2, "tap=shoot");
 }
 
 void App::capture_one() {
@@ -310,7 +349,7 @@ void App::capture_one() {
     return;
   }
   char dir[kPathMax], path[kPathMax], tmp[kPathMax], num[16];
-  join_path(dir, kImagesDir, "/", labels_[capture_class_]);
+  join_path(dir, kImagesDir, "/", capture_label_);
   // never overwrite: step over any name that exists already
   for (;;) {
     snprintf(num, sizeof num, "%d", capture_next_);
@@ -346,7 +385,7 @@ void App::capture_one() {
   say("Saved: %s (%u bytes, Total: %d)", path, (unsigned)size, capture_count_);
   char l2[24];
   snprintf(l2, sizeof l2, "%d images", capture_count_);
-  show("CAPTURE", labels_[capture_class_], l2, "saved");
+  show("CAPTURE", capture_label_, l2, "saved");
 }
 
 // ---------------------------------------------------------------- infer

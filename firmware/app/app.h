@@ -1,13 +1,17 @@
 // The TinyVision device application: menu, capture, train, infer and the weight tiers, over the
 // hardware layer in hal.h. The same code runs on the ESP32-S3 and in the Linux simulator (tvsim).
 //
-// Menu: one item per class (capture images of it), then Train, then Infer.
-//   Touch: 1-2 taps = next item, 3+ taps = select.  Serial: t = next, l = select, ? = help.
+// Menu: one item per class (capture images of it), then Train, Infer, Learn and New class, then the
+// class folders on the card the model has no class for yet (capture into them; Learn adds them).
+//   Touch: 1-2 taps = next item, 3+ taps = select.  Serial: t = next, l = select, n NAME = new class,
+//   ? = help.
 // Capture (a class item): a tap / 't' saves the camera's current JPEG as /images/<label>/img_<n>.jpg
 //   (never overwriting a file); 3+ taps / 'l' go back to the menu.
 // Train: trains on the card's images with the core, starting from the loaded weights; 3+ taps or
 //   'l' / 'x' stop within a batch and save. Saves /header/model.tvb atomically (previous model kept as
 //   model.tvb.bak), the C header /header/model.h, and for the webmcu preset /header/myWeights.bin.
+// Learn: the new class folders imprinted, then the head update on features cached once per photo: the
+//   same bytes as tvtrain --init MODEL --update head (learn.cpp).
 // Infer: camera -> JPEG decode -> resize (the core's LUT crop-resize) -> forward, one line per frame;
 //   any tap or t / l goes back to the menu.
 // Boot: the model from the SD card (model.tvb, its interrupted-save and backup copies, then the
@@ -81,6 +85,8 @@ struct CaptureScan {
 
 struct ImageList;
 struct TrainRun;
+struct LearnRun;
+struct SessionPlan;
 struct BoardProgress;
 
 // What the last training run did (also printed).
@@ -94,6 +100,8 @@ struct TrainReport {
   int val_correct = 0;
   uint32_t decodes = 0;            // JPEG decodes of this run (one per image)
   uint32_t reference_decodes = 0;  // what the reference firmware would decode for the same run
+  const char* update = nullptr;    // Learn: the update it ran ("head"); null for Train
+  int classes_added = 0;           // Learn: classes imprinted
 };
 
 class App {
@@ -119,7 +127,7 @@ class App {
   // inf_; also every model training has touched), or the core's int8 engine (q8_).
   enum class Engine : uint8_t { None, Float, Int8 };
   bool int8_engine() const { return engine_ == Engine::Int8; }
-  enum class Input : uint8_t { None, Next, Select, Stop, Help, Link };
+  enum class Input : uint8_t { None, Next, Select, Stop, Help, Link, NewClass };
 
   // ---- output ----
   void say(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -138,13 +146,27 @@ class App {
   bool skip_link_byte(int c);
 
   // ---- menu ----
-  int menu_items() const { return num_classes_ + 2; }
+  // The model's classes, Train, Infer, Learn, New class, then the class folders on the card the model
+  // does not have yet (captured for, learned by Learn).
+  enum class Item : uint8_t { Class, Train, Infer, Learn, NewClass, NewFolder };
+  int menu_items() const { return num_classes_ + 4 + num_new_; }
+  Item item_kind(int i) const;
+  const char* item_name(int i) const;
   void print_menu();
   void select_item();
 
   // ---- capture ----
-  void enter_capture(int cls);
+  // Capture into /images/<label>/ (a class's folder, or a new class's).
+  void enter_capture(const char* label);
   void capture_one();
+
+  // ---- new classes (learn.cpp) ----
+  // Reads the rest of an 'n name' line from the serial port into name (empty: none given).
+  void read_class_name(char* name, size_t cap);
+  // Creates /images/<name>/ (an automatic class<k> when name is empty) and starts capturing into it.
+  void new_class(const char* name);
+  // The class folders on the card the model has no class for (sorted by name) into new_labels_.
+  void scan_new_folders();
 
   // ---- infer ----
   void enter_infer();
@@ -211,14 +233,28 @@ class App {
   bool ready_to_train();
   bool load_training_images(TrainRun& run);
   bool split_training_images(TrainRun& run);
-  bool start_session(TrainRun& run, tv::TrainSession& s);
+  bool start_session(TrainRun& run, const SessionPlan& plan, tv::TrainSession& s);
   tv::SessionHooks training_hooks(BoardProgress& progress);
+  bool run_session(TrainRun& run, tv::TrainSession& s, const char* title, tv::SessionResult* result);
   bool run_training(TrainRun& run);
   void report_training(TrainRun& run, float train_seconds);
   void release_training(TrainRun& run);
   void save_trained_model();
-  bool list_images(ImageList& list, int* class_begin);
-  void decode_images(const ImageList& list, uint8_t* pixels, size_t image_bytes, int* keep);
+  bool list_images(ImageList& list, int* class_begin, uint64_t cache_per_photo, bool empty_ok);
+  bool decode_images(const ImageList& list, uint8_t* pixels, size_t stride, int* keep, LearnRun* learn);
+
+  // ---- Learn (learn.cpp): new classes imprinted, then the head update on cached features ----
+  // Learn, as its steps: ready_to_train, plan_learning, cache_card_features, split_training_images,
+  // imprint_new_classes, run_head_update, adopt_learned, release_learning, save_trained_model.
+  void learn();
+  bool plan_learning(LearnRun& run);
+  bool cache_card_features(LearnRun& run);
+  bool cache_features(LearnRun& run, int index, const char* path);
+  bool imprint_new_classes(LearnRun& run);
+  bool run_head_update(LearnRun& run);
+  void report_learning(LearnRun& run, float total_seconds);
+  bool adopt_learned(LearnRun& run);
+  void release_learning(LearnRun* run);
 
   Hal& hal_;
   AppConfig cfg_;
@@ -254,7 +290,9 @@ class App {
   // user interface
   Mode mode_ = Mode::Menu;
   int menu_index_ = 0;
-  int capture_class_ = 0;
+  char capture_label_[kMaxLabelLength + 1] = {0};  // the folder capture writes into
+  char new_labels_[kMaxClasses][kMaxLabelLength + 1] = {};
+  int num_new_ = 0;
   int capture_next_ = 0;   // next img_<n> number
   int capture_count_ = 0;  // images of the class on the card
   CaptureScan capture_scan_;

@@ -107,7 +107,34 @@ void scan_class_folder(void* ctx, const char* name, bool is_dir) {
   strcpy(s.names[s.count++], name);
 }
 
+FolderScan folder_scan;  // a few hundred bytes: kept off the loop task's stack
+
+// The card's class folders into folder_scan, sorted by name as tvtrain orders class folders (at most 16:
+// insertion sort).
+FolderScan& scan_card_folders(Hal& hal) {
+  FolderScan& scan = folder_scan;
+  scan = FolderScan();
+  if (hal.sd_ready()) hal.list_dir(kImagesDir, scan_class_folder, &scan);
+  for (int i = 1; i < scan.count; ++i)
+    for (int j = i; j > 0 && strcmp(scan.names[j - 1], scan.names[j]) > 0; --j) {
+      char t[kMaxLabelLength + 1];
+      strcpy(t, scan.names[j]);
+      strcpy(scan.names[j], scan.names[j - 1]);
+      strcpy(scan.names[j - 1], t);
+    }
+  return scan;
+}
+
 }  // namespace
+
+void App::scan_new_folders() {
+  const FolderScan& scan = scan_card_folders(hal_);
+  num_new_ = 0;
+  for (int i = 0; i < scan.count && num_classes_ + num_new_ < kMaxClasses; ++i)
+    if (first_same_card_folder(labels_, num_classes_, scan.names[i]) < 0 &&
+        first_same_card_folder(new_labels_, num_new_, scan.names[i]) < 0)
+      strcpy(new_labels_[num_new_++], scan.names[i]);
+}
 
 int App::he_init_labels(char* ignored, size_t ignored_cap) {
   if (ignored_cap) ignored[0] = 0;
@@ -116,9 +143,7 @@ int App::he_init_labels(char* ignored, size_t ignored_cap) {
       snprintf(labels_[i], sizeof labels_[i], "%s", cfg_.labels[i]);
     return cfg_.num_labels;
   }
-  static FolderScan scan;  // a few hundred bytes: kept off the loop task's stack
-  scan = FolderScan();
-  if (hal_.sd_ready()) hal_.list_dir(kImagesDir, scan_class_folder, &scan);
+  const FolderScan& scan = scan_card_folders(hal_);
   if (scan.ignored > 0 && ignored_cap) {
     size_t used = 0;
     for (int i = 0; i < scan.ignored && i < FolderScan::kIgnoredNamed && used < ignored_cap; ++i) {
@@ -129,14 +154,6 @@ int App::he_init_labels(char* ignored, size_t ignored_cap) {
       snprintf(ignored + used, ignored_cap - used, " and %d more", scan.ignored - FolderScan::kIgnoredNamed);
   }
   if (scan.too_many) return kMaxClasses + 1;
-  // sorted by name, as tvtrain orders class folders (at most 16: insertion sort)
-  for (int i = 1; i < scan.count; ++i)
-    for (int j = i; j > 0 && strcmp(scan.names[j - 1], scan.names[j]) > 0; --j) {
-      char t[kMaxLabelLength + 1];
-      strcpy(t, scan.names[j]);
-      strcpy(scan.names[j], scan.names[j - 1]);
-      strcpy(scan.names[j - 1], t);
-    }
   // Folders FAT would make one (a card written elsewhere, or tvsim's folder): the first by name is the class.
   int n = 0;
   for (int i = 0; i < scan.count; ++i) {

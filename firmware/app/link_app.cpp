@@ -114,10 +114,12 @@ class AppLink : public LinkHandler {
   }
 
   bool capture(const char* label, size_t len, int count, Reason* done, Reason* why) override {
-    int cls = -1;
-    for (int i = 0; i < a_.num_classes_; ++i)
-      if (strlen(a_.labels_[i]) == len && memcmp(a_.labels_[i], label, len) == 0) cls = i;
-    if (cls < 0) {
+    const char* folder = nullptr;  // a class of the model's, or a new class folder (Learn adds it)
+    for (int i = 0; i < a_.num_classes_ + a_.num_new_; ++i) {
+      const char* l = i < a_.num_classes_ ? a_.labels_[i] : a_.new_labels_[i - a_.num_classes_];
+      if (strlen(l) == len && memcmp(l, label, len) == 0) folder = l;
+    }
+    if (!folder) {
       why->set("the model in use has no class named '%.*s'", (int)(len < 40 ? len : 40), label);
       return false;
     }
@@ -125,9 +127,9 @@ class AppLink : public LinkHandler {
       why->set("%d photos asked for; one request takes 1 to %d", count, tv::link::kMaxCaptures);
       return false;
     }
-    a_.enter_capture(cls);
+    a_.enter_capture(folder);
     if (a_.mode_ != App::Mode::Capture) {
-      why->set("cannot capture: no SD card, or %s/%s cannot be created", kImagesDir, a_.labels_[cls]);
+      why->set("cannot capture: no SD card, or %s/%s cannot be created", kImagesDir, folder);
       return false;
     }
     const int before = a_.capture_count_;
@@ -138,8 +140,7 @@ class AppLink : public LinkHandler {
       why->set("no photo was saved (the camera gave no frame, or the card refused it)");
       return false;
     }
-    done->set("saved %d photo%s of %s (%d on the card)", saved, saved == 1 ? "" : "s", a_.labels_[cls],
-              a_.capture_count_);
+    done->set("saved %d photo%s of %s (%d on the card)", saved, saved == 1 ? "" : "s", folder, a_.capture_count_);
     return true;
   }
 

@@ -11,21 +11,6 @@
 
 namespace tvfw {
 
-// One training run: the image list, the decoded images, the split and the training arena, shared by
-// App::train's steps and freed by release_training.
-struct TrainRun {
-  ImageList list;
-  int class_begin[kMaxClasses + 1] = {0};
-  uint8_t* pixels = nullptr;  // the decoded images, image_bytes each
-  size_t image_bytes = 0;
-  uint64_t cache_bytes = 0;
-  int* train_idx = nullptr;  // the split, into the list's indices
-  int* val_idx = nullptr;
-  int n_train = 0, n_val = 0;
-  float decode_ms = 0;
-  void* arena = nullptr;  // the session's training arena
-};
-
 namespace {
 
 const uint8_t* run_image(void* ctx, int i) {
@@ -50,15 +35,6 @@ void run_lanes_on_hal(void* ctx, int lanes, tv::LaneFn fn, void* arg) {
 }
 
 }  // namespace
-
-// What the board shows while the session runs, and the stop request the session checks.
-struct BoardProgress {
-  App* app;
-  tv::LaneRunner runner;  // the batch's lanes on both cores (Hal::run_lanes)
-  int batches_done = 0;
-  int batches_total = 0;
-  std::atomic<bool> stop{false};
-};
 
 void App::train() {
   report_ = TrainReport();
@@ -105,7 +81,7 @@ bool App::ready_to_train() {
 
 // /images/<label>/*.jpg listed and decoded once into the cache; every class keeps a decoded photo.
 bool App::load_training_images(TrainRun& run) {
-  if (!list_images(run.list, run.class_begin)) return false;
+  if (!list_images(run.list, run.class_begin, plan_.input.size(), false)) return false;
   const int n = run.list.count;
   run.image_bytes = plan_.input.size();
   run.cache_bytes = (uint64_t)run.image_bytes * (uint64_t)n;  // 64-bit: size_t is 32 on the board
@@ -118,7 +94,7 @@ bool App::load_training_images(TrainRun& run) {
   int* keep = run.list.label + n;  // 1 when image i decoded
   const uint64_t t0 = hal_.micros();
   const uint32_t decodes_before = decodes_;
-  decode_images(run.list, run.pixels, run.image_bytes, keep);
+  decode_images(run.list, run.pixels, run.image_bytes, keep, nullptr);
   report_.decodes = decodes_ - decodes_before;
   run.decode_ms = (float)(hal_.micros() - t0) / 1000.f;
   // A class none of whose photos decoded would train as a class without examples.
@@ -163,29 +139,37 @@ bool App::split_training_images(TrainRun& run) {
     say("No training images could be decoded");
     return false;
   }
-  say("Decoded %d images once into a %llu-byte PSRAM cache in %.0f ms (%d skipped)", run.n_train + run.n_val,
-      (unsigned long long)run.cache_bytes, (double)run.decode_ms, report_.skipped);
+  say("Decoded %d images once into a %llu-byte PSRAM cache%s in %.0f ms (%d skipped)", run.n_train + run.n_val,
+      (unsigned long long)run.cache_bytes, run.pixels ? "" : " of their features", (double)run.decode_ms,
+      report_.skipped);
   return true;
 }
 
-// The session in its PSRAM arena, from the loaded weights; false (said) when it cannot start.
-bool App::start_session(TrainRun& run, tv::TrainSession& s) {
-  const tv::SessionMemory m = tv::session_memory(plan_, recipe_, run.n_train, run.n_val);
+// The session in its PSRAM arena (and, for a plan other than the loaded one, its evaluation arena),
+// from the starting weights; false (said) when it cannot start.
+bool App::start_session(TrainRun& run, const SessionPlan& sp, tv::TrainSession& s) {
+  const tv::ModelPlan& plan = *sp.plan;
+  run.first_layer = sp.first_layer;
+  const tv::SessionMemory m = tv::session_memory(plan, *sp.recipe, run.n_train, run.n_val, sp.features);
   const tv::TrainMemory& tm = m.trainer;
   const size_t free_bytes = hal_.psram_free_bytes();
-  run.arena = tm.total_bytes <= free_bytes ? hal_.psram_alloc(tm.total_bytes) : nullptr;
-  if (!run.arena) {
+  const size_t eval_bytes = sp.plan == &plan_ ? 0 : m.eval_work_bytes;  // the loaded plan's inference arena is idle
+  run.arena = tm.total_bytes + eval_bytes <= free_bytes ? hal_.psram_alloc(tm.total_bytes) : nullptr;
+  if (run.arena && eval_bytes) run.eval_arena = hal_.psram_alloc(eval_bytes);
+  if (!run.arena || (eval_bytes && !run.eval_arena)) {
+    char eval[64] = "";
+    if (eval_bytes) snprintf(eval, sizeof eval, " and %llu bytes of evaluation work", (unsigned long long)eval_bytes);
     say("Cannot train: the %llu-byte training arena (weights %llu, gradients %llu, optimizer %llu, activations %llu, "
-        "scratch %llu) does not fit in the %llu bytes of PSRAM still free",
+        "scratch %llu)%s %s fit in the %llu bytes of PSRAM still free",
         (unsigned long long)tm.total_bytes, (unsigned long long)tm.params_bytes, (unsigned long long)tm.grad_bytes,
         (unsigned long long)tm.optimizer_bytes, (unsigned long long)tm.activation_bytes,
-        (unsigned long long)tm.scratch_bytes, (unsigned long long)free_bytes);
+        (unsigned long long)tm.scratch_bytes, eval, eval_bytes ? "do not" : "does not", (unsigned long long)free_bytes);
     return false;
   }
   tv::SessionSetup setup;
-  setup.plan = &plan_;
-  setup.recipe = &recipe_;
-  setup.source = run_source(run);
+  setup.plan = &plan;
+  setup.recipe = sp.recipe;
+  setup.source = sp.source;
   setup.train = run.train_idx;
   setup.n_train = run.n_train;
   setup.val = run.val_idx;
@@ -193,7 +177,7 @@ bool App::start_session(TrainRun& run, tv::TrainSession& s) {
   setup.seed = cfg_.seed;  // as tvtrain: the same images, seed and lanes train the same bits as on the host
   setup.train_arena = run.arena;
   setup.train_arena_bytes = tm.total_bytes;
-  setup.eval_arena = infer_arena_;  // idle while training
+  setup.eval_arena = eval_bytes ? run.eval_arena : infer_arena_;
   setup.eval_arena_bytes = m.eval_work_bytes;
   setup.order = run.list.label + run.list.count;  // `keep` is no longer needed: its ints become the order
   setup.probs = probs_;
@@ -204,13 +188,13 @@ bool App::start_session(TrainRun& run, tv::TrainSession& s) {
       (unsigned)tm.total_bytes, (unsigned)tm.params_bytes, (unsigned)tm.grad_bytes, s.options.lanes,
       (unsigned)tm.optimizer_bytes, (unsigned)tm.activation_bytes, (unsigned)tm.scratch_bytes,
       (unsigned)hal_.psram_free_bytes());
-  memcpy(s.trainer.params, params_, plan_.param_count * sizeof(float));
+  memcpy(s.trainer.params, sp.start, plan.param_count * sizeof(float));
   // a model whose finite weights overflow float (an Inf or NaN output) is not trained from
   const tv::Status runs = tv::session_check_start(&s);
   if (!runs.ok()) {
     say("Cannot train: layer %d (%s) of the model outputs infinite or NaN values although its weights are finite "
         "(they overflow float); remove /header/model.tvb to start from He-init, or copy a working model",
-        (int)runs.layer, tv::layer_type_name(plan_.desc.layers[runs.layer].type));
+        (int)runs.layer + sp.first_layer, tv::layer_type_name(plan.desc.layers[runs.layer].type));
     return false;
   }
   return true;
@@ -229,7 +213,7 @@ tv::SessionHooks App::training_hooks(BoardProgress& p) {
     app.say("--- Epoch %d/%d ---", epoch, epochs);
     char l1[24];
     snprintf(l1, sizeof l1, "epoch %d/%d", epoch, epochs);
-    app.show("TRAINING", l1, "3 taps=stop");
+    app.show(((BoardProgress*)ctx)->title, l1, "3 taps=stop");
   };
   h.on_batch = [](void* ctx, int, int, int, const tv::BatchStats& b) {
     BoardProgress& p = *(BoardProgress*)ctx;
@@ -255,33 +239,48 @@ tv::SessionHooks App::training_hooks(BoardProgress& p) {
   return h;
 }
 
-// The session from the loaded weights to the weights to save (params_); false when none are to be saved.
-bool App::run_training(TrainRun& run) {
-  tv::TrainSession s;
-  if (!start_session(run, s)) return false;
-  const int bs = recipe_.batch_size > 0 ? recipe_.batch_size : 1;
+// Runs a started session with the board's progress and stop keys; says how it ended. False when no
+// weights are to be kept.
+bool App::run_session(TrainRun& run, tv::TrainSession& s, const char* title, tv::SessionResult* out) {
+  const tv::TrainRecipe& recipe = *s.setup.recipe;
+  const int bs = recipe.batch_size > 0 ? recipe.batch_size : 1;
   const int batches_per_epoch = (run.n_train + bs - 1) / bs;
   say("Val: %d images  Train: %d images", run.n_val, run.n_train);
   say("Training: %d images, %d batches (%d epochs of %d, batch %d, %d gradient lanes on %d core%s)", run.n_train,
-      batches_per_epoch * recipe_.epochs, recipe_.epochs, batches_per_epoch, bs, s.options.lanes, hal_.cores(),
+      batches_per_epoch * recipe.epochs, recipe.epochs, batches_per_epoch, bs, s.options.lanes, hal_.cores(),
       hal_.cores() == 1 ? "" : "s");
   BoardProgress progress;
   progress.app = this;
-  progress.batches_total = batches_per_epoch * recipe_.epochs;
+  progress.title = title;
+  progress.batches_total = batches_per_epoch * recipe.epochs;
   progress.runner.ctx = &hal_;
   progress.runner.run = run_lanes_on_hal;
   const tv::SessionResult r = tv::session_run(&s, training_hooks(progress));
+  *out = r;
   report_.samples = r.samples;
   report_.epochs_run = r.epochs_run;
   report_.stopped = r.stopped;
   if (!r.status.ok()) {
     say("Training ended: layer %d (%s) outputs infinite or NaN values on a validation image (the weights overflow "
         "float)%s",
-        (int)r.status.layer, tv::layer_type_name(plan_.desc.layers[r.status.layer].type),
+        (int)r.status.layer + run.first_layer, tv::layer_type_name(s.setup.plan->desc.layers[r.status.layer].type),
         r.best_epoch ? "" : "; the model is unchanged");
     if (!r.best_epoch) return false;
   }
   if (r.best_epoch) say("Keeping the weights of epoch %d, the best on the validation images", r.best_epoch);
+  return true;
+}
+
+// The session from the loaded weights to the weights to save (params_); false when none are to be saved.
+bool App::run_training(TrainRun& run) {
+  tv::TrainSession s;
+  SessionPlan sp;
+  sp.plan = &plan_;
+  sp.recipe = &recipe_;
+  sp.source = run_source(run);
+  sp.start = params_;
+  tv::SessionResult r;
+  if (!start_session(run, sp, s) || !run_session(run, s, "TRAINING", &r)) return false;
   memcpy(params_, s.trainer.params, plan_.param_count * sizeof(float));
   trained_weights_ = true;
   report_training(run, (float)r.train_us / 1e6f);
@@ -306,14 +305,19 @@ void App::report_training(TrainRun& run, float train_s) {
       (unsigned)report_.decodes, (unsigned)report_.reference_decodes);
 }
 
+// Frees what the run holds (each pointer once: they are cleared).
 void App::release_training(TrainRun& run) {
-  if (run.list.pool) hal_.psram_free(run.list.pool);
-  if (run.list.name_at) hal_.psram_free(run.list.name_at);
-  if (run.list.label) hal_.psram_free(run.list.label);
-  if (run.pixels) hal_.psram_free(run.pixels);
-  if (run.arena) hal_.psram_free(run.arena);
-  if (rgb_) hal_.psram_free(rgb_);
-  rgb_ = nullptr;
+  void** bufs[] = {(void**)&run.list.pool,
+                   (void**)&run.list.name_at,
+                   (void**)&run.list.label,
+                   (void**)&run.pixels,
+                   &run.arena,
+                   &run.eval_arena,
+                   (void**)&rgb_};
+  for (void** b : bufs) {
+    if (*b) hal_.psram_free(*b);
+    *b = nullptr;
+  }
   rgb_cap_ = 0;
 }
 

@@ -79,9 +79,10 @@ void sort_names(ImageList& l, int from, int to) {
 }  // namespace
 
 // Lists /images/<label>/*.jpg|jpeg: counts first (and says what the folders hold that training cannot
-// use), refuses a class without photos or more photos than the PSRAM can cache before anything is
-// allocated, then lists the names and sorts each class. False (said) when training cannot go on.
-bool App::list_images(ImageList& list, int* class_begin) {
+// use), refuses a class without photos (unless empty_ok: Learn keeps such a class's row) or more photos
+// than the PSRAM can cache (cache_per_photo bytes each) before anything is allocated, then lists the
+// names and sorts each class. False (said) when training cannot go on.
+bool App::list_images(ImageList& list, int* class_begin, uint64_t cache_per_photo, bool empty_ok) {
   char dir[kPathMax];
   for (int c = 0; c < num_classes_; ++c) {
     list.current_label = c;
@@ -97,26 +98,27 @@ bool App::list_images(ImageList& list, int* class_begin) {
         "took itself work); for PNG and other photos train on the PC with tvtrain",
         list.others, list.others == 1 ? "" : "s", list.others == 1 ? "is" : "are", kImagesDir,
         labels_[list.other_class], list.first_other);
-  for (int c = 0; c < num_classes_; ++c) {
+  for (int c = 0; c < num_classes_ && !empty_ok; ++c) {
     if (list.per_class[c] == 0) {
       say("No images in %s/%s: capture some for every class first", kImagesDir, labels_[c]);
       return false;
     }
   }
-  // Everything the list and the image cache will take, before either is allocated.
-  const uint64_t per_image = (uint64_t)plan_.input.size() + 5 * sizeof(int32_t);  // pixels, index, 4 ints
+  // Everything the list and the cache will take, before either is allocated.
+  const uint64_t per_image = cache_per_photo + 5 * sizeof(int32_t);  // the cache, index, 4 ints
   const uint64_t need = per_image * (uint64_t)list.cap + list.pool_cap;
   const uint64_t free_bytes = hal_.psram_free_bytes();
   if (need > free_bytes) {
     int largest = 0;
     for (int c = 1; c < num_classes_; ++c)
       if (list.per_class[c] > list.per_class[largest]) largest = c;
-    say("Cannot train: the %d photos in %s need %llu bytes of PSRAM (%llu per photo at the model's %dx%dx%d input, "
+    say("Cannot train: the %d photos in %s need %llu bytes of PSRAM (%llu per photo at the model's %dx%dx%d input%s, "
         "and their names), only %llu are free: about %llu photos fit; move some out of the class folders (the "
         "largest: %s/%s, %d photos)",
         list.cap, kImagesDir, (unsigned long long)need, (unsigned long long)per_image, plan_.input.h, plan_.input.w,
-        plan_.input.c, (unsigned long long)free_bytes, (unsigned long long)(free_bytes / per_image), kImagesDir,
-        labels_[largest], list.per_class[largest]);
+        plan_.input.c, cache_per_photo == plan_.input.size() ? "" : " as cached features",
+        (unsigned long long)free_bytes, (unsigned long long)(free_bytes / per_image), kImagesDir, labels_[largest],
+        list.per_class[largest]);
     return false;
   }
   list.pool = (char*)hal_.psram_alloc(list.pool_cap);
@@ -132,7 +134,7 @@ bool App::list_images(ImageList& list, int* class_begin) {
     join_path(dir, kImagesDir, "/", labels_[c]);
     hal_.list_dir(dir, add_entry, &list);
     sort_names(list, class_begin[c], list.count);
-    if (list.count == class_begin[c]) {
+    if (list.count == class_begin[c] && !empty_ok) {
       say("No images in %s: capture some for every class first", dir);
       return false;
     }
@@ -150,9 +152,11 @@ constexpr int kSkipsNamed = 3;  // per kind; the rest are counted
 
 }  // namespace
 
-// Decodes image i of the list into pixels + i * image_bytes (keep[i] = 1) once; names the first few
-// skips of each kind and counts the rest, then says what the board can decode.
-void App::decode_images(const ImageList& list, uint8_t* pixels, size_t image_bytes, int* keep) {
+// Decodes image i of the list into pixels + i * stride (keep[i] = 1) once; names the first few skips of
+// each kind and counts the rest, then says what the board can decode. With `learn`, each decoded image
+// (stride 0: all in one buffer) has its features cached at once (cache_features); false when that
+// stops the run (said).
+bool App::decode_images(const ImageList& list, uint8_t* pixels, size_t stride, int* keep, LearnRun* learn) {
   int skips[kSkipKinds + (int)DecodeFail::Count] = {0};  // kDecodeFailed splits by DecodeFail
   uint8_t* file_buf = nullptr;
   size_t file_cap = 0;
@@ -197,12 +201,16 @@ void App::decode_images(const ImageList& list, uint8_t* pixels, size_t image_byt
       if (got != size) {
         kind = kUnreadable;
         why.set("cannot read it");
-      } else if (!jpeg_to_input(file_buf, (size_t)size, pixels + (size_t)i * image_bytes, &why)) {
+      } else if (!jpeg_to_input(file_buf, (size_t)size, pixels + (size_t)i * stride, &why)) {
         kind = kSkipKinds + (int)decode_fail_;
       }
     }
     if (kind < 0) {
       keep[i] = 1;
+      if (learn && !cache_features(*learn, i, path)) {
+        if (file_buf) hal_.psram_free(file_buf);
+        return false;
+      }
       continue;
     }
     if (skips[kind]++ < kSkipsNamed) say("  skipped %s: %s", path, why.text);
@@ -233,13 +241,14 @@ void App::decode_images(const ImageList& list, uint8_t* pixels, size_t image_byt
     const int w = snprintf(line + used, sizeof line - used, "%s%d %s", used ? ", " : "", skips[k], kWhat[k]);
     if (w > 0 && (size_t)w < sizeof line - used) used += (size_t)w;
   }
-  if (total == 0) return;
+  if (total == 0) return true;
   say("Skipped %d of %d photos: %s", total, list.count, line);
   if (skips[kSkipKinds + (int)DecodeFail::NotJpeg] || skips[kSkipKinds + (int)DecodeFail::TooLarge] ||
       skips[kSkipKinds + (int)DecodeFail::Corrupt])
     say("The board decodes baseline JPEGs of up to %u pixels (the photos it takes are 240x240); for other photos "
         "train on the PC (tvtrain photos/ -o model.tvb) and copy model.tvb to %s on the card",
         (unsigned)kMaxDecodePixels, kModelPath);
+  return true;
 }
 
 }  // namespace tvfw

@@ -420,10 +420,12 @@ bool App::save_model(Reason* why) {
   for (int i = 0; i < tv::kMaxBlobTensors; ++i) tensors[i] = tv::BlobTensor();
   const char* label_ptrs[kMaxClasses];
   for (int i = 0; i < num_classes_; ++i) label_ptrs[i] = labels_[i];
-  char provenance[200];
+  char provenance[240], update[48] = "";
+  if (report_.update)  // Learn's: the update it ran and the classes it added
+    snprintf(update, sizeof update, "update=%s\nclasses_added=%d\n", report_.update, report_.classes_added);
   snprintf(provenance, sizeof provenance,
-           "tool=tinyvision-firmware\nversion=%s\npreset=%s\nepochs=%d\nimages=%d\nweights_before=%s\n",
-           TV_FIRMWARE_VERSION, recipe_name_, report_.epochs_run, report_.train_images, tier_name(tier_));
+           "tool=tinyvision-firmware\nversion=%s\npreset=%s\nepochs=%d\nimages=%d\nweights_before=%s\n%s",
+           TV_FIRMWARE_VERSION, recipe_name_, report_.epochs_run, report_.train_images, tier_name(tier_), update);
   tv::BlobContents c;
   c.model = &desc_;
   c.labels = label_ptrs;

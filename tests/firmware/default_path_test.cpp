@@ -39,9 +39,9 @@ DefaultModels default_models() {
   return m;
 }
 
-// Infer every camera frame, back to the menu, round to Train (3 classes: 5 items) and train.
+// Infer every camera frame, back to the menu, round to Train (3 classes: 7 items) and train.
 std::string infer_then_train(size_t frames) {
-  return to_infer(3) + "~frames " + std::to_string(frames) + "\nl\nttttl\n";
+  return to_infer(3) + "~frames " + std::to_string(frames) + "\nl\nttttttl\n";
 }
 
 void expect_trained_further(const SimRun& r, const std::string& card) {

@@ -90,7 +90,7 @@ TEST(Tvsim, OledIsRenderedAsText) {
   const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog --oled " + oled, "t\n");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string screens = read_text(oled);
-  EXPECT_TRUE(has(screens, "+------------+\n|MENU        |\n|1/4         |\n|> cat       |\n"));
+  EXPECT_TRUE(has(screens, "+------------+\n|MENU        |\n|1/6         |\n|> cat       |\n"));
   EXPECT_TRUE(has(screens, "|> dog       |"));
 }
 
@@ -290,9 +290,9 @@ TEST(Tvsim, RunsInt8ModelsWithTheCoresInt8EngineAsTvtrainDoes) {
   const std::string cam = make_camera(images, classes);
   const uint32_t int8_crc = file_crc(card + "/header/model.tvb");
   const auto expected = tvtrain_eval_confusion(images, card + "/header/model.tvb");
-  // Infer every frame, back to the menu (cursor on Infer), round to Train, select it
+  // Infer every frame, back to the menu (cursor on Infer), round to Train (past Learn and New class), select it
   const SimRun r = sim("--sd " + card + " --camera " + cam + labels_arg(classes) + " --epochs 1",
-                       to_infer(3) + "~frames 90\nl\nttttl\n");
+                       to_infer(3) + "~frames 90\nl\nttttttl\n");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, ", int8), int8 engine")) << r.out;
   const auto preds = predictions(r.out);

@@ -1,0 +1,413 @@
+// Learning in seconds on the device: Learn adds the class folders the model does not have yet by weight
+// imprinting (tv/imprint.h) and then runs the head update (tv/update.h): the frozen part of the network
+// runs once per photo, right after its decode, into a PSRAM cache of features, and only the last layer
+// trains, epoch after epoch, on that cache. The same core code as `tvtrain DATASET --init MODEL --update
+// head`, with the same split, recipe and seed, so both write the same weights. New class: a new folder
+// /images/<name>/ to capture into ('n NAME' on the serial port, or the menu's New class item: class<k>).
+#include <stdio.h>
+#include <string.h>
+
+#include <new>
+
+#include "app.h"
+#include "train_images.h"
+#include "tv/feature_source.h"
+#include "tv/imprint.h"
+#include "tv/update.h"
+
+namespace tvfw {
+
+// One Learn run. In PSRAM: its two plans are too large for the loop task's stack.
+struct LearnRun {
+  TrainRun data;            // the card's photos, the split and the training arena
+  tv::TrainRecipe recipe;   // the model's recipe as the head update runs it (no augmentation)
+  int old_classes = 0;      // the model's classes; the new ones follow them
+  int first = 0;            // the head: the only layer that trains
+  tv::ModelPlan grown;      // the model with a row for each new class
+  tv::ModelPlan suffix;     // the head as a network of its own, on the features
+  float* params = nullptr;  // grown.param_count floats
+  float* before = nullptr;  // params before training: the rows of classes without photos go back
+  bool no_photos[kMaxClasses] = {};
+  tv::FeatureSource fs;  // the features of every decoded photo
+  float* cache = nullptr;
+  int* slot = nullptr;
+  void* lane = nullptr;
+  const uint8_t* staged = nullptr;  // the photo decode_images just decoded (its features are cached next)
+  uint64_t cache_us = 0, imprint_us = 0;
+  tv::SessionResult result;
+};
+
+namespace {
+
+const uint8_t* staged_image(void* ctx, int) {
+  return ((const LearnRun*)ctx)->staged;
+}
+
+int listed_label(void* ctx, int i) {
+  return ((const LearnRun*)ctx)->data.list.label[i];
+}
+
+void count_jpeg(void* ctx, const char* name, bool is_dir) {
+  if (!is_dir && name[0] != '.' && is_jpeg_name(name)) ++*(int*)ctx;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- new classes
+
+void App::read_class_name(char* name, size_t cap) {
+  size_t n = 0;
+  const uint32_t t0 = hal_.millis();
+  for (;;) {  // the rest of the line, as a terminal sends it (a pause of half a second ends it)
+    const int c = hal_.serial_read();
+    if (c < 0) {
+      if (hal_.millis() - t0 > 500) break;
+      hal_.delay_ms(1);
+      continue;
+    }
+    if (c == '\n' || c == '\r') break;
+    if ((c == ' ' || c == '\t') && n == 0) continue;
+    if (n + 1 < cap) name[n++] = (char)c;
+  }
+  while (n > 0 && (name[n - 1] == ' ' || name[n - 1] == '\t')) --n;
+  name[n] = 0;
+}
+
+void App::new_class(const char* asked) {
+  say("%s", "");
+  scan_new_folders();
+  if (!hal_.sd_ready()) {
+    say("No SD card: a new class needs a folder on the card");
+    print_menu();
+    return;
+  }
+  if (num_classes_ + num_new_ >= kMaxClasses) {
+    say("Cannot add a class: the model and the new class folders already make %d classes, the most a model has",
+        kMaxClasses);
+    print_menu();
+    return;
+  }
+  char name[kMaxLabelLength + 1];
+  if (asked[0]) {
+    if (!folder_safe(asked, strlen(asked))) {
+      say("'%s' cannot name a class folder: 1 to %d characters, no '/', '\\' or control characters, not only dots "
+          "and spaces",
+          asked, kMaxLabelLength);
+      print_menu();
+      return;
+    }
+    snprintf(name, sizeof name, "%s", asked);
+  } else {
+    for (int k = num_classes_ + num_new_;; ++k) {  // class<k>: renamable later on the PC (tvtrain takes folder names)
+      snprintf(name, sizeof name, "class%d", k);
+      if (first_same_card_folder(labels_, num_classes_, name) < 0 &&
+          first_same_card_folder(new_labels_, num_new_, name) < 0)
+        break;
+    }
+  }
+  if (first_same_card_folder(labels_, num_classes_, name) >= 0) {
+    say("%s is already a class of the model: capturing into it", name);
+  } else if (first_same_card_folder(new_labels_, num_new_, name) < 0) {
+    say("New class: %s (capture its photos, then Learn adds it to the model)", name);
+  }
+  enter_capture(name);
+  scan_new_folders();
+  for (int i = 0; i < menu_items(); ++i)
+    if (same_card_folder(item_name(i), strlen(item_name(i)), name, strlen(name))) menu_index_ = i;
+}
+
+// ---------------------------------------------------------------- Learn
+
+void App::learn() {
+  report_ = TrainReport();
+  report_.ran = true;
+  report_.update = "head";
+  say("%s", "");
+  say(">>> Learn mode: new class folders added by imprinting, then the head update (the last layer trains on "
+      "features the rest computes once per photo)");
+  say("Instructions: 3+ taps, 'l' or 'x' = stop (within a batch) and save");
+  show("LEARN", "loading...");
+  if (!ready_to_train()) return;
+  void* mem = hal_.psram_alloc(sizeof(LearnRun));
+  if (!mem) {
+    say("Cannot learn: no PSRAM for its %u-byte state", (unsigned)sizeof(LearnRun));
+    return;
+  }
+  LearnRun* run = new (mem) LearnRun();
+  const uint64_t t0 = hal_.micros();
+  bool learned = plan_learning(*run) && cache_card_features(*run) && split_training_images(run->data) &&
+                 imprint_new_classes(*run) && run_head_update(*run);
+  if (learned) {
+    report_learning(*run, (float)(hal_.micros() - t0) / 1e6f);
+    learned = adopt_learned(*run);
+  } else {
+    num_classes_ = run->old_classes;  // the model as it was
+  }
+  release_learning(run);
+  scan_new_folders();
+  if (learned) save_trained_model();
+}
+
+// The new classes (the card's new class folders with photos) after the model's, the grown model and
+// its weights, and the recipe the head update runs.
+bool App::plan_learning(LearnRun& run) {
+  run.old_classes = num_classes_;
+  scan_new_folders();
+  for (int j = 0; j < num_new_; ++j) {
+    char dir[kPathMax];
+    int photos = 0;
+    if (join_path(dir, kImagesDir, "/", new_labels_[j])) hal_.list_dir(dir, count_jpeg, &photos);
+    if (photos == 0) {
+      say("%s has no photos yet: it is left out (capture some, then Learn)", dir);
+      continue;
+    }
+    strcpy(labels_[num_classes_++], new_labels_[j]);  // num_classes_ goes back if Learn fails
+    say("New class %d: %s (%d photos)", num_classes_ - 1, new_labels_[j], photos);
+  }
+  const int added = num_classes_ - run.old_classes;
+  report_.classes_added = added;
+  tv::UpdateSpec head;
+  head.mode = tv::UpdateMode::Head;
+  run.recipe = recipe_;
+  tv::update_recipe(head, &run.recipe);
+  tv::Status st = tv::update_first_layer(plan_, head, &run.first);
+  if (st.ok() && added > 0 && tv::imprint_layer(plan_) < 0) {
+    say("Cannot learn new classes: they are added to the dense layer that produces the scores, and this model's "
+        "last layer with weights is not one; train a model with every class on the PC");
+    return false;
+  }
+  if (st.ok() && added > 0)
+    st = tv::plan_with_classes(plan_, num_classes_, &run.grown);
+  else if (st.ok())
+    run.grown = plan_;
+  if (!st.ok()) {
+    say("Cannot learn: the model does not plan with %d classes: %s", num_classes_, tv::status_text(st.code));
+    return false;
+  }
+  const size_t bytes = run.grown.param_count * sizeof(float);
+  run.params = bytes <= hal_.psram_free_bytes() ? (float*)hal_.psram_alloc(bytes) : nullptr;
+  if (!run.params) {
+    say("Cannot learn: no PSRAM for the %u bytes of weights with the new classes", (unsigned)bytes);
+    return false;
+  }
+  tv::grow_class_params(plan_, params_, run.grown, run.params);
+  say("Recipe: %s (%d epochs of the head update, batch %d; no augmentation: the frozen part runs once per photo)",
+      recipe_name_, run.recipe.epochs, run.recipe.batch_size);
+  return true;
+}
+
+// Every photo decoded once, its features (the head's input) cached at once: the decoded image is not kept.
+bool App::cache_card_features(LearnRun& run) {
+  TrainRun& d = run.data;
+  const size_t feature_bytes = tv::prefix_feature_floats(run.grown, run.first) * sizeof(float);
+  if (!list_images(d.list, d.class_begin, feature_bytes, true)) return false;
+  tv::FeatureSourceSetup s;
+  s.full = &run.grown;
+  s.first = run.first;
+  s.params = run.params;
+  s.images.ctx = &run;
+  s.images.image = staged_image;
+  s.images.label = listed_label;
+  s.n_samples = d.list.count;
+  s.recipe = &run.recipe;
+  s.seed = cfg_.seed;
+  s.lanes = 1;  // without augmentation the lanes read the cache: one lane's buffers fill it
+  const tv::FeatureSourceMemory m = tv::feature_source_memory(s, d.list.count);
+  if (m.total_bytes <= hal_.psram_free_bytes()) {
+    run.cache = (float*)hal_.psram_alloc(m.cache_bytes ? m.cache_bytes : 1);
+    run.slot = (int*)hal_.psram_alloc(m.slot_bytes ? m.slot_bytes : 1);
+    run.lane = hal_.psram_alloc(m.lane_bytes);
+  }
+  if (!run.cache || !run.slot || !run.lane) {
+    say("Cannot learn: the feature cache of %d photos needs %llu bytes of PSRAM, %u are free", d.list.count,
+        (unsigned long long)m.total_bytes, (unsigned)hal_.psram_free_bytes());
+    return false;
+  }
+  tv::Status st = tv::feature_source_init(&run.fs, s, run.cache, d.list.count, run.slot, run.lane, m.lane_bytes);
+  if (!st.ok()) fatal("feature_source_init: %s", tv::status_text(st.code));
+  d.cache_bytes = m.cache_bytes;
+  int* keep = d.list.label + d.list.count;
+  const uint64_t t0 = hal_.micros();
+  const uint32_t decodes_before = decodes_;
+  if (!decode_images(d.list, input_, 0, keep, &run)) return false;
+  report_.decodes = decodes_ - decodes_before;
+  run.cache_us = hal_.micros() - t0;
+  d.decode_ms = (float)run.cache_us / 1000.f;
+  for (int c = 0; c < num_classes_; ++c) {
+    int good = 0;
+    for (int i = d.class_begin[c]; i < d.class_begin[c + 1]; ++i) good += keep[i];
+    if (good > 0) continue;
+    if (c >= run.old_classes) {
+      say("Cannot learn class %s: none of its photos could be decoded (see the skips above)", labels_[c]);
+      return false;
+    }
+    run.no_photos[c] = true;
+    say("Note: class %s has no photo on the card: its row stays as it is (removing a class means training anew)",
+        labels_[c]);
+  }
+  return true;
+}
+
+bool App::cache_features(LearnRun& run, int index, const char* path) {
+  run.staged = input_;
+  int failed = -1;
+  const tv::Status st = tv::feature_cache_add(&run.fs, &index, 1, &failed);
+  if (st.ok()) return true;
+  if (st.code == tv::StatusCode::NonFiniteActivation)
+    say("Cannot learn: on %s layer %d (%s) of the model outputs infinite or NaN values (its weights overflow "
+        "float); the model is unchanged",
+        path, (int)st.layer, tv::layer_type_name(run.grown.desc.layers[st.layer].type));
+  else
+    say("Cannot learn: caching the features of %s failed: %s", path, tv::status_text(st.code));
+  return false;
+}
+
+// Each new class's row from its training photos' features, its bias calibrated against the classes before it.
+bool App::imprint_new_classes(LearnRun& run) {
+  if (num_classes_ == run.old_classes) return true;
+  const TrainRun& d = run.data;
+  const int n = d.n_train;
+  const size_t F = run.fs.feature_floats;
+  const uint64_t bytes = ((uint64_t)n * F + 2u * (uint64_t)n + 2u) * sizeof(float) + (uint64_t)n * sizeof(int);
+  float* features = bytes <= hal_.psram_free_bytes() ? (float*)hal_.psram_alloc((size_t)bytes) : nullptr;
+  if (!features) {
+    say("Cannot learn: imprinting needs %llu bytes of PSRAM, %u are free", (unsigned long long)bytes,
+        (unsigned)hal_.psram_free_bytes());
+    return false;
+  }
+  float* scratch = features + (size_t)n * F;
+  int* labels = (int*)(scratch + 2 * (size_t)n + 2);
+  for (int k = 0; k < n; ++k) {
+    const int i = d.train_idx[k];
+    memcpy(features + (size_t)k * F, run.cache + (size_t)run.slot[i] * F, F * sizeof(float));
+    labels[k] = d.list.label[i];
+  }
+  const uint64_t t0 = hal_.micros();
+  const tv::Status st = tv::imprint_classes(run.grown, run.params, run.old_classes, features, labels, n, scratch);
+  run.imprint_us = hal_.micros() - t0;
+  for (int c = run.old_classes; c < num_classes_ && st.ok(); ++c) {
+    int photos = 0;
+    for (int k = 0; k < n; ++k) photos += labels[k] == c;
+    say("Imprinted class %d (%s) from %d training photos", c, labels_[c], photos);
+  }
+  hal_.psram_free(features);
+  if (!st.ok())
+    say("Cannot learn class %s: %s; the model is unchanged", st.layer >= 0 ? labels_[st.layer] : "?",
+        st.code == tv::StatusCode::NonFiniteActivation
+            ? "the model's features of its photos are infinite or NaN"
+            : "the model's features of its photos are all zero, so they say nothing about it (train on the PC)");
+  return st.ok();
+}
+
+// The head trained on the cached features, from the imprinted weights.
+bool App::run_head_update(LearnRun& run) {
+  tv::Status st = tv::plan_suffix(run.grown, run.first, &run.suffix);
+  if (!st.ok()) {
+    say("Cannot learn: the model's last layer does not plan on its own: %s", tv::status_text(st.code));
+    return false;
+  }
+  const size_t base = run.grown.layers[run.first].param_offset;
+  bool keep_rows = false;
+  for (int c = 0; c < num_classes_; ++c) keep_rows |= run.no_photos[c];
+  if (keep_rows) {
+    const size_t bytes = run.grown.param_count * sizeof(float);
+    run.before = bytes <= hal_.psram_free_bytes() ? (float*)hal_.psram_alloc(bytes) : nullptr;
+    if (!run.before) {
+      say("Cannot learn: no PSRAM to keep the rows of the classes without photos (%u bytes)", (unsigned)bytes);
+      return false;
+    }
+    memcpy(run.before, run.params, bytes);
+  }
+  SessionPlan sp;
+  sp.plan = &run.suffix;
+  sp.recipe = &run.recipe;
+  sp.source = tv::feature_samples(&run.fs);
+  sp.features = true;
+  sp.start = run.params + base;
+  sp.first_layer = run.first;
+  tv::TrainSession s;
+  if (!start_session(run.data, sp, s) || !run_session(run.data, s, "LEARNING", &run.result)) return false;
+  memcpy(run.params + base, s.trainer.params, run.suffix.param_count * sizeof(float));
+  for (int c = 0; c < num_classes_; ++c)
+    if (run.no_photos[c]) tv::copy_class_row(run.grown, c, run.before, run.params);
+  if (run.data.n_val > 0) {
+    if (keep_rows) memcpy(s.trainer.params, run.params + base, run.suffix.param_count * sizeof(float));
+    report_.val_correct =
+        tv::evaluate(s.eval, sp.source, run.data.val_idx, run.data.n_val, nullptr, probs_);  // on the cached features
+  }
+  return true;
+}
+
+// The run's closing lines: validation, time per photo and in all, and what the head update cost
+// against a full update of the same epochs (FLOPs, and the board's peak memory).
+void App::report_learning(LearnRun& run, float total_s) {
+  const TrainRun& d = run.data;
+  say("%s", "");
+  say(report_.stopped ? "--- Learning Stopped (%d images trained) ---" : "--- Learning Complete ---", report_.samples);
+  if (d.n_val > 0)
+    say("Validation Accuracy: %.1f%%  (%d/%d correct)", 100.0 * report_.val_correct / d.n_val, report_.val_correct,
+        d.n_val);
+  else
+    say("Validation Accuracy: no validation images (every class needs more than one)");
+  const int photos = d.n_train + d.n_val;
+  say("Time: features %.2f s for %d photos (%.1f ms per photo, decode included), imprinting %.3f s, head update "
+      "%.2f s for %d images (%.2f ms per image), %.2f s in all",
+      (double)run.cache_us / 1e6, photos, photos ? (double)run.cache_us / 1e3 / photos : 0.0,
+      (double)run.imprint_us / 1e6, (double)run.result.train_us / 1e6, report_.samples,
+      report_.samples ? (double)run.result.train_us / 1e3 / report_.samples : 0.0, (double)total_s);
+  tv::UpdateRun u;
+  u.train_images = d.n_train;
+  u.val_images = d.n_val;
+  u.epochs = run.recipe.epochs;
+  const tv::TrainOptions opt = tv::session_options(run.recipe, d.n_val, true);
+  const tv::UpdateFlops head = tv::update_run_flops(run.grown, run.first, u);
+  const tv::UpdateMemory head_mem = tv::update_memory(run.grown, run.first, opt, u);
+  tv::UpdateRun uf = u;
+  uf.augment = tv::recipe_augments(recipe_);
+  const tv::UpdateFlops full = tv::update_run_flops(run.grown, 0, uf);
+  const tv::UpdateMemory full_mem = tv::update_memory(run.grown, 0, tv::session_options(recipe_, d.n_val), uf);
+  say("Head update: %llu FLOPs (a full update of the same epochs: %llu, %.0fx more); board peak %llu bytes = weights "
+      "%llu + arena %llu + feature cache %llu + decode buffer %llu (full: %llu, %.1fx more)",
+      (unsigned long long)head.total, (unsigned long long)full.total,
+      head.total ? (double)full.total / (double)head.total : 0.0, (unsigned long long)head_mem.board_peak_bytes,
+      (unsigned long long)head_mem.weights_bytes,
+      (unsigned long long)(head_mem.train_arena_bytes > head_mem.infer_arena_bytes ? head_mem.train_arena_bytes
+                                                                                   : head_mem.infer_arena_bytes),
+      (unsigned long long)head_mem.cache_bytes, (unsigned long long)head_mem.decode_bytes,
+      (unsigned long long)full_mem.board_peak_bytes,
+      head_mem.board_peak_bytes ? (double)full_mem.board_peak_bytes / (double)head_mem.board_peak_bytes : 0.0);
+}
+
+// The learned model becomes the loaded one (with its new classes): weights, plan and inference buffers.
+bool App::adopt_learned(LearnRun& run) {
+  if (run.grown.param_count == plan_.param_count && run.grown.desc.num_classes == plan_.desc.num_classes) {
+    memcpy(params_, run.params, plan_.param_count * sizeof(float));
+  } else {
+    hal_.psram_free(params_);
+    hal_.psram_free(infer_arena_);
+    params_ = run.params;
+    run.params = nullptr;
+    infer_arena_ = nullptr;
+    plan_ = run.grown;
+    desc_ = run.grown.desc;
+    Reason why;
+    release_training(run.data);  // the run's memory goes before the inference arena is made again
+    if (!ensure_float_buffers(&why)) {
+      say("The learned model cannot run here: %s; it is not saved", why.text);
+      return false;
+    }
+  }
+  trained_weights_ = true;
+  return true;
+}
+
+void App::release_learning(LearnRun* run) {
+  release_training(run->data);
+  void* bufs[] = {run->params, run->before, run->cache, run->slot, run->lane};
+  for (void* b : bufs)
+    if (b) hal_.psram_free(b);
+  run->~LearnRun();
+  hal_.psram_free(run);
+}
+
+}  // namespace tvfw
