@@ -14,6 +14,7 @@ Every run trains on all its photos (--val-last 0) so the test fold is the only m
 Prints one JSON line per (seed, fold) and a summary. Usage:
   python3 bench/update_accuracy.py --tvtrain build/bin/tvtrain --dataset ../shared/datasets/webmcu-b \
       --seeds 1 2 3 [--updates full head sparse=1 sparse=2 sparse=3] [--work /tmp/update-acc] [--preset P]
+      [--base-args '--input 28x28x1']   (Fashion-MNIST: tvfashion-mnist fm10k --train-limit 10000, then fm10k/train)
 """
 import argparse
 import json
@@ -73,7 +74,7 @@ def one_fold(a, root, by_class, seed, fold, work):
     d = os.path.join(work, "s%d-f%d" % (seed, fold))
     os.makedirs(d, exist_ok=True)
     t = make_set(root, os.path.join(d, "test"), test)
-    base_args = ["--seed", str(seed)] + (["--preset", a.preset] if a.preset else [])
+    base_args = ["--seed", str(seed)] + (["--preset", a.preset] if a.preset else []) + a.base_args.split()
     row = {"seed": seed, "fold": fold, "adapt": {}, "new_class": {}}
     base = os.path.join(d, "base.tvb")
     if a.adapt:
@@ -112,6 +113,7 @@ def main():
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     p.add_argument("--updates", nargs="+", default=["full", "head", "sparse=1", "sparse=2", "sparse=3"])
     p.add_argument("--preset", default="")
+    p.add_argument("--base-args", default="", help="more options of the base models' tvtrain, e.g. '--input 28x28x1'")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--work", default="/tmp/update-acc")
     p.add_argument("--no-adapt", dest="adapt", action="store_false", help="only the new-class part")

@@ -351,7 +351,7 @@ void App::report_learning(LearnRun& run, float total_s) {
     say("Validation Accuracy: no validation images (every class needs more than one)");
   const int photos = d.n_train + d.n_val;
   say("Time: features %.2f s for %d photos (%.1f ms per photo, decode included), imprinting %.3f s, head update "
-      "%.2f s for %d images (%.2f ms per image), %.2f s in all",
+      "%.2f s for %d images (%.3f ms per image), %.2f s in all",
       (double)run.cache_us / 1e6, photos, photos ? (double)run.cache_us / 1e3 / photos : 0.0,
       (double)run.imprint_us / 1e6, (double)run.result.train_us / 1e6, report_.samples,
       report_.samples ? (double)run.result.train_us / 1e3 / report_.samples : 0.0, (double)total_s);
@@ -367,15 +367,14 @@ void App::report_learning(LearnRun& run, float total_s) {
   const tv::UpdateFlops full = tv::update_run_flops(run.grown, 0, uf);
   const tv::UpdateMemory full_mem = tv::update_memory(run.grown, 0, tv::session_options(recipe_, d.n_val), uf);
   say("Head update: %llu FLOPs (a full update of the same epochs: %llu, %.0fx more); board peak %llu bytes = weights "
-      "%llu + arena %llu + feature cache %llu + decode buffer %llu (full: %llu, %.1fx more)",
+      "%llu + arena %llu + feature cache %llu + decode buffer %llu (a full update's: %llu)",
       (unsigned long long)head.total, (unsigned long long)full.total,
       head.total ? (double)full.total / (double)head.total : 0.0, (unsigned long long)head_mem.board_peak_bytes,
       (unsigned long long)head_mem.weights_bytes,
       (unsigned long long)(head_mem.train_arena_bytes > head_mem.infer_arena_bytes ? head_mem.train_arena_bytes
-                                                                                   : head_mem.infer_arena_bytes),
+                                                                                    : head_mem.infer_arena_bytes),
       (unsigned long long)head_mem.cache_bytes, (unsigned long long)head_mem.decode_bytes,
-      (unsigned long long)full_mem.board_peak_bytes,
-      head_mem.board_peak_bytes ? (double)full_mem.board_peak_bytes / (double)head_mem.board_peak_bytes : 0.0);
+      (unsigned long long)full_mem.board_peak_bytes);
 }
 
 // The learned model becomes the loaded one (with its new classes): weights, plan and inference buffers.
