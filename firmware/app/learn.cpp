@@ -213,14 +213,17 @@ bool App::cache_card_features(LearnRun& run) {
   s.seed = cfg_.seed;
   s.lanes = 1;  // without augmentation the lanes read the cache: one lane's buffers fill it
   const tv::FeatureSourceMemory m = tv::feature_source_memory(s, d.list.count);
-  if (m.total_bytes <= hal_.psram_free_bytes()) {
+  // the cache, and room left to decode the board's 240x240 photos into
+  if (m.total_bytes + tv::kBoardDecodeBytes <= hal_.psram_free_bytes()) {
     run.cache = (float*)hal_.psram_alloc(m.cache_bytes ? m.cache_bytes : 1);
     run.slot = (int*)hal_.psram_alloc(m.slot_bytes ? m.slot_bytes : 1);
     run.lane = hal_.psram_alloc(m.lane_bytes);
   }
   if (!run.cache || !run.slot || !run.lane) {
-    say("Cannot learn: the feature cache of %d photos needs %llu bytes of PSRAM, %u are free", d.list.count,
-        (unsigned long long)m.total_bytes, (unsigned)hal_.psram_free_bytes());
+    say("Cannot learn: the feature cache of %d photos needs %llu bytes of PSRAM and decoding a 240x240 photo %u more, "
+        "%u are free",
+        d.list.count, (unsigned long long)m.total_bytes, (unsigned)tv::kBoardDecodeBytes,
+        (unsigned)hal_.psram_free_bytes());
     return false;
   }
   tv::Status st = tv::feature_source_init(&run.fs, s, run.cache, d.list.count, run.slot, run.lane, m.lane_bytes);
@@ -242,8 +245,8 @@ bool App::cache_card_features(LearnRun& run) {
       return false;
     }
     run.no_photos[c] = true;
-    say("Note: class %s has no photo on the card: its row stays as it is (removing a class means training anew)",
-        labels_[c]);
+    say("Note: class %s has no %sphoto on the card: its row stays as it is (removing a class means training anew)",
+        labels_[c], d.class_begin[c + 1] > d.class_begin[c] ? "usable " : "");
   }
   return true;
 }
@@ -372,7 +375,7 @@ void App::report_learning(LearnRun& run, float total_s) {
       head.total ? (double)full.total / (double)head.total : 0.0, (unsigned long long)head_mem.board_peak_bytes,
       (unsigned long long)head_mem.weights_bytes,
       (unsigned long long)(head_mem.train_arena_bytes > head_mem.infer_arena_bytes ? head_mem.train_arena_bytes
-                                                                                    : head_mem.infer_arena_bytes),
+                                                                                   : head_mem.infer_arena_bytes),
       (unsigned long long)head_mem.cache_bytes, (unsigned long long)head_mem.decode_bytes,
       (unsigned long long)full_mem.board_peak_bytes);
 }

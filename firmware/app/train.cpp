@@ -45,6 +45,10 @@ void App::train() {
   show("TRAINING", "loading...");
   if (!ready_to_train()) return;
   say(trained_weights_ ? "Continuing from saved weights" : "Starting fresh training");
+  for (int j = 0; j < num_new_; ++j)
+    say("Note: %s/%s is not a class of the model, so Train leaves it out: Learn adds new classes (then Train "
+        "trains every class)",
+        kImagesDir, new_labels_[j]);
   say("Recipe: %s (%d epochs, batch %d)", recipe_name_, recipe_.epochs, recipe_.batch_size);
   TrainRun run;
   const bool trained = load_training_images(run) && split_training_images(run) && run_training(run);

@@ -231,3 +231,34 @@ TEST(TvsimLearn, NewClassFromTheTouchPadGetsAnAutomaticName) {
   const SimRun r3 = sim("--sd " + card, "n a/b\n");
   EXPECT_TRUE(has(r3.out, "'a/b' cannot name a class folder")) << r3.out;
 }
+
+// Learn that does not fit the PSRAM says so with the numbers before decoding, and changes nothing: the
+// model on the card, its classes in the menu. Train says that it leaves a new class folder out.
+TEST(TvsimLearn, TooLittlePsramChangesNothingAndTrainNamesTheNewFolder) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvtrain");
+  const std::string card = make_card(shapes_dir(), {"0blank", "1circle", "2cross"}, 10);
+  const std::string model = tvtest::temp_dir("base") + "/base.tvb";
+  const std::string base_set = make_card(shapes_dir(), {"0blank", "1circle"}, 10) + "/images";
+  run_ok(quote(tvtest::bin_path("tvtrain")) + " " + quote(base_set) +
+         " --epochs 2 --seed 1 --no-curve --no-report -q -o " + quote(model));
+  fs::create_directories(card + "/header");
+  fs::copy_file(model, card + "/header/model.tvb");
+  const uint32_t crc = file_crc(model);
+  const SimRun r = sim("--sd " + card + " --psram-bytes 450000", to_learn(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("Cannot learn: the feature cache of 30 photos needs \\d+ bytes of "
+                                                  "PSRAM and decoding a 240x240 photo 172800 more, \\d+ are free")))
+      << r.out;
+  EXPECT_FALSE(has(r.out, "skipped")) << r.out;  // nothing was decoded
+  EXPECT_EQ(file_crc(card + "/header/model.tvb"), crc);
+  EXPECT_FALSE(fs::exists(card + "/header/model.tvb.bak"));
+  EXPECT_TRUE(has(r.out.substr(r.out.find("Cannot learn")), "7. 2cross (new: Learn adds it)")) << r.out;
+  const SimRun t = sim("--sd " + card + " --epochs 1", to_train(2));
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_TRUE(has(t.out,
+                  "Note: /images/2cross is not a class of the model, so Train leaves it out: Learn adds new "
+                  "classes"))
+      << t.out;
+  EXPECT_TRUE(has(t.out, "--- Training Complete ---")) << t.out;
+}
