@@ -254,6 +254,7 @@ class App {
   bool run_head_update(LearnRun& run);
   void report_learning(LearnRun& run, float total_seconds);
   bool adopt_learned(LearnRun& run);
+  void release_learning_buffers(LearnRun& run);
   void release_learning(LearnRun* run);
 
   Hal& hal_;

@@ -381,21 +381,25 @@ void App::report_learning(LearnRun& run, float total_s) {
 }
 
 // The learned model becomes the loaded one (with its new classes): weights, plan and inference buffers.
+// The run's other memory goes first, so the inference arena fits where the run's arenas were.
 bool App::adopt_learned(LearnRun& run) {
+  float* learned = run.params;
+  run.params = nullptr;
+  release_learning_buffers(run);
   if (run.grown.param_count == plan_.param_count && run.grown.desc.num_classes == plan_.desc.num_classes) {
-    memcpy(params_, run.params, plan_.param_count * sizeof(float));
+    memcpy(params_, learned, plan_.param_count * sizeof(float));
+    hal_.psram_free(learned);
   } else {
     hal_.psram_free(params_);
     hal_.psram_free(infer_arena_);
-    params_ = run.params;
-    run.params = nullptr;
+    params_ = learned;
     infer_arena_ = nullptr;
     plan_ = run.grown;
     desc_ = run.grown.desc;
     Reason why;
-    release_training(run.data);  // the run's memory goes before the inference arena is made again
-    if (!ensure_float_buffers(&why)) {
-      say("The learned model cannot run here: %s; it is not saved", why.text);
+    if (!ensure_float_buffers(&why)) {  // not expected: the run's arenas were larger
+      say("The learned model cannot run here: %s; it is not saved, and the card's model is loaded again", why.text);
+      load_weights();
       return false;
     }
   }
@@ -403,11 +407,17 @@ bool App::adopt_learned(LearnRun& run) {
   return true;
 }
 
+void App::release_learning_buffers(LearnRun& run) {
+  release_training(run.data);
+  void** bufs[] = {(void**)&run.params, (void**)&run.before, (void**)&run.cache, (void**)&run.slot, &run.lane};
+  for (void** b : bufs) {
+    if (*b) hal_.psram_free(*b);
+    *b = nullptr;
+  }
+}
+
 void App::release_learning(LearnRun* run) {
-  release_training(run->data);
-  void* bufs[] = {run->params, run->before, run->cache, run->slot, run->lane};
-  for (void* b : bufs)
-    if (b) hal_.psram_free(b);
+  release_learning_buffers(*run);
   run->~LearnRun();
   hal_.psram_free(run);
 }

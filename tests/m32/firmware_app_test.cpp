@@ -81,6 +81,37 @@ TEST(Firmware32, BootsTheCardsModelInfersAndTrainsFurther) {
   EXPECT_EQ(saved.model.num_classes, 3);
 }
 
+// Learn as a 32-bit program: a new class folder imprinted and the head update on cached features, the
+// model saved with four classes; every decode into a buffer of the right size.
+TEST(Firmware32, LearnAddsANewClassFolder) {
+  MemoryBoard board;
+  put_model(board);
+  board.dirs.insert("/images");
+  const char* const folders[] = {"0blank", "1circle", "2cross", "3star"};
+  for (int c = 0; c < 4; ++c) {
+    const std::string dir = std::string("/images/") + folders[c];
+    board.dirs.insert(dir);
+    for (int i = 0; i < 5; ++i)
+      board.files[dir + "/img_" + std::to_string(i) + ".jpg"] = jpeg_header(40 + 8 * c, 40, (uint8_t)(c * 50 + i));
+  }
+  tvfw::AppConfig cfg;
+  cfg.epochs = 2;
+  tvfw::App app(board, cfg);
+  app.setup();
+  ASSERT_NE(board.out.find("8. 3star (new: Learn adds it)"), std::string::npos) << board.out;
+  for (char c : std::string("tttttl")) board.serial_in.push_back(c);  // to Learn
+  run(app, board);
+  EXPECT_NE(board.out.find("Imprinted class 3 (3star) from 2 training photos"), std::string::npos) << board.out;
+  EXPECT_NE(board.out.find("--- Learning Complete ---"), std::string::npos) << board.out;
+  EXPECT_NE(board.out.find("Weights saved to SD: /header/model.tvb"), std::string::npos) << board.out;
+  EXPECT_EQ(board.overflows, 0);
+  EXPECT_EQ(board.decodes, 20);
+  static tv::BlobView saved;
+  const Bytes& blob = board.files["/header/model.tvb"];
+  ASSERT_TRUE(tv::blob_decode(blob.data(), blob.size(), &saved).ok());
+  EXPECT_EQ(saved.model.num_classes, 4);
+}
+
 // A forged model whose work buffer is 2^31 floats (8 GiB; 0 bytes in a 32-bit size_t): refused at boot
 // with the real figure, never planned into a wrapped, too-small buffer.
 TEST(Firmware32, AForgedModelWhoseSizesWrapIsRefusedWithTheRealFigure) {
