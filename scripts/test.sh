@@ -110,6 +110,17 @@ for target in link link_m32 link_host; do
     || { tail -40 build/fuzz/fuzz_$target.log; echo "fuzz_$target found a crash"; exit 1; }
   grep -E '^Done [0-9]+ runs' build/fuzz/fuzz_$target.log | sed "s/^/fuzz_$target: /"
 done
+# The board's text menu with the app behind it: any keys and `n NAME` lines, capture, Train and Learn,
+# seeded with the README's keystrokes and a new class learned.
+cmake --build build/fuzz -j"$JOBS" --target fuzz_menu
+mkdir -p build/fuzz/corpus-menu
+printf 'ttl\n' >build/fuzz/corpus-menu/train.txt
+printf 'n 4star\ntt\nl\ntttttl\n' >build/fuzz/corpus-menu/learn.txt
+printf 'tttttttl\nt\nl\nttttttl\n' >build/fuzz/corpus-menu/touch-new-class.txt
+build/fuzz/bin/fuzz_menu -max_total_time="$MORE_FUZZ_SECONDS" -seed=1 -rss_limit_mb=2048 -max_len=512 \
+  build/fuzz/corpus-menu 2>build/fuzz/fuzz_menu.log \
+  || { tail -40 build/fuzz/fuzz_menu.log; echo "fuzz_menu found a crash"; exit 1; }
+grep -E '^Done [0-9]+ runs' build/fuzz/fuzz_menu.log | sed "s/^/fuzz_menu: /"
 echo "== tests =="
 cd build
 ctest -j"$JOBS" --output-on-failure --timeout 900

@@ -1,0 +1,51 @@
+// The board's text menu with the whole firmware app behind it, on the in-memory board of the 32-bit
+// tests (tests/m32/memory_board.h): any serial bytes as keys and `n NAME` lines, so new classes get
+// any name, capture, Train and Learn (one epoch) run in any order. Checked: no sanitizer report, the app
+// comes back to its menu, no overflowed decoder buffer, every folder made under /images is one a class
+// can name (tvfw::folder_safe), and the card's model is the old one or a model that decodes.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "link_drive.h"
+#include "memory_board.h"
+
+using namespace m32test;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > 512) return 0;  // a menu session, not a file
+  static const Bytes old_model = tinyvision_blob(5);
+  MemoryBoard board;
+  board.dirs.insert("/header");
+  board.dirs.insert("/images");
+  const char* const folders[] = {"0blank", "1circle", "2cross", "3new"};
+  for (int c = 0; c < 4; ++c) {
+    const std::string dir = std::string("/images/") + folders[c];
+    board.dirs.insert(dir);
+    for (int i = 0; i < 4; ++i)
+      board.files[dir + "/img_" + std::to_string(i) + ".jpg"] = jpeg_header(40 + 8 * c, 40, (uint8_t)(c * 50 + i));
+  }
+  board.files["/header/model.tvb"] = old_model;
+  board.frames = {jpeg_header(48, 48, 2), jpeg_header(48, 48, 3), jpeg_header(56, 48, 4)};
+  tvfw::AppConfig cfg;
+  cfg.epochs = 1;
+  tvfw::App app(board, cfg);
+  app.setup();
+  Bytes stream;
+  for (size_t i = 0; i < size; ++i)
+    if (data[i] != tv::link::kMagic0) stream.push_back(data[i]);  // the link has fuzz_link
+  if (!run_stream(app, board, stream)) abort();  // the board never came back to its menu
+  if (board.overflows) abort();
+  for (const std::string& d : board.dirs) {
+    if (d.compare(0, 8, "/images/") != 0) continue;
+    const std::string name = d.substr(8);
+    if (!tvfw::folder_safe(name.c_str(), name.size())) abort();
+  }
+  const Bytes& now = board.files["/header/model.tvb"];
+  if (now != old_model) {
+    static tv::BlobView view;
+    if (!tv::blob_decode(now.data(), now.size(), &view).ok()) abort();
+  }
+  return 0;
+}
