@@ -18,14 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Bytes old_model = tinyvision_blob(5);
   MemoryBoard board;
   board.dirs.insert("/header");
-  board.dirs.insert("/images");
   const char* const folders[] = {"0blank", "1circle", "2cross", "3new"};
-  for (int c = 0; c < 4; ++c) {
-    const std::string dir = std::string("/images/") + folders[c];
-    board.dirs.insert(dir);
-    for (int i = 0; i < 4; ++i)
-      board.files[dir + "/img_" + std::to_string(i) + ".jpg"] = jpeg_header(40 + 8 * c, 40, (uint8_t)(c * 50 + i));
-  }
+  put_photos(board, folders, 4, 4);
   board.files["/header/model.tvb"] = old_model;
   board.frames = {jpeg_header(48, 48, 2), jpeg_header(48, 48, 3), jpeg_header(56, 48, 4)};
   tvfw::AppConfig cfg;
@@ -35,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Bytes stream;
   for (size_t i = 0; i < size; ++i)
     if (data[i] != tv::link::kMagic0) stream.push_back(data[i]);  // the link has fuzz_link
-  if (!run_stream(app, board, stream)) abort();  // the board never came back to its menu
+  if (!run_stream(app, board, stream)) abort();                   // the board never came back to its menu
   if (board.overflows) abort();
   for (const std::string& d : board.dirs) {
     if (d.compare(0, 8, "/images/") != 0) continue;

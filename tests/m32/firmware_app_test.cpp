@@ -58,13 +58,7 @@ TEST(Firmware32, ACraftedJpegSizeIsSkippedNotDecodedIntoATooSmallBuffer) {
 TEST(Firmware32, BootsTheCardsModelInfersAndTrainsFurther) {
   MemoryBoard board;
   put_model(board);
-  board.dirs.insert("/images");
-  for (int c = 0; c < 3; ++c) {
-    const std::string dir = std::string("/images/") + kLabels[c];
-    board.dirs.insert(dir);
-    for (int i = 0; i < 5; ++i)
-      board.files[dir + "/img_" + std::to_string(i) + ".jpg"] = jpeg_header(40 + 8 * c, 40, (uint8_t)(c * 50 + i));
-  }
+  put_photos(board, kLabels, 3, 5);
   tvfw::AppConfig cfg;
   cfg.epochs = 1;
   tvfw::App app(board, cfg);
@@ -86,14 +80,8 @@ TEST(Firmware32, BootsTheCardsModelInfersAndTrainsFurther) {
 TEST(Firmware32, LearnAddsANewClassFolder) {
   MemoryBoard board;
   put_model(board);
-  board.dirs.insert("/images");
   const char* const folders[] = {"0blank", "1circle", "2cross", "3star"};
-  for (int c = 0; c < 4; ++c) {
-    const std::string dir = std::string("/images/") + folders[c];
-    board.dirs.insert(dir);
-    for (int i = 0; i < 5; ++i)
-      board.files[dir + "/img_" + std::to_string(i) + ".jpg"] = jpeg_header(40 + 8 * c, 40, (uint8_t)(c * 50 + i));
-  }
+  put_photos(board, folders, 4, 5);
   tvfw::AppConfig cfg;
   cfg.epochs = 2;
   tvfw::App app(board, cfg);

@@ -179,6 +179,18 @@ class MemoryBoard : public tvfw::Hal {
 
 const char* const kLabels[] = {"0blank", "1circle", "2cross"};
 
+// /images/<folder>/img_<i>.jpg for each of `count` folders, `per_folder` photos each (JPEG headers of a
+// size and seed that differ by folder and photo).
+inline void put_photos(MemoryBoard& board, const char* const* folders, int count, int per_folder) {
+  board.dirs.insert("/images");
+  for (int c = 0; c < count; ++c) {
+    const std::string dir = std::string("/images/") + folders[c];
+    board.dirs.insert(dir);
+    for (int i = 0; i < per_folder; ++i)
+      board.files[dir + "/img_" + std::to_string(i) + ".jpg"] = jpeg_header(40 + 8 * c, 40, (uint8_t)(c * 50 + i));
+  }
+}
+
 // A tinyvision model for 3 classes (kLabels unless given) with He-init weights, as .tvb bytes (empty
 // if the core refuses it).
 inline Bytes tinyvision_blob(uint64_t seed, const char* const* labels = kLabels) {
