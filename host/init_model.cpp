@@ -40,6 +40,27 @@ std::string recipe_preset_of(const LoadedModel& m, const std::string& fallback) 
   return fallback;
 }
 
+void rename_classes(std::vector<std::string>* labels, const std::string& spec, const std::string& path) {
+  std::vector<std::string> renamed = *labels;
+  std::istringstream in(spec);
+  std::string pair;
+  while (std::getline(in, pair, ',')) {
+    const size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size() || pair.find('=', eq + 1) != std::string::npos)
+      throw UsageError("--rename '" + pair + "': give OLD=NEW, the model's class and its new name.");
+    const std::string from = pair.substr(0, eq), to = pair.substr(eq + 1);
+    const auto at = std::find(labels->begin(), labels->end(), from);
+    if (at == labels->end()) throw Error("--rename " + pair + ": " + path + " has no class named '" + from + "'.");
+    renamed[(size_t)(at - labels->begin())] = to;
+  }
+  for (size_t i = 0; i < renamed.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (renamed[i] == renamed[j])
+        throw Error("--rename " + spec + ": two classes of " + path + " would be called '" + renamed[i] +
+                    "'; a class must keep a name of its own.");
+  *labels = std::move(renamed);
+}
+
 ClassMatch match_classes(Dataset* ds, const std::vector<std::string>& model_labels) {
   ClassMatch match;
   match.model_classes = model_labels.size();

@@ -24,6 +24,11 @@ std::vector<float> float_params_of(const LoadedModel& m, const std::string& path
 // when it names a known preset, else webmcu for the reference network (a myWeights.bin), else `fallback`.
 std::string recipe_preset_of(const LoadedModel& m, const std::string& fallback);
 
+// Renames a model's classes by `spec`, "OLD=NEW[,OLD=NEW...]" (a class folder renamed on the PC). Throws
+// tvh::UsageError naming the pair for a malformed one, and tvh::Error naming `path` for a class the model
+// lacks or a new name that another class has.
+void rename_classes(std::vector<std::string>* labels, const std::string& spec, const std::string& path);
+
 // How a dataset's classes met a model's.
 struct ClassMatch {
   size_t model_classes = 0;          // the model's classes, first in the dataset now, in the model's order

@@ -287,3 +287,37 @@ TEST(TvtrainUpdate, JsonReportsTheUpdateItsFlopsAndTheBoardPeakAsTheirSum) {
 }
 
 }  // namespace
+
+// A class folder renamed on the PC (the board's automatic class<k>): --rename gives the model's class the
+// folder's name, so its photos keep training its row instead of being imprinted as a new class; with
+// --epochs 0 only the name changes. Malformed pairs, unknown classes and a name two classes would share
+// are refused with the pair named.
+TEST(TvtrainUpdate, RenameCallsAModelClassByItsFoldersNewName) {
+  const std::string ds = tvtest::temp_dir("upd-rename");
+  fs::copy(base().ds + "/a_red", ds + "/a_red", fs::copy_options::recursive);
+  fs::copy(base().ds + "/b_green", ds + "/green", fs::copy_options::recursive);
+  const std::string out = update("--rename b_green=green --epochs 0", "upd-rename-out", ds);
+  const tvh::LoadedModel b = tvh::load_model(base().model), m = tvh::load_model(out);
+  EXPECT_EQ(m.labels, std::vector<std::string>({"a_red", "green"}));
+  EXPECT_TRUE(m.params == b.params) << "--epochs 0 with nothing to add changes no weight";
+  // the renamed model evaluates on the renamed folders as the base did on the old ones
+  const tvtest::CommandResult before =
+      tvtest::run_capture(tvtrain(q(base().ds) + " --eval --json -q --init " + q(base().model)));
+  const tvtest::CommandResult after = tvtest::run_capture(tvtrain(q(ds) + " --eval --json -q --init " + q(out)));
+  ASSERT_EQ(after.status, 0) << after.err;
+  EXPECT_EQ(json::parse(before.out)["accuracy"], json::parse(after.out)["accuracy"]);
+  const std::string x = tvtest::temp_dir("upd-rename-bad") + "/x.tvb";
+  const auto refused = [&](const std::string& spec, int status, const std::string& says) {
+    const tvtest::CommandResult r = tvtest::run_capture(
+        tvtrain(q(ds) + " --init " + q(base().model) + " --rename " + q(spec) + " -o " + q(x) + kQuiet));
+    EXPECT_EQ(r.status, status) << spec;
+    EXPECT_TRUE(tvtest::contains(r.err, says)) << r.err;
+    EXPECT_FALSE(fs::exists(x));
+  };
+  refused("b_green", 2, "--rename 'b_green': give OLD=NEW");
+  refused("blue=x", 1, "has no class named 'blue'");
+  refused("b_green=a_red", 1, "two classes of");
+  const tvtest::CommandResult no_init = tvtest::run_capture(tvtrain(q(ds) + " --rename a=b -o " + q(x)));
+  EXPECT_EQ(no_init.status, 2);
+  EXPECT_TRUE(tvtest::contains(no_init.err, "--rename needs --init MODEL")) << no_init.err;
+}

@@ -25,7 +25,7 @@ namespace tvtrain {
 // The command line as parsed.
 struct Args {
   std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve,
-                               augment, confusion, report, update;
+                               augment, confusion, report, update, rename;
   int epochs = 0, batch = 0, lanes = 0, threads = 0, kfold = 0, val_last = -1;
   double lr = 0, val_fraction = -1;
   uint64_t seed = 1;

@@ -116,6 +116,9 @@ void define_options(CLI::App& app, Args& a) {
       ->check(tvcli::whole(2, 1000));
   app.add_option("--init", a.init, "Start from a model (.tvb, or the reference's raw myWeights.bin)");
   app.add_flag("--eval", a.eval, "With --init: evaluate the model on every image, no training");
+  app.add_option("--rename", a.rename,
+                 "With --init: OLD=NEW[,OLD=NEW...] calls the model's class OLD NEW (a class folder renamed on the "
+                 "PC, such as the board's automatic class7); --epochs 0 only renames");
   app.add_option("--update", a.update,
                  "What trains: full (every layer), head (the last layer with weights, on features computed once "
                  "per photo) or sparse[=K] (the last K layers with weights); default full, with --init " +
@@ -144,6 +147,8 @@ void define_options(CLI::App& app, Args& a) {
 // The usage errors: flags that contradict each other or lack what they go with.
 void check_usage(const Args& a) {
   if (a.eval && a.init.empty()) throw tvh::UsageError("--eval needs --init MODEL (the model to evaluate).");
+  if (!a.rename.empty() && a.init.empty())
+    throw tvh::UsageError("--rename needs --init MODEL (the model whose classes it renames).");
   if (a.epochs_given && a.epochs == 0 && a.init.empty())
     throw tvh::UsageError("--epochs 0 only adds new classes to an --init model; give at least 1 epoch.");
   if (!a.eval && a.kfold == 0 && a.output.empty())
@@ -246,6 +251,7 @@ void load_init(Run& run) {
     tvh::RawOptions raw;
     raw.labels = classes;
     init = tvh::load_model(a.init, raw);
+    if (!a.rename.empty()) tvh::rename_classes(&init.labels, a.rename, a.init);
     // It continues with the recipe it names (as the board does) unless --preset or --config says otherwise.
     if (!run.preset_given && a.config.empty()) tvtrain::continue_recipe(init, &setup);
     setup.model = init.plan->desc;
