@@ -7,6 +7,8 @@
 #     set), and as gnu++2a/gnu++2b (3.x's standards, on 2.x's headers);
 #   core 3.x (3.0.4, ESP-IDF 5.1; what the Arduino IDE installs today): as the standard of its own flags
 #     file (gnu++2b) with its own include folders and defines.
+# Each core's control: its esp_arduino_version.h says its major version, and ledcSetup(), which 3.x
+# removed, compiles against 2.x and is refused against 3.x (so the 3.x checks do read 3.x's headers).
 # Also checks that the core refuses, with its #error, to build below C++17 (the Arduino IDE's default for
 # core 2.x is gnu++11), how each core's compile recipe orders its flags, and that no core source
 # contracts a*b+c in an Arduino build. Compiles run $TV_CHECK_JOBS (2) at a time.
@@ -150,6 +152,23 @@ for core in "${CORES[@]}"; do
       continue
       ;;
   esac
+  # The control: these are the core's own headers (its esp_arduino_version.h says the folder's major
+  # version) and the check sees its API: ledcSetup, which 3.x removed (ledcAttach), compiles below 3 only.
+  major=${core%%.*}
+  STD=${STDS%% *}
+  printf '#include <Arduino.h>\nstatic_assert(ESP_ARDUINO_VERSION_MAJOR == %s, "core");\nvoid f() { ledcSetup(0, 5000, 8); }\n' \
+    "$major" >"$WORK/ledc.cpp"
+  rc=0
+  "$CXX" "${FLAGS[@]}" "-std=$STD" "${DEFS[@]}" "${INC[@]}" "$WORK/ledc.cpp" 2>"$WORK/log" || rc=$?
+  if grep -q 'static assertion failed' "$WORK/log"; then
+    fail "[$core] the control: $A's esp_arduino_version.h does not say major version $major" "$WORK/log"
+  elif [ "$major" -lt 3 ] && [ "$rc" -eq 0 ]; then
+    echo "  ok   [$core] the control: core $major's ledcSetup() compiles"
+  elif [ "$major" -ge 3 ] && grep -q "'ledcSetup' was not declared" "$WORK/log"; then
+    echo "  ok   [$core] the control: ledcSetup(), removed in core 3, is refused"
+  else
+    fail "[$core] the control: ledcSetup() against core $major's headers did not compile as expected" "$WORK/log"
+  fi
   for STD in $STDS; do
     check_sources
   done
