@@ -102,6 +102,28 @@ void fit_recipe_to_data(const PruneArgs& a, const tv::ModelPlan& plan, const tvh
   tv::preset_recipe_for(a.preset.c_str(), data, &setup->recipe);
 }
 
+// The model, the dataset, the recipe fitted to both and the split fine-tuning and accuracy use.
+struct PruneInputs {
+  tvh::LoadedModel model;
+  tvh::TrainSetup setup;
+  tvh::Dataset ds;
+  tvh::Split split;
+};
+
+PruneInputs load_inputs(PruneArgs& a, const tvcli::StderrLog& log) {
+  PruneInputs in;
+  in.model = check_files_and_load(a);
+  in.setup = tvh::preset_setup(a.preset);
+  in.ds = tvquant::load_for_model(a.dataset, in.model, a.threads, {{"-o", a.output}});
+  for (const auto& w : in.ds.warnings) log("warning: " + w);
+  fit_recipe_to_data(a, *in.model.plan, in.ds, &in.setup);
+  in.split = in.setup.split == "fraction" ? tvh::fraction_split(in.ds, in.setup.val_fraction, a.seed)
+                                          : tvh::reference_split(in.ds, in.setup.recipe.val_last_n);
+  if (in.split.val.empty())
+    throw tvh::Error(a.dataset + ": the validation split is empty; nothing to measure accuracy on.");
+  return in;
+}
+
 // One row of the table: a model and its accuracy.
 struct Row {
   std::string stage;
@@ -228,16 +250,10 @@ int tvquant_prune_main(int argc, char** argv) {
   PruneArgs a;
   if (const int rc = parse_options(argc, argv, a); rc >= 0) return rc;
   const tvcli::StderrLog log{a.quiet};
-  tvh::LoadedModel m = check_files_and_load(a);
-  tvh::TrainSetup setup = tvh::preset_setup(a.preset);
-  tvh::Dataset ds = tvquant::load_for_model(a.dataset, m, a.threads, {{"-o", a.output}});
-  for (const auto& w : ds.warnings) log("warning: " + w);
-  fit_recipe_to_data(a, *m.plan, ds, &setup);
-  const tvh::Split split = setup.split == "fraction" ? tvh::fraction_split(ds, setup.val_fraction, a.seed)
-                                                     : tvh::reference_split(ds, setup.recipe.val_last_n);
-  if (split.val.empty())
-    throw tvh::Error(a.dataset + ": the validation split is empty; nothing to measure accuracy on.");
-
+  PruneInputs in = load_inputs(a, log);
+  const tvh::LoadedModel& m = in.model;
+  const tvh::Dataset& ds = in.ds;
+  const tvh::Split& split = in.split;
   const tv::ModelPlan& plan = *m.plan;
   tvh::PruneResult pr = tvh::prune_model(plan, m.params.data(), a.ratio);
   auto small = tvh::plan_or_throw(pr.desc, "the pruned model");
@@ -246,7 +262,7 @@ int tvquant_prune_main(int argc, char** argv) {
   rows.push_back(row_of("pruned", *small, pr.channels_after, pr.params.data(), ds, split));
   log_removed_channels(pr, log);
   std::vector<float> final_params = pr.params;
-  const tv::TrainRecipe recipe = finetune_recipe(a, setup);
+  const tv::TrainRecipe recipe = finetune_recipe(a, in.setup);
   if (a.epochs > 0) {
     final_params = finetune(a, *small, recipe, pr, ds, split, log);
     rows.push_back(row_of("fine-tuned", *small, pr.channels_after, final_params.data(), ds, split));
