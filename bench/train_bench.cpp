@@ -141,14 +141,7 @@ Timing time_training(const tv::ModelPlan& plan, const tv::TrainRecipe& recipe, c
                      const tvh::Split& split, int threads, int runs, const std::vector<float>* expect) {
   Timing t;
   for (int r = 0; r < runs; ++r) {
-    tvh::TrainRequest req;
-    req.plan = &plan;
-    req.recipe = recipe;
-    req.dataset = &ds;
-    req.train = split.train;
-    req.val = split.val;
-    req.seed = 1;
-    req.threads = threads;
+    const tvh::TrainRequest req = tvh::train_request(plan, recipe, ds, split, 1, threads);
     const double cpu0 = process_cpu_seconds();
     tvh::TrainResult res = tvh::train_model(req);
     t.cpu_seconds.push_back(process_cpu_seconds() - cpu0);

@@ -25,13 +25,22 @@ int calibrated_tensor(const tv::ModelPlan& plan, int layer) {
   return k + 1;
 }
 
+// Each observer's name, in the order of Observer.
+constexpr const char* kObserverNames[] = {"mse", "minmax", "percentile"};
+constexpr size_t kObservers = sizeof kObserverNames / sizeof kObserverNames[0];
+static_assert(kObservers == (size_t)Observer::Percentile + 1, "a name per observer");
+
 const char* observer_name(Observer o) {
-  switch (o) {
-    case Observer::Mse: return "mse";
-    case Observer::MinMax: return "minmax";
-    case Observer::Percentile: return "percentile";
-  }
-  return "?";
+  return (size_t)o < kObservers ? kObserverNames[(size_t)o] : "?";
+}
+
+bool parse_observer(const std::string& name, Observer* o) {
+  for (size_t k = 0; k < kObservers; ++k)
+    if (name == kObserverNames[k]) {
+      *o = (Observer)k;
+      return true;
+    }
+  return false;
 }
 
 int exponent_for_range(double m) {

@@ -11,6 +11,23 @@
 
 namespace tvh {
 
+std::string status_figures_text(const tv::Status& st) {
+  const std::string a = std::to_string(st.a), b = std::to_string(st.b);
+  switch (st.figures) {
+    case tv::StatusFigures::Unnamed: return st.a != 0 || st.b != 0 ? " (" + a + " vs " + b + ")" : "";
+    case tv::StatusFigures::None: return "";
+    case tv::StatusFigures::FoundLimit: return " (" + a + ", at most " + b + ")";
+    case tv::StatusFigures::FoundExpected: return " (" + a + " where " + b + " is required)";
+    case tv::StatusFigures::HaveNeed: return " (" + a + " where " + b + " are needed)";
+    case tv::StatusFigures::TensorElement:
+      return st.a < 0 ? " (element " + b + ")" : " (tensor " + a + ", element " + b + ")";
+    case tv::StatusFigures::Element: return " (element " + a + ")";
+    case tv::StatusFigures::ClassPair: return " (classes " + a + " and " + b + ")";
+    case tv::StatusFigures::Value: return " (" + a + ")";
+  }
+  return "";
+}
+
 std::string status_message(const tv::Status& st, const tv::ModelDesc* desc) {
   std::string s;
   if (st.layer >= 0) {
@@ -19,9 +36,7 @@ std::string status_message(const tv::Status& st, const tv::ModelDesc* desc) {
       s += std::string(" (") + tv::layer_type_name(desc->layers[st.layer].type) + ")";
     s += ": ";
   }
-  s += tv::status_text(st.code);
-  if (st.a != 0 || st.b != 0) s += " (" + std::to_string(st.a) + " vs " + std::to_string(st.b) + ")";
-  return s;
+  return s + tv::status_text(st.code) + status_figures_text(st);
 }
 
 std::string blob_status_message(const tv::Status& st, const tv::BlobView& view) {

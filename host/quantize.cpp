@@ -163,10 +163,196 @@ int producer_of(const tv::ModelPlan& plan, int i) {
   return j >= 0 && bounded_producer(plan.desc.layers[j].type) ? j : -1;
 }
 
+// The input's exponent: pixel * scale + offset for pixel in [0, 255], whatever the images are.
+int input_exponent(const tv::ModelPlan& plan) {
+  const float in0 = 0.f * plan.desc.input.scale + plan.desc.input.offset;
+  const float in255 = 255.f * plan.desc.input.scale + plan.desc.input.offset;
+  const double input_max = std::max(std::fabs((double)in0), std::fabs((double)in255));
+  return input_max > 0 ? exponent_for_range(input_max) : 0;
+}
+
+// Refuses an adaptive average pool whose bins are not equal: ESP-DL has no int8 equivalent.
+void check_equal_bins(const tv::ModelPlan& plan, int i, const std::string& who) {
+  const tv::LayerPlan& lp = plan.layers[i];
+  if (plan.desc.layers[i].type == tv::LayerType::AdaptiveAvgPool2D &&
+      (lp.in.h % lp.out.h != 0 || lp.in.w % lp.out.w != 0))
+    throw Error(who + ": an adaptive average pool with unequal bins (" + std::to_string(lp.in.h) + "x" +
+                std::to_string(lp.in.w) + " to " + std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) +
+                ") has no int8 equivalent in ESP-DL; use a size that divides evenly.");
+}
+
+// LeakyReLU and the average pools: their own exponent from their (fused) output's range.
+void choose_own_range(const tv::ModelPlan& plan, int i, const CalibrationStats& stats, int extra_act,
+                      const std::string& who, LayerQuant& q) {
+  const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
+  q.calib_range = range;
+  q.e_out = q.e_out_initial = range > 0 ? exponent_for_range(range) : q.e_in;
+  if (!(range > 0))
+    q.adjustments.push_back(who +
+                            ": no calibration image gave a non-zero output, so the output keeps the input's exponent " +
+                            std::to_string(q.e_in) + ".");
+  if (extra_act > 0) q.e_out += extra_act;  // the sentence is written by the caller
+}
+
+// A layer's weights as filters, refused when one is not a finite number.
+Filters finite_filters(const tv::ModelPlan& plan, int i, const float* params, const std::string& who) {
+  const tv::LayerPlan& lp = plan.layers[i];
+  const float* w = params + lp.param_offset;
+  for (size_t k = 0; k < lp.weight_count + lp.bias_count; ++k)
+    if (!std::isfinite(w[k]))
+      throw Error(who + ": a weight or bias is not a finite number (the float model is broken; retrain it).");
+  return Filters{w, w + lp.weight_count, (int)lp.bias_count, (int)(lp.weight_count / lp.bias_count),
+                 plan.desc.layers[i].type == tv::LayerType::DepthwiseConv2D};
+}
+
+// What the groups' exponent fits add up to.
+struct FitSummary {
+  std::vector<int> ew;  // each group's final weight exponent
+  int64_t mid_bound = 0, first_bias = 0, raised_bias = 0, raised_acc = 0;
+  int e_first_max = -1000, e_bias_max = -1000, e_acc_max = -1000;
+  int acc_raise = 0;  // how far the accumulation rule raised a weight exponent
+  int e_w_max() const { return *std::max_element(ew.begin(), ew.end()); }
+  int e_w_min() const { return *std::min_element(ew.begin(), ew.end()); }
+};
+
+FitSummary summarize(const std::vector<GroupFit>& fits) {
+  FitSummary s;
+  for (const GroupFit& g : fits) {
+    s.ew.push_back(g.final_e);
+    if (g.after_acc > g.after_bias) s.mid_bound = std::max(s.mid_bound, g.mid.bound);
+    s.first_bias = std::max(s.first_bias, g.first.max_bias);
+    s.e_first_max = std::max(s.e_first_max, g.initial);
+    s.e_bias_max = std::max(s.e_bias_max, g.after_bias);
+    s.e_acc_max = std::max(s.e_acc_max, g.after_acc);
+    s.raised_bias += g.after_bias > g.initial;
+    s.raised_acc += g.after_acc > g.after_bias;
+    s.acc_raise = std::max(s.acc_raise, g.after_acc - g.after_bias);
+  }
+  return s;
+}
+
+// The sentences saying why the weight exponent was raised (bias range, accumulator, calibrated check).
+void explain_weight_raises(const FitSummary& s, bool per_channel, int groups, const Interval& iv, int extra_w,
+                           const std::string& who, LayerQuant& q) {
+  std::string scope =
+      per_channel ? std::to_string(s.raised_bias) + " of " + std::to_string(groups) + " channels'" : "the";
+  if (s.raised_bias) {
+    q.adjustments.push_back(who + ": a bias needs " + grouped(s.first_bias) +
+                            " steps at exponent e_in + e_w = " + std::to_string(q.e_in + s.e_first_max) +
+                            ", outside the ESP32-S3's 20-bit bias range [-2^19, 2^19 - 1]; " + scope +
+                            " weight exponent was raised from " + std::to_string(s.e_first_max) + " to " +
+                            std::to_string(s.e_bias_max) + ".");
+  }
+  if (s.raised_acc) {
+    scope = per_channel ? std::to_string(s.raised_acc) + " of " + std::to_string(groups) + " channels'" : "the";
+    q.adjustments.push_back(who + ": with inputs in [" + std::to_string(iv.lo) + ", " + std::to_string(iv.hi) +
+                            "] its accumulation can reach " + grouped(s.mid_bound) +
+                            ", beyond the ESP32-S3's 20-bit accumulator (limit " + grouped(tv::kS3AccLimit) +
+                            "), at weight exponent " + std::to_string(s.e_bias_max) + "; " + scope +
+                            " weight exponent was raised to " + std::to_string(s.e_acc_max) + ".");
+  }
+  if (extra_w > 0) {
+    q.adjustments.push_back(who + ": on the calibration images a running sum came within one bit of the ESP32-S3's " +
+                            "20-bit accumulator; the weight exponent was raised by " + std::to_string(extra_w) +
+                            " to " + std::to_string(s.e_w_max()) + ".");
+  }
+}
+
+// The output exponent of a layer with weights: from calibration, e_in + e_w for a dead output, and
+// never below e_in + e_w (ESP-DL needs a shift >= 0). Sets q.e_out_initial and q.e_out.
+void settle_output_exponent(int e_out, bool dead, int e_w_max, const std::string& who, LayerQuant& q) {
+  if (dead) {
+    e_out = q.e_in + e_w_max;
+    q.adjustments.push_back(who +
+                            ": no calibration image gave a non-zero output, so the output exponent is e_in + e_w = " +
+                            std::to_string(e_out) + " (shift 0).");
+  }
+  q.e_out_initial = e_out;
+  if (e_out - q.e_in - e_w_max < 0) {
+    const int s = e_out - q.e_in - e_w_max;
+    e_out = q.e_in + e_w_max;
+    q.adjustments.push_back(who + ": the requantization shift e_out - e_in - e_w would be " + std::to_string(s) +
+                            " (e_out " + std::to_string(q.e_out_initial) + " from calibration, e_in " +
+                            std::to_string(q.e_in) + ", e_w " + std::to_string(e_w_max) +
+                            "), and ESP-DL needs it >= 0; the output exponent was raised to " + std::to_string(e_out) +
+                            ".");
+  }
+  q.e_out = e_out;
+}
+
+// The reachable accumulator bound (the guarantee), the kernels' any-int8-input figure and the largest
+// bias; returns the values the layer's int8 output can take.
+Interval record_bounds(const Filters& f, const std::vector<GroupFit>& fits, const int8_t* qw, const int32_t* qb,
+                       LayerQuant& q) {
+  Interval out{127, -128};
+  for (size_t g = 0; g < fits.size(); ++g) {
+    q.acc_bound = std::max(q.acc_bound, fits[g].last.bound);
+    const int sh = q.e_out - q.e_in - fits[g].final_e;
+    out.lo = std::min<int64_t>(out.lo, tv::requantize_s8(fits[g].last.acc_lo, sh));
+    out.hi = std::max<int64_t>(out.hi, tv::requantize_s8(fits[g].last.acc_hi, sh));
+  }
+  q.bound_headroom_bits = tv::headroom_bits_s8(q.acc_bound);
+  tv::AccHeadroom h = f.depthwise ? tv::acc_headroom_depthwise_s8(f.taps, f.n_out, qw, qb)
+                                  : tv::acc_headroom_s8(f.n_out, f.taps, qw, qb);
+  q.worst_acc = h.worst;
+  q.headroom_bits = h.headroom_bits;
+  for (int o = 0; o < f.n_out; ++o) q.max_abs_bias = std::max<int64_t>(q.max_abs_bias, abs64(qb[o]));
+  return out;
+}
+
+// A conv / depthwise / dense layer: its weight exponent(s) per group, int8 weights and biases, and its
+// output exponent; iv becomes the values its output can take.
+void choose_weighted(const tv::ModelPlan& plan, int i, const float* params, const CalibrationStats& stats,
+                     const QuantOptions& options, int extra_w, const std::string& who, Interval& iv, LayerQuant& q,
+                     QuantChoices& c) {
+  const tv::LayerDesc& d = plan.desc.layers[i];
+  const tv::LayerPlan& lp = plan.layers[i];
+  q.has_params = true;
+  c.producer[(size_t)i] = producer_of(plan, i);
+  const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
+  q.calib_range = range;
+  const bool dead = !(range > 0);
+  const int e_out = dead ? 0 : exponent_for_range(range);
+  const Filters f = finite_filters(plan, i, params, who);
+  c.qweights[(size_t)i].assign(lp.weight_count, 0);
+  c.qbiases[(size_t)i].assign(lp.bias_count, 0);
+  int8_t* qw = c.qweights[(size_t)i].data();
+  int32_t* qb = c.qbiases[(size_t)i].data();
+  const bool per_channel = options.per_channel && d.type != tv::LayerType::DepthwiseConv2D;
+  const int groups = per_channel ? f.n_out : 1;
+  std::vector<GroupFit> fits;
+  for (int g = 0; g < groups; ++g) {
+    const int o0 = per_channel ? g : 0, o1 = per_channel ? g + 1 : f.n_out;
+    fits.push_back(fit_group(f, o0, o1, q.e_in, dead ? 0 : e_out - q.e_in, iv, options.acc_check == AccCheck::WorstCase,
+                             extra_w, qw, qb));
+  }
+  const FitSummary s = summarize(fits);
+  c.acc_raise[(size_t)i] = std::max(c.acc_raise[(size_t)i], s.acc_raise);
+  q.e_w_initial = s.e_first_max;
+  explain_weight_raises(s, per_channel, groups, iv, extra_w, who, q);
+  settle_output_exponent(e_out, dead, s.e_w_max(), who, q);
+  if (per_channel) {
+    q.e_w_channels = s.ew;
+    q.e_w = s.e_w_max();
+  } else {
+    q.e_w = s.ew[0];
+  }
+  q.shift_min = q.e_out - q.e_in - s.e_w_max();
+  q.shift_max = q.e_out - q.e_in - s.e_w_min();
+  for (int e : s.ew) check_exponent(plan, i, e, "weight");
+  check_exponent(plan, i, q.e_in + s.e_w_max(), "bias");
+  iv = record_bounds(f, fits, qw, qb, q);
+  if (per_channel) {
+    for (int e : s.ew) {
+      c.wexps[(size_t)i].push_back((int8_t)e);
+      c.bexps[(size_t)i].push_back((int8_t)(q.e_in + e));
+    }
+  }
+}
+
 QuantChoices choose(const tv::ModelPlan& plan, const float* params, const CalibrationStats& stats,
                     const QuantOptions& options, const std::vector<int>& extra_w, const std::vector<int>& extra_act) {
   const int L = plan.num_layers;
-  const bool worst_rule = options.acc_check == AccCheck::WorstCase;
   QuantChoices c;
   c.act.assign((size_t)L + 1, 0);
   c.qweights.resize((size_t)L);
@@ -175,18 +361,12 @@ QuantChoices choose(const tv::ModelPlan& plan, const float* params, const Calibr
   c.bexps.resize((size_t)L);
   c.acc_raise.assign((size_t)L, 0);
   c.producer.assign((size_t)L, -1);
-  // The input: pixel * scale + offset for pixel in [0, 255], whatever the images are.
-  const float in0 = 0.f * plan.desc.input.scale + plan.desc.input.offset;
-  const float in255 = 255.f * plan.desc.input.scale + plan.desc.input.offset;
-  const double input_max = std::max(std::fabs((double)in0), std::fabs((double)in255));
-  c.act[0] = input_max > 0 ? exponent_for_range(input_max) : 0;
+  c.act[0] = input_exponent(plan);
   check_exponent(plan, 0, c.act[0], "input");
-  Interval iv;  // the values the current tensor can hold
-  iv = input_interval(plan.desc.input, c.act[0]);
+  Interval iv = input_interval(plan.desc.input, c.act[0]);  // the values the current tensor can hold
 
   for (int i = 0; i < L; ++i) {
     const tv::LayerDesc& d = plan.desc.layers[i];
-    const tv::LayerPlan& lp = plan.layers[i];
     LayerQuant q;
     q.index = i;
     q.type = tv::layer_type_name(d.type);
@@ -195,143 +375,19 @@ QuantChoices choose(const tv::ModelPlan& plan, const float* params, const Calibr
     q.in_lo = iv.lo;
     q.in_hi = iv.hi;
     const std::string who = layer_label(plan, i);
-    if (d.type == tv::LayerType::AdaptiveAvgPool2D && (lp.in.h % lp.out.h != 0 || lp.in.w % lp.out.w != 0))
-      throw Error(who + ": an adaptive average pool with unequal bins (" + std::to_string(lp.in.h) + "x" +
-                  std::to_string(lp.in.w) + " to " + std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) +
-                  ") has no int8 equivalent in ESP-DL; use a size that divides evenly.");
+    check_equal_bins(plan, i, who);
     switch (tv::layer_info(d.type).int8) {
       case tv::Int8Exponent::KeepsInput:
         q.e_out = q.e_out_initial = q.e_in;
         iv = parameterless_interval(d, q.e_in, q.e_out, iv);
         break;
-      case tv::Int8Exponent::OwnRange: {
-        // LeakyReLU and the average pools: their own exponent from their (fused) output's range.
-        const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
-        q.calib_range = range;
-        q.e_out = q.e_out_initial = range > 0 ? exponent_for_range(range) : q.e_in;
-        if (!(range > 0))
-          q.adjustments.push_back(
-              who + ": no calibration image gave a non-zero output, so the output keeps the input's exponent " +
-              std::to_string(q.e_in) + ".");
-        if (extra_act[(size_t)i] > 0) q.e_out += extra_act[(size_t)i];  // the sentence is written by the caller
+      case tv::Int8Exponent::OwnRange:
+        choose_own_range(plan, i, stats, extra_act[(size_t)i], who, q);
         iv = parameterless_interval(d, q.e_in, q.e_out, iv);
         break;
-      }
-      case tv::Int8Exponent::WithWeights: {
-        q.has_params = true;
-        c.producer[(size_t)i] = producer_of(plan, i);
-        const double range = stats.range[(size_t)calibrated_tensor(plan, i)];
-        q.calib_range = range;
-        const bool dead = !(range > 0);
-        int e_out = dead ? 0 : exponent_for_range(range);
-        const float* w = params + lp.param_offset;
-        for (size_t k = 0; k < lp.weight_count + lp.bias_count; ++k)
-          if (!std::isfinite(w[k]))
-            throw Error(who + ": a weight or bias is not a finite number (the float model is broken; retrain it).");
-        Filters f{w, w + lp.weight_count, (int)lp.bias_count, (int)(lp.weight_count / lp.bias_count),
-                  d.type == tv::LayerType::DepthwiseConv2D};
-        c.qweights[(size_t)i].assign(lp.weight_count, 0);
-        c.qbiases[(size_t)i].assign(lp.bias_count, 0);
-        int8_t* qw = c.qweights[(size_t)i].data();
-        int32_t* qb = c.qbiases[(size_t)i].data();
-        const bool per_channel = options.per_channel && d.type != tv::LayerType::DepthwiseConv2D;
-        const int groups = per_channel ? f.n_out : 1;
-        std::vector<GroupFit> fits;
-        for (int g = 0; g < groups; ++g) {
-          const int o0 = per_channel ? g : 0, o1 = per_channel ? g + 1 : f.n_out;
-          fits.push_back(
-              fit_group(f, o0, o1, q.e_in, dead ? 0 : e_out - q.e_in, iv, worst_rule, extra_w[(size_t)i], qw, qb));
-        }
-        std::vector<int> ew;
-        int64_t mid_bound = 0, first_bias = 0, raised_bias = 0, raised_acc = 0;
-        int e_first_max = -1000, e_bias_max = -1000, e_acc_max = -1000;
-        for (const GroupFit& g : fits) {
-          ew.push_back(g.final_e);
-          if (g.after_acc > g.after_bias) mid_bound = std::max(mid_bound, g.mid.bound);
-          first_bias = std::max(first_bias, g.first.max_bias);
-          e_first_max = std::max(e_first_max, g.initial);
-          e_bias_max = std::max(e_bias_max, g.after_bias);
-          e_acc_max = std::max(e_acc_max, g.after_acc);
-          raised_bias += g.after_bias > g.initial;
-          raised_acc += g.after_acc > g.after_bias;
-          c.acc_raise[(size_t)i] = std::max(c.acc_raise[(size_t)i], g.after_acc - g.after_bias);
-        }
-        const int e_w_max = *std::max_element(ew.begin(), ew.end());
-        const int e_w_min = *std::min_element(ew.begin(), ew.end());
-        q.e_w_initial = e_first_max;
-        std::string scope =
-            per_channel ? std::to_string(raised_bias) + " of " + std::to_string(groups) + " channels'" : "the";
-        if (raised_bias) {
-          q.adjustments.push_back(who + ": a bias needs " + grouped(first_bias) +
-                                  " steps at exponent e_in + e_w = " + std::to_string(q.e_in + e_first_max) +
-                                  ", outside the ESP32-S3's 20-bit bias range [-2^19, 2^19 - 1]; " + scope +
-                                  " weight exponent was raised from " + std::to_string(e_first_max) + " to " +
-                                  std::to_string(e_bias_max) + ".");
-        }
-        if (raised_acc) {
-          scope = per_channel ? std::to_string(raised_acc) + " of " + std::to_string(groups) + " channels'" : "the";
-          q.adjustments.push_back(who + ": with inputs in [" + std::to_string(iv.lo) + ", " + std::to_string(iv.hi) +
-                                  "] its accumulation can reach " + grouped(mid_bound) +
-                                  ", beyond the ESP32-S3's 20-bit accumulator (limit " + grouped(tv::kS3AccLimit) +
-                                  "), at weight exponent " + std::to_string(e_bias_max) + "; " + scope +
-                                  " weight exponent was raised to " + std::to_string(e_acc_max) + ".");
-        }
-        if (extra_w[(size_t)i] > 0) {
-          q.adjustments.push_back(who +
-                                  ": on the calibration images a running sum came within one bit of the ESP32-S3's " +
-                                  "20-bit accumulator; the weight exponent was raised by " +
-                                  std::to_string(extra_w[(size_t)i]) + " to " + std::to_string(e_w_max) + ".");
-        }
-        if (dead) {
-          e_out = q.e_in + e_w_max;
-          q.adjustments.push_back(
-              who + ": no calibration image gave a non-zero output, so the output exponent is e_in + e_w = " +
-              std::to_string(e_out) + " (shift 0).");
-        }
-        q.e_out_initial = e_out;
-        if (e_out - q.e_in - e_w_max < 0) {
-          const int s = e_out - q.e_in - e_w_max;
-          e_out = q.e_in + e_w_max;
-          q.adjustments.push_back(who + ": the requantization shift e_out - e_in - e_w would be " + std::to_string(s) +
-                                  " (e_out " + std::to_string(q.e_out_initial) + " from calibration, e_in " +
-                                  std::to_string(q.e_in) + ", e_w " + std::to_string(e_w_max) +
-                                  "), and ESP-DL needs it >= 0; the output exponent was raised to " +
-                                  std::to_string(e_out) + ".");
-        }
-        q.e_out = e_out;
-        if (per_channel) {
-          q.e_w_channels = ew;
-          q.e_w = e_w_max;
-        } else {
-          q.e_w = ew[0];
-        }
-        q.shift_min = e_out - q.e_in - e_w_max;
-        q.shift_max = e_out - q.e_in - e_w_min;
-        for (int e : ew) check_exponent(plan, i, e, "weight");
-        check_exponent(plan, i, q.e_in + e_w_max, "bias");
-        // The reachable bound (the guarantee) and the kernels' any-int8-input figure.
-        Interval out{127, -128};
-        for (size_t g = 0; g < fits.size(); ++g) {
-          q.acc_bound = std::max(q.acc_bound, fits[g].last.bound);
-          const int sh = e_out - q.e_in - fits[g].final_e;
-          out.lo = std::min<int64_t>(out.lo, tv::requantize_s8(fits[g].last.acc_lo, sh));
-          out.hi = std::max<int64_t>(out.hi, tv::requantize_s8(fits[g].last.acc_hi, sh));
-        }
-        iv = out;
-        q.bound_headroom_bits = tv::headroom_bits_s8(q.acc_bound);
-        tv::AccHeadroom h = f.depthwise ? tv::acc_headroom_depthwise_s8(f.taps, f.n_out, qw, qb)
-                                        : tv::acc_headroom_s8(f.n_out, f.taps, qw, qb);
-        q.worst_acc = h.worst;
-        q.headroom_bits = h.headroom_bits;
-        for (size_t o = 0; o < lp.bias_count; ++o) q.max_abs_bias = std::max<int64_t>(q.max_abs_bias, abs64(qb[o]));
-        if (per_channel) {
-          for (int e : ew) {
-            c.wexps[(size_t)i].push_back((int8_t)e);
-            c.bexps[(size_t)i].push_back((int8_t)(q.e_in + e));
-          }
-        }
+      case tv::Int8Exponent::WithWeights:
+        choose_weighted(plan, i, params, stats, options, extra_w[(size_t)i], who, iv, q, c);
         break;
-      }
     }
     check_exponent(plan, i, q.e_out, "output");
     q.out_lo = iv.lo;

@@ -50,6 +50,8 @@ enum class Observer {
   Percentile,  // the `percentile`-th percentile of |x|
 };
 const char* observer_name(Observer o);  // "mse", "minmax", "percentile"
+// The observer of that name (observer_name's); false for another name.
+bool parse_observer(const std::string& name, Observer* o);
 
 struct QuantOptions {
   bool per_channel = false;  // one weight exponent per output channel (not for the ESP32-S3)

@@ -168,6 +168,19 @@ EvalResult final_eval(const tv::ModelPlan& plan, const float* params, const tv::
 
 }  // namespace
 
+TrainRequest train_request(const tv::ModelPlan& plan, const tv::TrainRecipe& recipe, const Dataset& ds,
+                           const Split& split, uint64_t seed, int threads) {
+  TrainRequest req;
+  req.plan = &plan;
+  req.recipe = recipe;
+  req.dataset = &ds;
+  req.train = split.train;
+  req.val = split.val;
+  req.seed = seed;
+  req.threads = threads;
+  return req;
+}
+
 TrainResult train_model(const TrainRequest& req) {
   const tv::ModelPlan& full = *req.plan;
   const Dataset& ds = *req.dataset;

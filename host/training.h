@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "host/dataset.h"
+#include "host/split.h"
 #include "tv/net.h"
 #include "tv/presets.h"
 #include "tv/train_loop.h"
@@ -75,6 +76,10 @@ struct TrainResult {
   tv::UpdateMemory board;    // its peak on the board (tv::update_memory)
 };
 
+// A request to train `plan` with `recipe` on the split's images of ds, from He init, without progress
+// callbacks (the caller adds a starting model, the update, kept rows and progress).
+TrainRequest train_request(const tv::ModelPlan& plan, const tv::TrainRecipe& recipe, const Dataset& ds,
+                           const Split& split, uint64_t seed, int threads);
 // The dataset's images and labels as a core sample source (valid while ds lives).
 tv::SampleSource source_of(const Dataset& ds);
 // Trains with the core's session (tv/train_session.h: the same epochs, keep-best and options as the

@@ -12,6 +12,7 @@
 
 #include "host/error.h"
 #include "host/espdl/espdl.h"
+#include "host/model_io.h"
 #include "tv/int8/int8_ops.h"
 
 namespace tvh {
@@ -80,8 +81,7 @@ class Runner {
 
   void check(const EspdlNode& n, tv::Status s) const {
     if (!s.ok())
-      fail(n, std::string("was refused by the int8 kernel: ") + tv::status_text(s.code) + " (" + std::to_string(s.a) +
-                  ", " + std::to_string(s.b) + ")");
+      fail(n, std::string("was refused by the int8 kernel: ") + tv::status_text(s.code) + status_figures_text(s));
   }
 
   // Refuses buffers beyond 2^26 elements (64 MiB; an ESP32-S3 has 8 MiB of PSRAM): a damaged file

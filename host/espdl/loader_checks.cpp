@@ -75,44 +75,62 @@ const std::set<std::string>& espdl_registered_ops() {
   return ops;
 }
 
-}  // namespace
-
-std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
-  // Each note once: the same sentence is never repeated, and a value missing from value_info is named
-  // at its first use only, however many nodes read it.
-  std::vector<std::string> problems;
-  std::set<std::string> said, missing_values;
-  auto problem = [&](const std::string& s) {
-    const std::string line = m.source + ": " + s + ".";
-    if (said.insert(line).second) problems.push_back(line);
-  };
-  // ESP-DL's FbsModel looks activations up in graph.value_info only (not in graph.input/output).
-  std::map<std::string, const EspdlValueInfo*> values;
-  for (const EspdlValueInfo& v : m.value_info) values[v.name] = &v;
-  std::set<std::string> inits, produced, node_names;
-  for (const EspdlTensor& t : m.initializers) {
-    inits.insert(t.name);
-    if (t.exponents.empty()) problem("initializer '" + t.name + "' has no exponent");
+// The checks, in the order ESP-DL meets what they check; each note said once (the same sentence is never
+// repeated, and a value missing from value_info is named at its first use only, however many nodes read it).
+class LoaderChecks {
+ public:
+  explicit LoaderChecks(const EspdlModel& m) : m_(m) {
+    // ESP-DL's FbsModel looks activations up in graph.value_info only (not in graph.input/output).
+    for (const EspdlValueInfo& v : m.value_info) values_[v.name] = &v;
   }
-  auto check_value = [&](const std::string& name, const std::string& where) {
-    auto it = values.find(name);
-    if (it == values.end()) {
-      if (missing_values.insert(name).second)
+
+  std::vector<std::string> run() {
+    check_initializers();
+    for (const EspdlValueInfo& v : m_.inputs) {
+      produced_.insert(v.name);
+      check_value(v.name, "the graph input");
+    }
+    if (m_.nodes.empty()) problem("has no nodes");
+    for (const EspdlNode& n : m_.nodes) check_node(n);
+    for (const EspdlValueInfo& v : m_.outputs)
+      if (!produced_.count(v.name)) problem("the graph output '" + v.name + "' is produced by no node");
+    check_test_vectors();
+    return problems_;
+  }
+
+ private:
+  void problem(const std::string& s) {
+    const std::string line = m_.source + ": " + s + ".";
+    if (said_.insert(line).second) problems_.push_back(line);
+  }
+
+  const EspdlValueInfo* value(const std::string& name) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? nullptr : it->second;
+  }
+
+  void check_initializers() {
+    for (const EspdlTensor& t : m_.initializers) {
+      inits_.insert(t.name);
+      if (t.exponents.empty()) problem("initializer '" + t.name + "' has no exponent");
+    }
+  }
+
+  void check_value(const std::string& name, const std::string& where) {
+    const EspdlValueInfo* v = value(name);
+    if (!v) {
+      if (missing_values_.insert(name).second)
         problem(where + " uses '" + name + "', which has no value_info entry (shape and exponent)");
       return;
     }
-    if (it->second->exponents.empty()) problem("value '" + name + "' has no exponent in value_info");
-    if (it->second->dims.empty()) problem("value '" + name + "' has no shape in value_info");
-  };
-  for (const EspdlValueInfo& v : m.inputs) {
-    produced.insert(v.name);
-    check_value(v.name, "the graph input");
+    if (v->exponents.empty()) problem("value '" + name + "' has no exponent in value_info");
+    if (v->dims.empty()) problem("value '" + name + "' has no shape in value_info");
   }
-  if (m.nodes.empty()) problem("has no nodes");
-  for (const EspdlNode& n : m.nodes) {
+
+  void check_node(const EspdlNode& n) {
     const std::string where = "node '" + n.name + "' (" + n.op_type + ")";
     if (n.name.empty()) problem("a " + n.op_type + " node has no name");
-    if (!node_names.insert(n.name).second) problem("two nodes are named '" + n.name + "'");
+    if (!node_names_.insert(n.name).second) problem("two nodes are named '" + n.name + "'");
     if (!espdl_registered_ops().count(n.op_type)) problem(where + " is an op ESP-DL does not register");
     const EspdlAttribute* q = n.find_attribute("quant_type");
     if (!q)
@@ -121,14 +139,20 @@ std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
       problem(where + " has the quant_type '" + q->s + "', which ESP-DL does not know");
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const std::string& in = n.inputs[i];
-      if (in.empty() || inits.count(in)) continue;
-      if (!produced.count(in)) problem(where + " reads '" + in + "' before any node produces it");
+      if (in.empty() || inits_.count(in)) continue;
+      if (!produced_.count(in)) problem(where + " reads '" + in + "' before any node produces it");
       check_value(in, where);
     }
     for (const std::string& out : n.outputs) {
-      produced.insert(out);
+      produced_.insert(out);
       check_value(out, where);
     }
+    check_op_attributes(n, where);
+    check_lookup_table(n, where);
+  }
+
+  // The attributes ESP-DL reads without a default, per op, and the constant filters it needs.
+  void check_op_attributes(const EspdlNode& n, const std::string& where) {
     auto require = [&](const char* attr, size_t count) {
       const EspdlAttribute* a = n.find_attribute(attr);
       if (!a)
@@ -137,14 +161,13 @@ std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
         problem(where + " has " + std::to_string(a->ints.size()) + " values in '" + attr + "' where ESP-DL reads " +
                 std::to_string(count));
     };
-    const EspdlValueInfo* in0 =
-        n.inputs.empty() ? nullptr : (values.count(n.inputs[0]) ? values[n.inputs[0]] : nullptr);
+    const EspdlValueInfo* in0 = n.inputs.empty() ? nullptr : value(n.inputs[0]);
     const size_t spatial = in0 && in0->dims.size() >= 3 ? in0->dims.size() - 2 : 0;  // 1 or 2
     if (n.op_type == "Conv") {
       require("strides", spatial);
       require("dilations", spatial);
       require("pads", 0);
-      if (n.inputs.size() < 2 || !inits.count(n.inputs[1])) problem(where + " has no constant filter");
+      if (n.inputs.size() < 2 || !inits_.count(n.inputs[1])) problem(where + " has no constant filter");
     } else if (n.op_type == "MaxPool") {
       require("kernel_shape", 2);
       require("strides", 2);
@@ -153,53 +176,70 @@ std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
       require("kernel_shape", spatial);
       require("strides", spatial);
     } else if (n.op_type == "Gemm") {
-      const EspdlTensor* w = n.inputs.size() >= 2 ? m.find_initializer(n.inputs[1]) : nullptr;
+      const EspdlTensor* w = n.inputs.size() >= 2 ? m_.find_initializer(n.inputs[1]) : nullptr;
       if (!w)
         problem(where + " has no constant filter");
       else if (w->dims.size() != 4 || w->dims[0] != 1 || w->dims[1] != 1)
         problem(where + " has the filter dims " + espdl_dims_text(w->dims) + ", not [1, 1, in, out]");
     }
-    if (const EspdlAttribute* lut = n.find_attribute("lut")) {
-      const EspdlTensor* t = m.find_initializer(lut->s);
-      if (!t) {
-        problem(where + " names the lookup table '" + lut->s + "', which is not an initializer");
-      } else {
-        if (t->element_count() != 256 && n.attr_string("quant_type", "") == "S8")
-          problem(where + " has an int8 lookup table of " + std::to_string(t->element_count()) + " values, not 256");
-        auto out = n.outputs.empty() ? values.end() : values.find(n.outputs[0]);
-        if (out != values.end() && t->exponents != out->second->exponents)
-          problem(where + ": the lookup table's exponent differs from the output's (ESP-DL asserts they are equal)");
-      }
+  }
+
+  void check_lookup_table(const EspdlNode& n, const std::string& where) {
+    const EspdlAttribute* lut = n.find_attribute("lut");
+    if (!lut) return;
+    const EspdlTensor* t = m_.find_initializer(lut->s);
+    if (!t) {
+      problem(where + " names the lookup table '" + lut->s + "', which is not an initializer");
+      return;
+    }
+    if (t->element_count() != 256 && n.attr_string("quant_type", "") == "S8")
+      problem(where + " has an int8 lookup table of " + std::to_string(t->element_count()) + " values, not 256");
+    const EspdlValueInfo* out = n.outputs.empty() ? nullptr : value(n.outputs[0]);
+    if (out && t->exponents != out->exponents)
+      problem(where + ": the lookup table's exponent differs from the output's (ESP-DL asserts they are equal)");
+  }
+
+  // A test vector against the model's tensor of its name (Model::test() compares shapes).
+  void check_test(const EspdlTensor& t, const char* role) {
+    const EspdlValueInfo* v = value(t.name);
+    if (!v) return;  // reported above or below
+    if (t.dims != v->dims)
+      problem(std::string(role) + " '" + t.name + "' has dims " + espdl_dims_text(t.dims) +
+              " but the model's tensor is " + espdl_dims_text(v->dims) + " (Model::test() compares shapes)");
+    if (t.exponents != v->exponents)
+      problem(std::string(role) + " '" + t.name + "' has another exponent than the model's tensor");
+    if (t.dtype != v->dtype)
+      problem(std::string(role) + " '" + t.name + "' has another element type than the model's tensor");
+  }
+
+  void check_test_vectors() {
+    for (const EspdlValueInfo& v : m_.inputs) {
+      const EspdlTensor* t = nullptr;
+      for (const EspdlTensor& x : m_.test_inputs)
+        if (x.name == v.name) t = &x;
+      if (!t)
+        problem("the graph input '" + v.name + "' has no test input (Model::test() needs one)");
+      else
+        check_test(*t, "test input");
+    }
+    if (m_.test_outputs.empty()) problem("has no test outputs (Model::test() asserts there is one)");
+    for (const EspdlTensor& t : m_.test_outputs) {
+      if (!produced_.count(t.name)) problem("test output '" + t.name + "' is produced by no node");
+      check_test(t, "test output");
     }
   }
-  for (const EspdlValueInfo& v : m.outputs)
-    if (!produced.count(v.name)) problem("the graph output '" + v.name + "' is produced by no node");
-  auto check_test = [&](const EspdlTensor& t, const char* role) {
-    auto it = values.find(t.name);
-    if (it == values.end()) return;  // reported above or below
-    if (t.dims != it->second->dims)
-      problem(std::string(role) + " '" + t.name + "' has dims " + espdl_dims_text(t.dims) +
-              " but the model's tensor is " + espdl_dims_text(it->second->dims) + " (Model::test() compares shapes)");
-    if (t.exponents != it->second->exponents)
-      problem(std::string(role) + " '" + t.name + "' has another exponent than the model's tensor");
-    if (t.dtype != it->second->dtype)
-      problem(std::string(role) + " '" + t.name + "' has another element type than the model's tensor");
-  };
-  for (const EspdlValueInfo& v : m.inputs) {
-    const EspdlTensor* t = nullptr;
-    for (const EspdlTensor& x : m.test_inputs)
-      if (x.name == v.name) t = &x;
-    if (!t)
-      problem("the graph input '" + v.name + "' has no test input (Model::test() needs one)");
-    else
-      check_test(*t, "test input");
-  }
-  if (m.test_outputs.empty()) problem("has no test outputs (Model::test() asserts there is one)");
-  for (const EspdlTensor& t : m.test_outputs) {
-    if (!produced.count(t.name)) problem("test output '" + t.name + "' is produced by no node");
-    check_test(t, "test output");
-  }
-  return problems;
+
+  const EspdlModel& m_;
+  std::vector<std::string> problems_;
+  std::set<std::string> said_, missing_values_;
+  std::map<std::string, const EspdlValueInfo*> values_;
+  std::set<std::string> inits_, produced_, node_names_;
+};
+
+}  // namespace
+
+std::vector<std::string> espdl_loader_problems(const EspdlModel& m) {
+  return LoaderChecks(m).run();
 }
 
 }  // namespace tvh

@@ -65,14 +65,7 @@ json dataset_json(const tvh::Dataset& ds) {
 }
 
 tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progress& progress) {
-  tvh::TrainRequest req;
-  req.plan = run.plan.get();
-  req.recipe = run.setup.recipe;
-  req.dataset = &run.ds;
-  req.train = sp.train;
-  req.val = sp.val;
-  req.seed = run.a.seed;
-  req.threads = run.a.threads;
+  tvh::TrainRequest req = tvh::train_request(*run.plan, run.setup.recipe, run.ds, sp, run.a.seed, run.a.threads);
   req.init = run.init.plan ? &run.init.params : nullptr;
   req.update = run.update;
   req.keep_rows = run.match.missing_rows;

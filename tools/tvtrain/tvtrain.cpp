@@ -86,6 +86,13 @@ int smallest_input_side(tv::ModelDesc desc, int channels) {
   return 0;
 }
 
+// A file written beside the model: `--NAME FILE` and its `--no-NAME` flag.
+void add_side_file(CLI::App& app, const std::string& option, std::string& path, const std::string& help, bool& off,
+                   const std::string& off_help) {
+  app.add_option(option, path, help);
+  app.add_flag("--no-" + option.substr(2), off, off_help);
+}
+
 // tvtrain's options, into `a`.
 void define_options(CLI::App& app, Args& a) {
   app.set_version_flag("--version", std::string("tvtrain ") + TV_VERSION);
@@ -125,19 +132,19 @@ void define_options(CLI::App& app, Args& a) {
                      std::string(tvtrain::kInitDefaultUpdate) + " (docs/on-device-learning.md)");
   app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
   app.add_flag("--json", a.json, "Print one JSON object with the results on stdout");
-  app.add_option("--curve", a.curve,
-                 "Write the loss/accuracy curve (SVG) here; default MODEL.curve.svg next to -o MODEL.tvb, which "
-                 "replaces only a curve an earlier run wrote (any other file of that name is refused)");
-  app.add_flag("--no-curve", a.no_curve, "Do not write the loss/accuracy curve");
-  app.add_option("--confusion", a.confusion,
-                 "Write the validation confusion matrix as an SVG picture here; default MODEL.confusion.svg next to -o "
-                 "MODEL.tvb (same replacement rule as the curve); with --eval only when given");
-  app.add_flag("--no-confusion", a.no_confusion, "Do not write the confusion matrix picture");
-  app.add_option("--report", a.report,
-                 "Write the HTML report (photos, mistakes, likely label mistakes with --kfold) here; default "
-                 "MODEL.report.html next to -o MODEL.tvb (same replacement rule as the curve); with --eval and "
-                 "--kfold only when given");
-  app.add_flag("--no-report", a.no_report, "Do not write the HTML report");
+  add_side_file(app, "--curve", a.curve,
+                "Write the loss/accuracy curve (SVG) here; default MODEL.curve.svg next to -o MODEL.tvb, which "
+                "replaces only a curve an earlier run wrote (any other file of that name is refused)",
+                a.no_curve, "Do not write the loss/accuracy curve");
+  add_side_file(app, "--confusion", a.confusion,
+                "Write the validation confusion matrix as an SVG picture here; default MODEL.confusion.svg next to -o "
+                "MODEL.tvb (same replacement rule as the curve); with --eval only when given",
+                a.no_confusion, "Do not write the confusion matrix picture");
+  add_side_file(app, "--report", a.report,
+                "Write the HTML report (photos, mistakes, likely label mistakes with --kfold) here; default "
+                "MODEL.report.html next to -o MODEL.tvb (same replacement rule as the curve); with --eval and "
+                "--kfold only when given",
+                a.no_report, "Do not write the HTML report");
   app.add_option("--augment", a.augment,
                  "Training augmentation: none, or a list of flip, shift[=PIXELS], brightness[=FRACTION] "
                  "(default: the recipe's; flips break direction-sensitive classes such as arrows, digits, text)");

@@ -71,8 +71,8 @@ Status feature_source_init(FeatureSource* fs, const FeatureSourceSetup& setup, f
   const FeatureSourceMemory need = feature_source_memory(setup, cache_rows);
   const int lanes = lane_count(setup);
   if (lane_arena_bytes < need.lane_bytes * (size_t)lanes)
-    return make_status(StatusCode::ArenaTooSmall, -1, (int32_t)lane_arena_bytes,
-                       (int32_t)(need.lane_bytes * (size_t)lanes));
+    return status_too_small(StatusCode::ArenaTooSmall, -1, (int32_t)lane_arena_bytes,
+                            (int32_t)(need.lane_bytes * (size_t)lanes));
   *fs = FeatureSource();
   fs->setup = setup;
   fs->feature_floats = prefix_feature_floats(*setup.full, setup.first);
@@ -97,9 +97,10 @@ Status feature_cache_add(FeatureSource* fs, const int* idx, int n, int* failed_i
   const FeatureSourceSetup& s = fs->setup;
   for (int k = 0; k < n; ++k) {
     const int i = idx[k];
-    if (i < 0 || i >= s.n_samples) return make_status(StatusCode::InvalidArgument, -1, i, s.n_samples);
+    if (i < 0 || i >= s.n_samples) return status_value(StatusCode::InvalidArgument, -1, i);
     if (fs->slot[i] >= 0) continue;
-    if (fs->cached >= fs->cache_rows) return make_status(StatusCode::ArenaTooSmall, -1, fs->cached, fs->cache_rows);
+    if (fs->cached >= fs->cache_rows)
+      return status_too_small(StatusCode::ArenaTooSmall, -1, fs->cache_rows, fs->cached + 1);
     float* row = fs->cache + (size_t)fs->cached * fs->feature_floats;
     const Status st =
         prefix_forward(*s.full, s.first, s.params, s.images.image(s.images.ctx, i), fs->lanes[0].work, row);

@@ -185,7 +185,7 @@ Status check_tensor_values(const BlobView& v) {
     const size_t n = t.elements();
     for (size_t k = 0; k < n; ++k)
       if (!is_finite_float(read_le_f32(p + 4 * k)))
-        return make_status(StatusCode::BadParameter, t.layer, i, (int32_t)k);
+        return status_at_tensor_element(StatusCode::BadParameter, t.layer, i, (int32_t)k);
   }
   return ok_status();
 }
@@ -266,29 +266,12 @@ void write_tensor(CTextOut& o, const char* prefix, const BlobView& v, int i) {
   o.str("};\n");
 }
 
-// The header of a blob whose plan is known and checked (the body of write_tinyvision_header).
-Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
-                     const ModelPlan* plan) {
-  const InputDesc& in = blob.model.input;
-  if (!is_finite_float(in.scale) || !is_finite_float(in.offset))
-    return make_status(StatusCode::BadParameter, -1, -1, 0);
-  Status st = check_tensor_values(blob);
-  if (!st.ok()) return st;
+// The opening comment: where the header comes from, how to use it, the input, layers and labels.
+void write_banner(CTextOut& o, const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt,
+                  const ModelPlan* plan) {
   const char* P = opt.prefix;
+  const InputDesc& in = blob.model.input;
   const bool q8 = blob.is_int8();
-  // The engine that runs the model: an int8 blob's figures are the int8 engine's.
-  InferenceMemory im = inference_memory(*plan);
-  if (q8) {
-    const Q8Memory qm = q8_memory(*plan);
-    im.params_bytes = qm.weight_bytes;
-    im.work_bytes = qm.work_bytes;
-    im.total_bytes = qm.total_bytes;
-  }
-  const TrainOptions defaults;
-  const TrainMemory tm = training_memory(*plan, defaults);
-
-  CTextOut o(sink);
-  // ---- banner
   o.str("// ");
   o.str(P);
   o.str(": a TinyVision model as a C header, written by ");
@@ -343,26 +326,32 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.str("// Labels: ");
   label_list(o, blob);
   o.ch('\n');
-  if (blob.provenance_len) {
-    o.str("// Provenance:\n");
-    const char* s = blob.provenance;
-    size_t left = blob.provenance_len;
-    while (left) {
-      size_t k = 0;
-      while (k < left && s[k] != '\n') ++k;
-      size_t shown = k;
-      while (shown && s[shown - 1] == 0) --shown;  // NUL padding, if any
-      if (shown) {
-        o.str("//   ");
-        o.comment_text(s, shown);
-        o.ch('\n');
-      }
-      if (k < left) ++k;
-      s += k;
-      left -= k;
+}
+
+// The blob's provenance lines as comments (NUL padding left out).
+void write_provenance(CTextOut& o, const BlobView& blob) {
+  if (!blob.provenance_len) return;
+  o.str("// Provenance:\n");
+  const char* s = blob.provenance;
+  size_t left = blob.provenance_len;
+  while (left) {
+    size_t k = 0;
+    while (k < left && s[k] != '\n') ++k;
+    size_t shown = k;
+    while (shown && s[shown - 1] == 0) --shown;  // NUL padding, if any
+    if (shown) {
+      o.str("//   ");
+      o.comment_text(s, shown);
+      o.ch('\n');
     }
+    if (k < left) ++k;
+    s += k;
+    left -= k;
   }
-  // ---- guard, includes, portable attributes
+}
+
+// The include guard, the includes and the portable alignment and unused attributes.
+void write_guard_and_attributes(CTextOut& o, const char* P) {
   o.str("#ifndef ");
   o.prefix(P, true);
   o.str("_H\n#define ");
@@ -396,7 +385,22 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
       o.str(line);
     }
   }
-  // ---- model facts
+}
+
+// The model's facts as #defines: sizes, input scaling, memory on the ESP32-S3, the blob's size and CRC.
+void write_model_facts(CTextOut& o, const char* P, const BlobView& blob, uint32_t blob_crc, const ModelPlan* plan) {
+  const InputDesc& in = blob.model.input;
+  const bool q8 = blob.is_int8();
+  // The engine that runs the model: an int8 blob's figures are the int8 engine's.
+  InferenceMemory im = inference_memory(*plan);
+  if (q8) {
+    const Q8Memory qm = q8_memory(*plan);
+    im.params_bytes = qm.weight_bytes;
+    im.work_bytes = qm.work_bytes;
+    im.total_bytes = qm.total_bytes;
+  }
+  const TrainOptions defaults;
+  const TrainMemory tm = training_memory(*plan, defaults);
   define_num(o, P, "NUM_CLASSES", blob.model.num_classes);
   define_num(o, P, "INPUT_HEIGHT", in.height);
   define_num(o, P, "INPUT_WIDTH", in.width);
@@ -428,7 +432,10 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   define(o, P, "BLOB_CRC32");
   o.hex32(blob_crc);
   o.str("u /* zlib crc32 of the whole blob */\n\n");
-  // ---- labels
+}
+
+// The labels, the named per-layer arrays (for people) and the int8 activation exponents.
+void write_readable_arrays(CTextOut& o, const char* P, const BlobView& blob) {
   o.str(P);
   o.str("_UNUSED static const char* const ");
   o.str(P);
@@ -437,7 +444,6 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.str("] = {");
   label_list(o, blob);
   o.str("};\n");
-  // ---- the tensors, for people
   for (int i = 0; i < blob.num_tensors; ++i) write_tensor(o, P, blob, i);
   if (blob.num_act_exps) {
     o.str("\n// int8 activation exponents: [0] the input, [i + 1] the output of layer i (real = q * 2^e)\n");
@@ -445,7 +451,10 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
     array_body(o, (size_t)blob.num_act_exps, 16, [&](size_t k) { o.num(blob.act_exps[k]); });
     o.str("};\n");
   }
-  // ---- the blob, for the firmware
+}
+
+// The complete blob, for the firmware, and the guard's end.
+void write_blob_array(CTextOut& o, const char* P, const BlobView& blob) {
   o.str("\n// The complete .tvb blob (decode with tv::blob_decode(");
   o.str(P);
   o.str("_blob, ");
@@ -456,6 +465,23 @@ Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOption
   o.str("};\n\n#endif /* ");
   o.prefix(P, true);
   o.str("_H */\n");
+}
+
+// The header of a blob whose plan is known and checked (the body of write_tinyvision_header).
+Status write_planned(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
+                     const ModelPlan* plan) {
+  const InputDesc& in = blob.model.input;
+  if (!is_finite_float(in.scale) || !is_finite_float(in.offset))
+    return status_at_tensor_element(StatusCode::BadParameter, -1, -1, 0);
+  Status st = check_tensor_values(blob);
+  if (!st.ok()) return st;
+  CTextOut o(sink);
+  write_banner(o, blob, blob_crc, opt, plan);
+  write_provenance(o, blob);
+  write_guard_and_attributes(o, opt.prefix);
+  write_model_facts(o, opt.prefix, blob, blob_crc, plan);
+  write_readable_arrays(o, opt.prefix, blob);
+  write_blob_array(o, opt.prefix, blob);
   return ok_status();
 }
 

@@ -95,9 +95,9 @@ int imprint_layer(const ModelPlan& plan) {
 Status plan_with_classes(const ModelPlan& old, int num_classes, ModelPlan* grown) {
   if (!grown) return make_status(StatusCode::InvalidArgument);
   const int d = imprint_layer(old);
-  if (d < 0) return make_status(StatusCode::NotSupported, old.num_layers - 1);
+  if (d < 0) return status_plain(StatusCode::NotSupported, old.num_layers - 1);
   if (num_classes < old.desc.num_classes || num_classes > 0xffff)
-    return make_status(StatusCode::InvalidArgument, -1, num_classes, old.desc.num_classes);
+    return status_value(StatusCode::InvalidArgument, -1, num_classes);
   ModelDesc desc = old.desc;
   desc.num_classes = (uint16_t)num_classes;
   if (desc.layers[d].units != 0) desc.layers[d].units = (uint16_t)num_classes;
@@ -118,7 +118,7 @@ void grow_class_params(const ModelPlan& old, const float* old_params, const Mode
 Status imprint_class(const ModelPlan& plan, float* params, int cls, const float* features, const int* labels, int n,
                      float* scratch) {
   const int d = imprint_layer(plan);
-  if (d < 0) return make_status(StatusCode::NotSupported, plan.num_layers - 1);
+  if (d < 0) return status_plain(StatusCode::NotSupported, plan.num_layers - 1);
   if (!params || !features || !labels || !scratch || n < 0 || cls < 0 || cls >= plan.desc.num_classes)
     return make_status(StatusCode::InvalidArgument);
   const LayerPlan& lp = plan.layers[d];
@@ -136,20 +136,20 @@ Status imprint_class(const ModelPlan& plan, float* params, int cls, const float*
     count += labels[i] == cls;
     others += labels[i] >= 0 && labels[i] < cls;
   }
-  if (count == 0) return make_status(StatusCode::InvalidArgument, d, cls, count);
+  if (count == 0) return status_value(StatusCode::InvalidArgument, d, cls);
   int seen = 0;  // the class's photos with a feature that is not all zero
   for (int i = 0; i < n; ++i) {
     if (labels[i] < 0 || labels[i] > cls) continue;
     const float* f = features + (size_t)i * F;
     const float norm = sqrtf(dot(f, f, F));
-    if (!finite(norm)) return make_status(StatusCode::NonFiniteActivation, d, i);
+    if (!finite(norm)) return status_value(StatusCode::NonFiniteActivation, d, i);
     if (!(norm > 0.f)) continue;
     seen += labels[i] == cls;
     const float w = labels[i] == cls ? 1.f / ((float)count * norm) : -1.f / ((float)others * norm);
     for (size_t k = 0; k < F; ++k) row[k] += f[k] * w;
   }
   const float mean_norm = sqrtf(dot(row, row, F));
-  if (seen == 0 || !(mean_norm > 0.f)) return make_status(StatusCode::InvalidArgument, d, cls, count);
+  if (seen == 0 || !(mean_norm > 0.f)) return status_value(StatusCode::InvalidArgument, d, cls);
   // Scaled to the existing rows' mean norm (1 when there are none).
   float target = 1.f;
   if (cls > 0) {
@@ -173,7 +173,7 @@ Status imprint_class(const ModelPlan& plan, float* params, int cls, const float*
       if (c == 0 || logit > best_other) best_other = logit;
     }
     const float gap = dot(row, f, F) - best_other;
-    if (!finite(gap)) return make_status(StatusCode::NonFiniteActivation, d, i);
+    if (!finite(gap)) return status_value(StatusCode::NonFiniteActivation, d, i);
     scratch[2 * m] = gap;
     scratch[2 * m + 1] = labels[i] == cls ? 1.f : -1.f;
     ++m;

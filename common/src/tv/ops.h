@@ -31,59 +31,12 @@ struct Geom2D {
   int pad_top, pad_left;
 };
 
-// ---- Conv2D (conv2d.cpp) ----
-// out[oy][ox][o] = b[o] + sum_{ky,kx,i} in[iy][ix][i] * w[o][ky][kx][i]
-void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
-// din = dL/din given dout = dL/dout (overwrites din, g.in_h*g.in_w*g.in_c floats).
-void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
-// dw += dL/dw, db += dL/db.
-void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
-
-// ---- DepthwiseConv2D (depthwise_conv2d.cpp), channel multiplier 1, out_c == in_c ----
-void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
-void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);
-void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);
-
-// ---- MaxPool2D (maxpool2d.cpp), out_c == in_c, padded cells are skipped ----
-void maxpool2d_forward(const Geom2D& g, const float* in, float* out);
-// Routes each dout to the FIRST maximum of its window in row-major (ky, kx) order, found again from
-// `in`; overlapping windows add up. Overwrites din.
-void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, float* din);
-
-// ---- AvgPool2D (avgpool2d.cpp), out_c == in_c; divides by the full window area k_h*k_w ----
-void avgpool2d_forward(const Geom2D& g, const float* in, float* out);
-void avgpool2d_backward(const Geom2D& g, const float* dout, float* din);  // overwrites din
-
-// ---- AdaptiveAvgPool2D (adaptive_avgpool2d.cpp); GlobalAvgPool is out_h = out_w = 1 ----
-// Bin (oy, ox) averages input rows [floor(oy*in_h/out_h), ceil((oy+1)*in_h/out_h)) and likewise
-// columns (the PyTorch rule).
-void adaptive_avgpool2d_forward(int in_h, int in_w, int c, int out_h, int out_w, const float* in, float* out);
-void adaptive_avgpool2d_backward(int in_h, int in_w, int c, int out_h, int out_w, const float* dout,
-                                 float* din);  // overwrites din
-
-// ---- Dense (dense.cpp): out[o] = b[o] + sum_i w[o][i] * in[i], summed in float in input order ----
-void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out);
-void dense_backward_data(int in_n, int out_n, const float* w, const float* dout, float* din);
-void dense_backward_params(int in_n, int out_n, const float* in, const float* dout, float* dw, float* db);
-
-// ---- Activations, in place (activations.cpp) ----
-void relu_forward(float* x, size_t n);
-void relu_backward(const float* y, float* dy, size_t n);                     // dy *= (y > 0)
-void leaky_relu_forward(float* x, size_t n, float alpha);                    // x = x > 0 ? x : alpha * x
-void leaky_relu_backward(const float* y, float* dy, size_t n, float alpha);  // dy *= y > 0 ? 1 : alpha
-// A layer and the ReLU beside it, the same bits as the two one by one (the fast kernels apply the
-// ReLU while the layer's output is still in the cache; the reference runs them one after the other).
-// Forward: the layer, then relu_forward(out). Backward: the layer's backward_data, then
-// relu_backward(y, din) for the ReLU before it (y: its output, the layer's input; `in` for max-pool).
-void conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
-void depthwise_conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out);
-void conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din, const float* y);
-void depthwise_conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din,
-                                         const float* y);
-void maxpool2d_backward_relu(const Geom2D& g, const float* in, const float* dout, float* din);
-// Clamp to [lo, hi]; its gradient passes straight through (as the reference firmware does), so it
-// has no backward.
-void clip_forward(float* x, size_t n, float lo, float hi);
+// ---- Conv2D, DepthwiseConv2D, MaxPool2D, AvgPool2D, AdaptiveAvgPool2D, Dense, activations ----
+// The kernels with a reference and a fast variant, declared from their one list (with each one's
+// contract): tv/ops/variant_kernels.h.
+#define TV_VARIANT_KERNEL(name, params, args) void name params;
+#include "tv/ops/variant_kernels.h"
+#undef TV_VARIANT_KERNEL
 
 // ---- Softmax and losses (losses.cpp) ----
 // Numerically stable softmax (subtracts the max).

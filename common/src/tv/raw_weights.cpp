@@ -61,7 +61,7 @@ Status raw_weights_import(const uint8_t* data, size_t size, const ModelPlan& pla
   if (!raw_weights_compatible(plan)) return make_status(StatusCode::NotSupported);
   const int k = plan.desc.num_classes;
   if (size != raw_weights_size(k))
-    return make_status(StatusCode::RawWeightsSizeMismatch, -1, (int32_t)size, (int32_t)raw_weights_size(k));
+    return status_not_expected(StatusCode::RawWeightsSizeMismatch, -1, (int32_t)size, (int32_t)raw_weights_size(k));
   const int layers[3] = {kConv1, kConv2, kDense};
   // Refuse an infinite or NaN value before anything is written (layer = whose tensor, b = the float's
   // index in the file).
@@ -70,7 +70,7 @@ Status raw_weights_import(const uint8_t* data, size_t size, const ModelPlan& pla
     size_t end = 0;
     for (int li : layers) {
       end += plan.layers[li].weight_count + plan.layers[li].bias_count;
-      if (bad < end) return make_status(StatusCode::NonFiniteWeight, li, -1, (int32_t)bad);
+      if (bad < end) return status_at_tensor_element(StatusCode::NonFiniteWeight, li, -1, (int32_t)bad);
     }
   }
   size_t file_pos = 0;  // in floats
@@ -92,7 +92,7 @@ Status raw_weights_export(const ModelPlan& plan, const float* params, uint8_t* o
   if (!raw_weights_compatible(plan)) return make_status(StatusCode::NotSupported);
   const int k = plan.desc.num_classes;
   if (cap < raw_weights_size(k))
-    return make_status(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)raw_weights_size(k));
+    return status_too_small(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)raw_weights_size(k));
   size_t file_pos = 0;
   const int layers[3] = {kConv1, kConv2, kDense};
   for (int li : layers) {
@@ -112,13 +112,14 @@ Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* cons
                                const TextSink& sink) {
   if (!raw || !sink.write || (num_labels > 0 && !labels)) return make_status(StatusCode::InvalidArgument);
   const int classes = raw_weights_classes_for_size(size);
-  if (classes == 0) return make_status(StatusCode::RawWeightsSizeMismatch, -1, (int32_t)size, 0);
-  if (num_labels != classes) return make_status(StatusCode::ClassCountMismatch, -1, num_labels, classes);
+  if (classes == 0) return status_value(StatusCode::RawWeightsSizeMismatch, -1, (int32_t)size);
+  if (num_labels != classes) return status_not_expected(StatusCode::ClassCountMismatch, -1, num_labels, classes);
   for (int i = 0; i < num_labels; ++i)
     if (!labels[i]) return make_status(StatusCode::InvalidArgument);
   const size_t floats = size / 4;
   for (size_t k = 0; k < floats; ++k)
-    if (!is_finite_float(read_le_f32(raw + 4 * k))) return make_status(StatusCode::BadParameter, -1, -1, (int32_t)k);
+    if (!is_finite_float(read_le_f32(raw + 4 * k)))
+      return status_at_tensor_element(StatusCode::BadParameter, -1, -1, (int32_t)k);
 
   CTextOut o(sink);
   // The reference firmware's exact text, line ends included (two of its lines end in LF only).

@@ -38,10 +38,25 @@ enum class StatusCode : uint8_t {
   BlobDuplicateLabel,      // two classes have the same label (a, b: their indices)
 };
 
+// What a status's two numbers (Status::a, Status::b) are. The named constructors below set it, so a
+// message can say what each number is; make_status leaves it Unnamed (the numbers as the caller chose).
+enum class StatusFigures : uint8_t {
+  Unnamed = 0,    // a and b as passed to make_status (printed as "a vs b")
+  None,           // no number
+  FoundLimit,     // a: the value found; b: the largest the code accepts
+  FoundExpected,  // a: the value found; b: the value it has to be
+  HaveNeed,       // a: the size there is (bytes, floats, samples); b: the size needed
+  TensorElement,  // a: the tensor's index in the blob (-1: the input scale/offset or a raw file); b: the element
+  Element,        // a: the element index
+  ClassPair,      // a, b: two class indices
+  Value,          // a: the offending value (a count, a shift, a class)
+};
+
 // A status: what went wrong, at which layer (-1 when not about a layer), and up to two numbers
-// that explain it (e.g. the kernel size and the input size). Ok when code == StatusCode::Ok.
+// that explain it (their meaning: figures). Ok when code == StatusCode::Ok.
 struct Status {
   StatusCode code = StatusCode::Ok;
+  StatusFigures figures = StatusFigures::Unnamed;
   int16_t layer = -1;
   int32_t a = 0;
   int32_t b = 0;
@@ -58,6 +73,45 @@ inline Status make_status(StatusCode code, int layer = -1, int32_t a = 0, int32_
   s.a = a;
   s.b = b;
   return s;
+}
+inline Status make_status_of(StatusFigures figures, StatusCode code, int layer, int32_t a, int32_t b) {
+  Status s = make_status(code, layer, a, b);
+  s.figures = figures;
+  return s;
+}
+
+// The named constructors: a status whose numbers say what they are.
+// No number.
+inline Status status_plain(StatusCode code, int layer = -1) {
+  return make_status_of(StatusFigures::None, code, layer, 0, 0);
+}
+// `found` is more than `limit`, the largest accepted.
+inline Status status_over_limit(StatusCode code, int layer, int32_t found, int32_t limit) {
+  return make_status_of(StatusFigures::FoundLimit, code, layer, found, limit);
+}
+// `found` where `expected` is required.
+inline Status status_not_expected(StatusCode code, int layer, int32_t found, int32_t expected) {
+  return make_status_of(StatusFigures::FoundExpected, code, layer, found, expected);
+}
+// `have` (bytes, floats, samples) where `need` are needed.
+inline Status status_too_small(StatusCode code, int layer, int32_t have, int32_t need) {
+  return make_status_of(StatusFigures::HaveNeed, code, layer, have, need);
+}
+// Element `element` of the blob's tensor `tensor` (-1: the input scale/offset, or a raw file).
+inline Status status_at_tensor_element(StatusCode code, int layer, int32_t tensor, int32_t element) {
+  return make_status_of(StatusFigures::TensorElement, code, layer, tensor, element);
+}
+// Element `element` of the layer's output.
+inline Status status_at_element(StatusCode code, int layer, int32_t element) {
+  return make_status_of(StatusFigures::Element, code, layer, element, 0);
+}
+// Classes `first` and `second`.
+inline Status status_classes(StatusCode code, int32_t first, int32_t second) {
+  return make_status_of(StatusFigures::ClassPair, code, -1, first, second);
+}
+// The offending `value`.
+inline Status status_value(StatusCode code, int layer, int32_t value) {
+  return make_status_of(StatusFigures::Value, code, layer, value, 0);
 }
 
 // One short English phrase for a status code ("kernel larger than its input", ...).

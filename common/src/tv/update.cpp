@@ -63,13 +63,13 @@ bool parse_update(const char* text, UpdateSpec* spec) {
   return true;
 }
 
+// Each mode's name, in the order of UpdateMode.
+constexpr const char* kUpdateModeNames[] = {"full", "head", "sparse"};
+constexpr size_t kUpdateModes = sizeof kUpdateModeNames / sizeof kUpdateModeNames[0];
+static_assert(kUpdateModes == (size_t)UpdateMode::Sparse + 1, "a name per update mode");
+
 const char* update_mode_name(UpdateMode mode) {
-  switch (mode) {
-    case UpdateMode::Full: return "full";
-    case UpdateMode::Head: return "head";
-    case UpdateMode::Sparse: return "sparse";
-  }
-  return "full";
+  return (size_t)mode < kUpdateModes ? kUpdateModeNames[(size_t)mode] : "full";
 }
 
 int format_update(const UpdateSpec& spec, char* buf, int n) {
@@ -106,8 +106,8 @@ Status update_first_layer(const ModelPlan& plan, const UpdateSpec& spec, int* fi
     case UpdateMode::Full: *first = 0; return ok_status();
     case UpdateMode::Head: k = 1; break;
     case UpdateMode::Sparse:
-      if (spec.k < 0) return make_status(StatusCode::BadParameter, -1, spec.k, weighted);
-      if (spec.k > weighted) return make_status(StatusCode::BadParameter, -1, spec.k, weighted);
+      if (spec.k < 0) return status_over_limit(StatusCode::BadParameter, -1, spec.k, weighted);
+      if (spec.k > weighted) return status_over_limit(StatusCode::BadParameter, -1, spec.k, weighted);
       k = spec.k > 0 ? spec.k : (kDefaultSparseLayers < weighted ? kDefaultSparseLayers : weighted);
       break;
   }
@@ -118,7 +118,7 @@ Status update_first_layer(const ModelPlan& plan, const UpdateSpec& spec, int* fi
       return ok_status();
     }
   }
-  return make_status(StatusCode::BadParameter, -1, spec.k, weighted);  // not reached: k <= weighted
+  return status_over_limit(StatusCode::BadParameter, -1, spec.k, weighted);  // not reached: k <= weighted
 }
 
 Status plan_suffix(const ModelPlan& full, int first, ModelPlan* suffix) {
@@ -138,9 +138,9 @@ Status plan_suffix(const ModelPlan& full, int first, ModelPlan* suffix) {
     const LayerPlan& s = suffix->layers[i];
     const LayerPlan& f = full.layers[first + i];
     if (s.param_offset + base != f.param_offset || s.weight_count != f.weight_count || s.bias_count != f.bias_count)
-      return make_status(StatusCode::NotSupported, first + i);
+      return status_plain(StatusCode::NotSupported, first + i);
   }
-  if (suffix->param_count + base != full.param_count) return make_status(StatusCode::NotSupported, first);
+  if (suffix->param_count + base != full.param_count) return status_plain(StatusCode::NotSupported, first);
   return ok_status();
 }
 

@@ -6,11 +6,11 @@ namespace tv {
 
 Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
                  int8_t* out) {
-  int s = 0;
-  const Status st = int8_detail::check_window_requant(g, in, w, out, q, &s);
-  if (!st.ok()) return st;
+  int s = 0;  // the requantisation shift
+  if (const Status st = int8_detail::check_window_requant(g, in, w, out, q, &s); !st.ok()) return st;
   const long fan_in = (long)g.k_h * g.k_w * g.in_c;
-  if (fan_in > kInt8MaxFanIn) return make_status(StatusCode::InvalidArgument, -1, (int32_t)fan_in);
+  if (fan_in > kInt8MaxFanIn)
+    return status_over_limit(StatusCode::InvalidArgument, -1, (int32_t)fan_in, (int32_t)kInt8MaxFanIn);
 
   const int w_row = g.k_w * g.in_c;  // weights in one kernel row of one filter
   const int w_filter = g.k_h * w_row;

@@ -9,8 +9,8 @@ Status dense_s8(int in_n, int out_n, const int8_t* in, const int8_t* w, const in
   int s = 0;
   const Status rs = int8_detail::check_requant(in, w, out, q, &s);
   if (!rs.ok()) return rs;
-  if (in_n <= 0 || out_n <= 0) return make_status(StatusCode::ZeroDimension, -1, in_n, out_n);
-  if (in_n > kInt8MaxFanIn) return make_status(StatusCode::InvalidArgument, -1, in_n);
+  if (in_n <= 0 || out_n <= 0) return status_value(StatusCode::ZeroDimension, -1, in_n <= 0 ? in_n : out_n);
+  if (in_n > kInt8MaxFanIn) return status_over_limit(StatusCode::InvalidArgument, -1, in_n, (int32_t)kInt8MaxFanIn);
   for (int o = 0; o < out_n; ++o) {
     const int8_t* row = w + (size_t)o * in_n;
     int32_t acc = 0;

@@ -6,10 +6,9 @@ namespace tv {
 
 Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32_t* bias, const Q8Layer& q,
                            int8_t* out) {
-  int s = 0;
-  const Status st = int8_detail::check_window_requant(g, in, w, out, q, &s);
-  if (!st.ok()) return st;
-  if (g.out_c != g.in_c) return make_status(StatusCode::ChannelMismatch, -1, g.in_c, g.out_c);
+  int s = 0;  // the requantisation shift
+  if (const Status st = int8_detail::check_window_requant(g, in, w, out, q, &s); !st.ok()) return st;
+  if (g.out_c != g.in_c) return status_not_expected(StatusCode::ChannelMismatch, -1, g.out_c, g.in_c);
 
   const int c_n = g.in_c;
   for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {

@@ -25,7 +25,7 @@ Status maxpool2d_s8(const Geom2D& g, const int8_t* in, int8_t* out) {
   if (!in || !out) return make_status(StatusCode::InvalidArgument);
   const Status gs = int8_detail::check_geom(g);
   if (!gs.ok()) return gs;
-  if (g.out_c != g.in_c) return make_status(StatusCode::ChannelMismatch, -1, g.in_c, g.out_c);
+  if (g.out_c != g.in_c) return status_not_expected(StatusCode::ChannelMismatch, -1, g.out_c, g.in_c);
   maxpool_windows(g, in, out);
   return ok_status();
 }
@@ -34,9 +34,10 @@ Status avgpool2d_s8(const Geom2D& g, const int8_t* in, int e_in, int e_out, int8
   if (!in || !out) return make_status(StatusCode::InvalidArgument);
   const Status gs = int8_detail::check_geom(g);
   if (!gs.ok()) return gs;
-  if (g.out_c != g.in_c) return make_status(StatusCode::ChannelMismatch, -1, g.in_c, g.out_c);
+  if (g.out_c != g.in_c) return status_not_expected(StatusCode::ChannelMismatch, -1, g.out_c, g.in_c);
   const int64_t area = (int64_t)g.k_h * g.k_w;
-  if (area > kInt8MaxPoolArea) return make_status(StatusCode::InvalidArgument, -1, (int32_t)area);
+  if (area > kInt8MaxPoolArea)
+    return status_over_limit(StatusCode::InvalidArgument, -1, (int32_t)area, (int32_t)kInt8MaxPoolArea);
   const int c_n = g.in_c;
   for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
     int8_t* o_px = out + px * c_n;
@@ -54,7 +55,8 @@ Status global_avgpool_s8(int h, int w, int c, const int8_t* in, int e_in, int e_
   if (!in || !out) return make_status(StatusCode::InvalidArgument);
   if (h <= 0 || w <= 0 || c <= 0) return make_status(StatusCode::ZeroDimension);
   const int64_t area = (int64_t)h * w;
-  if (area > kInt8MaxPoolArea) return make_status(StatusCode::InvalidArgument, -1, (int32_t)area);
+  if (area > kInt8MaxPoolArea)
+    return status_over_limit(StatusCode::InvalidArgument, -1, (int32_t)area, (int32_t)kInt8MaxPoolArea);
   for (int ch = 0; ch < c; ++ch) {
     int64_t sum = 0;
     for (int64_t p = 0; p < area; ++p) sum += in[(size_t)p * c + ch];

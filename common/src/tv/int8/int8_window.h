@@ -28,7 +28,7 @@ inline Status check_geom(const Geom2D& g) {
 inline Status check_requant(const void* in, const void* w, const void* out, const Q8Layer& q, int* shift) {
   if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
   *shift = q.shift();
-  if (*shift < 0) return make_status(StatusCode::BadParameter, -1, *shift);
+  if (*shift < 0) return status_value(StatusCode::BadParameter, -1, *shift);
   return ok_status();
 }
 

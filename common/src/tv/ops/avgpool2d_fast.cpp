@@ -79,36 +79,30 @@ void zero(float* p, size_t n) {
   for (size_t i = 0; i < n; ++i) p[i] = 0.0f;
 }
 
+// The input cells of output pixel (oy, ox)'s window that lie inside the input.
+TV_INLINE Window window_at(const Geom2D& g, int oy, int ox) {
+  const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
+  const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
+  const int iy0 = oy * g.stride_h - g.pad_top, ix0 = ox * g.stride_w - g.pad_left;
+  return Window{iy0 + ry.begin, iy0 + ry.end, ix0 + rx.begin, ix0 + rx.end};
+}
+
 }  // namespace
 
 TV_TARGET_CLONES void avgpool2d_forward(const Geom2D& g, const float* in, float* out) {
   const float area = (float)(g.k_h * g.k_w);
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    const int iy0 = oy * g.stride_h - g.pad_top;
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      const Window r = {iy0 + ry.begin, iy0 + ry.end, ix0 + rx.begin, ix0 + rx.end};
-      average_window(in, g.in_w, g.in_c, r, area, out + ((size_t)oy * g.out_w + ox) * g.in_c);
-    }
-  }
+  for (int oy = 0; oy < g.out_h; ++oy)
+    for (int ox = 0; ox < g.out_w; ++ox)
+      average_window(in, g.in_w, g.in_c, window_at(g, oy, ox), area, out + ((size_t)oy * g.out_w + ox) * g.in_c);
 }
 
 TV_TARGET_CLONES void avgpool2d_backward(const Geom2D& g, const float* dout, float* din) {
   if (g.stride_h < g.k_h || g.stride_w < g.k_w) return ref::avgpool2d_backward(g, dout, din);
   const float area = (float)(g.k_h * g.k_w);
   zero(din, (size_t)g.in_h * g.in_w * g.in_c);  // cells between or after the windows
-  for (int oy = 0; oy < g.out_h; ++oy) {
-    const TapRange ry = valid_taps(oy, g.stride_h, g.pad_top, g.k_h, g.in_h);
-    const int iy0 = oy * g.stride_h - g.pad_top;
-    for (int ox = 0; ox < g.out_w; ++ox) {
-      const TapRange rx = valid_taps(ox, g.stride_w, g.pad_left, g.k_w, g.in_w);
-      const int ix0 = ox * g.stride_w - g.pad_left;
-      const Window r = {iy0 + ry.begin, iy0 + ry.end, ix0 + rx.begin, ix0 + rx.end};
-      spread_window(dout + ((size_t)oy * g.out_w + ox) * g.in_c, g.in_w, g.in_c, r, area, din);
-    }
-  }
+  for (int oy = 0; oy < g.out_h; ++oy)
+    for (int ox = 0; ox < g.out_w; ++ox)
+      spread_window(dout + ((size_t)oy * g.out_w + ox) * g.in_c, g.in_w, g.in_c, window_at(g, oy, ox), area, din);
 }
 
 TV_TARGET_CLONES void adaptive_avgpool2d_forward(int in_h, int in_w, int c, int out_h, int out_w, const float* in,

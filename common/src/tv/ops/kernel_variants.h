@@ -10,43 +10,19 @@
 #pragma once
 #include "tv/ops.h"
 
-// The kernels with both variants, declared once for tv::ref and tv::fast (contracts: tv/ops.h).
-#define TV_VARIANT_KERNELS                                                                                          \
-  void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);                \
-  void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);                        \
-  void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db);           \
-  void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out);      \
-  void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din);              \
-  void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db); \
-  void avgpool2d_forward(const Geom2D& g, const float* in, float* out);                                             \
-  void avgpool2d_backward(const Geom2D& g, const float* dout, float* din);                                          \
-  void adaptive_avgpool2d_forward(int in_h, int in_w, int c, int out_h, int out_w, const float* in, float* out);    \
-  void adaptive_avgpool2d_backward(int in_h, int in_w, int c, int out_h, int out_w, const float* dout, float* din); \
-  void maxpool2d_forward(const Geom2D& g, const float* in, float* out);                                             \
-  void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, float* din);                         \
-  void dense_forward(int in_n, int out_n, const float* in, const float* w, const float* b, float* out);             \
-  void dense_backward_data(int in_n, int out_n, const float* w, const float* dout, float* din);                     \
-  void dense_backward_params(int in_n, int out_n, const float* in, const float* dout, float* dw, float* db);        \
-  void relu_forward(float* x, size_t n);                                                                            \
-  void relu_backward(const float* y, float* dy, size_t n);                                                          \
-  void leaky_relu_forward(float* x, size_t n, float alpha);                                                         \
-  void leaky_relu_backward(const float* y, float* dy, size_t n, float alpha);                                       \
-  void clip_forward(float* x, size_t n, float lo, float hi);                                                        \
-  void conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out);           \
-  void depthwise_conv2d_forward_relu(const Geom2D& g, const float* in, const float* w, const float* b, float* out); \
-  void conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din, const float* y);   \
-  void depthwise_conv2d_backward_data_relu(const Geom2D& g, const float* w, const float* dout, float* din,          \
-                                           const float* y);                                                         \
-  void maxpool2d_backward_relu(const Geom2D& g, const float* in, const float* dout, float* din);
-
 namespace tv {
 
+// The kernels with both variants, declared for tv::ref and tv::fast from their one list (contracts:
+// tv/ops/variant_kernels.h).
+#define TV_VARIANT_KERNEL(name, params, args) void name params;
 namespace ref {
-TV_VARIANT_KERNELS
+#include "tv/ops/variant_kernels.h"
 }  // namespace ref
 
 namespace fast {
-TV_VARIANT_KERNELS
+#include "tv/ops/variant_kernels.h"
+#undef TV_VARIANT_KERNEL
+
 // Fused backward of the chain Conv2D -> in-place activations -> MaxPool2D (stride == kernel, no
 // padding) for a conv whose input gradient is not needed (the model's first layer with weights).
 // Adds to dw and db exactly what maxpool2d_backward, the activations' backward passes (acts, in

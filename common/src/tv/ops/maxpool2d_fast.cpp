@@ -19,19 +19,13 @@ typedef int i4v __attribute__((vector_size(16)));
 template <class V>
 struct Lanes;
 template <>
-struct Lanes<simd::f8> {
+struct Lanes<simd::f8> : simd::Vec<8> {
   typedef i8v I;
-  static TV_INLINE simd::f8 load(const float* p) { return simd::load8(p); }
-  static TV_INLINE void store(float* p, const simd::f8& v) { simd::store8(p, v); }
-  static TV_INLINE simd::f8 splat(float x) { return simd::splat8(x); }
   static TV_INLINE I index(int t) { return I{t, t, t, t, t, t, t, t}; }
 };
 template <>
-struct Lanes<simd::f4> {
+struct Lanes<simd::f4> : simd::Vec<4> {
   typedef i4v I;
-  static TV_INLINE simd::f4 load(const float* p) { return simd::load4(p); }
-  static TV_INLINE void store(float* p, const simd::f4& v) { simd::store4(p, v); }
-  static TV_INLINE simd::f4 splat(float x) { return simd::splat4(x); }
   static TV_INLINE I index(int t) { return I{t, t, t, t}; }
 };
 template <>

@@ -38,22 +38,28 @@ namespace simd {
 typedef float f8 __attribute__((vector_size(32)));
 typedef float f4 __attribute__((vector_size(16)));
 
-// Unaligned loads and stores (memcpy compiles to one vector move).
-TV_SIMD_INLINE f8 load8(const float* p) {
-  f8 v;
+// Unaligned loads and stores of V = f8 or f4 (memcpy compiles to one vector move).
+template <class V>
+TV_SIMD_INLINE V load_unaligned(const float* p) {
+  V v;
   memcpy(&v, p, sizeof v);
   return v;
+}
+template <class V>
+TV_SIMD_INLINE void store_unaligned(float* p, const V& v) {
+  memcpy(p, &v, sizeof v);
+}
+TV_SIMD_INLINE f8 load8(const float* p) {
+  return load_unaligned<f8>(p);
 }
 TV_SIMD_INLINE void store8(float* p, const f8& v) {
-  memcpy(p, &v, sizeof v);
+  store_unaligned(p, v);
 }
 TV_SIMD_INLINE f4 load4(const float* p) {
-  f4 v;
-  memcpy(&v, p, sizeof v);
-  return v;
+  return load_unaligned<f4>(p);
 }
 TV_SIMD_INLINE void store4(float* p, const f4& v) {
-  memcpy(p, &v, sizeof v);
+  store_unaligned(p, v);
 }
 // x in every lane. Written as a shuffle of lane 0: GCC lowers a plain {x, x, ...} initializer in
 // this (baseline-target) helper to lane inserts before it is inlined into an AVX2 clone, whereas a
@@ -123,20 +129,26 @@ TV_SIMD_INLINE void transpose8(f8* r) {
 
 // The vector of N floats (4 or 8) by its width, for kernels templated on a block size.
 template <int N>
-struct Vec;
+struct VecType;
 template <>
-struct Vec<8> {
+struct VecType<8> {
   typedef f8 type;
-  static inline __attribute__((always_inline)) f8 load(const float* p) { return load8(p); }
-  static inline __attribute__((always_inline)) void store(float* p, const f8& v) { store8(p, v); }
-  static inline __attribute__((always_inline)) f8 splat(float x) { return splat8(x); }
 };
 template <>
-struct Vec<4> {
+struct VecType<4> {
   typedef f4 type;
-  static inline __attribute__((always_inline)) f4 load(const float* p) { return load4(p); }
-  static inline __attribute__((always_inline)) void store(float* p, const f4& v) { store4(p, v); }
-  static inline __attribute__((always_inline)) f4 splat(float x) { return splat4(x); }
+};
+template <int N>
+struct Vec {
+  typedef typename VecType<N>::type type;  // f8 or f4
+  static inline __attribute__((always_inline)) type load(const float* p) { return load_unaligned<type>(p); }
+  static inline __attribute__((always_inline)) void store(float* p, const type& v) { store_unaligned(p, v); }
+  static inline __attribute__((always_inline)) type splat(float x) {
+    if constexpr (N == 8)
+      return splat8(x);
+    else
+      return splat4(x);
+  }
 };
 
 // True when none of the n floats is Inf or NaN: x - x is +0 for finite x and NaN otherwise, and a

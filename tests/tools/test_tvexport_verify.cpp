@@ -1,7 +1,7 @@
-// ESP-DL files read as ESP-DL reads them (issue 13): Conv kernels from the weights, verify --json on a
-// refusal, strings with a NUL never cut in a message, loader notes once, ESP32-P4 files never reported as
-// a false mismatch; and the config messages: a number overflow and an unknown key named sensibly.
-// Through the real tvexport / tvtrain binaries.
+// tvexport verify and the .espdl reader (host/espdl/reader.cpp, loader_checks.cpp) reading ESP-DL files as
+// ESP-DL reads them: Conv kernels from the weights, verify --json on a refusal, strings with a NUL never cut
+// in a message, loader notes once, ESP32-P4 files never reported as a false mismatch. Through the real
+// tvexport binary.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,7 +49,7 @@ Result run(const std::string& cmd) {
 
 }  // namespace
 
-TEST(EspdlAsEspdlReads, AConvWithoutKernelShapeTakesItFromItsWeights) {
+TEST(TvexportVerify, AConvWithoutKernelShapeTakesItFromItsWeights) {
   TV_REQUIRE_SHARED("espdl-golden");
   tvh::EspdlModel m = golden("streaming-conv-esp32s3.espdl");
   int stripped = 0;
@@ -69,7 +69,7 @@ TEST(EspdlAsEspdlReads, AConvWithoutKernelShapeTakesItFromItsWeights) {
   EXPECT_FALSE(has(r.err, "zero kernel size")) << r.err;
 }
 
-TEST(EspdlAsEspdlReads, AnEsp32P4FileIsRefusedForItsRoundingNeverAFalseMismatch) {
+TEST(TvexportVerify, AnEsp32P4FileIsRefusedForItsRoundingNeverAFalseMismatch) {
   TV_REQUIRE_SHARED("espdl-golden");
   const std::string p4 = tvtest::shared_path("espdl-golden/streaming-conv-esp32p4.espdl");
   Result r = run(tvexport() + " verify " + q(p4));
@@ -103,7 +103,7 @@ TEST(EspdlAsEspdlReads, AnEsp32P4FileIsRefusedForItsRoundingNeverAFalseMismatch)
   EXPECT_TRUE(has(r.out, "MISMATCH") && has(r.out, "names no target")) << r.out;
 }
 
-TEST(EspdlAsEspdlReads, VerifyJsonPrintsAnObjectOnEveryRefusal) {
+TEST(TvexportVerify, VerifyJsonPrintsAnObjectOnEveryRefusal) {
   const std::string dir = tvtest::temp_dir("espdl-json");
   std::ofstream(dir + "/not.espdl") << "this is not an espdl file at all";
   for (const std::string& f : {dir + "/not.espdl", dir + "/missing.espdl"}) {
@@ -118,7 +118,7 @@ TEST(EspdlAsEspdlReads, VerifyJsonPrintsAnObjectOnEveryRefusal) {
   }
 }
 
-TEST(EspdlAsEspdlReads, AStringWithANulIsNeverCutInAMessage) {
+TEST(TvexportVerify, AStringWithANulIsNeverCutInAMessage) {
   TV_REQUIRE_SHARED("espdl-golden");
   tvh::EspdlModel m = golden("mlp3-gemm-esp32s3.espdl");
   // An unknown op and a node name with a NUL inside: written with a marker byte, which is then turned
@@ -158,7 +158,7 @@ TEST(EspdlAsEspdlReads, AStringWithANulIsNeverCutInAMessage) {
   EXPECT_TRUE(has(j["message"].get<std::string>(), "Gemm\\0Hidden")) << j.dump();
 }
 
-TEST(EspdlAsEspdlReads, EachLoaderNoteIsPrintedOnce) {
+TEST(TvexportVerify, EachLoaderNoteIsPrintedOnce) {
   TV_REQUIRE_SHARED("espdl-golden");
   tvh::EspdlModel m = golden("streaming-conv-esp32s3.espdl");
   // A value that several nodes read loses its value_info entry.
@@ -178,125 +178,4 @@ TEST(EspdlAsEspdlReads, EachLoaderNoteIsPrintedOnce) {
   const std::vector<std::string> problems = tvh::espdl_loader_problems(tvh::espdl_read_file(file));
   for (size_t i = 0; i < problems.size(); ++i)
     for (size_t k = i + 1; k < problems.size(); ++k) EXPECT_NE(problems[i], problems[k]);
-}
-
-// ---- config messages (issue 13, item 8)
-
-TEST(ConfigMessages, ANumberOverflowNamesTheFileAndTheKey) {
-  const std::string dir = tvtest::temp_dir("cfg-overflow");
-  const std::string tvtrain = q(tvtest::bin_path("tvtrain"));
-  const std::string shapes = q(tvtest::source_path("datasets/shapes"));
-  struct Case {
-    std::string json, says;
-  } cases[] = {
-      {"{\"training\": {\"epochs\": 1e999}}", "training.epochs is 1e999, a number too large"},
-      {"{\"model\": {\"layers\": [{\"type\": \"relu\"}, {\"type\": \"dense\", \"units\": -1e400}]}}",
-       "model.layers[1].units is -1e400"},
-      {"{\"a\": 1}", "\"a\" is not a known top-level key (known: preset, model, training, split)"},
-      {"{\"training\": {\"augment\": {\"flap\": true}}}",
-       "training.augment.flap is not a known key (known in training.augment: flip, shift, brightness)"},
-  };
-  int i = 0;
-  for (const Case& c : cases) {
-    const std::string file = dir + "/c" + std::to_string(i++) + ".json";
-    std::ofstream(file) << c.json;
-    const Result r = run(tvtrain + " " + shapes + " --config " + q(file) + " -o " + q(dir + "/m.tvb"));
-    EXPECT_EQ(r.status, 1) << c.json;
-    EXPECT_TRUE(has(r.err, file + ": " + c.says)) << c.json << "\n" << r.err;
-    EXPECT_FALSE(has(r.err, "json.exception")) << r.err;
-    EXPECT_FALSE(has(r.err, "the config.")) << r.err;
-  }
-}
-
-// ---- tvtrain's messages about small classes and tables with non-ASCII class names
-
-namespace {
-
-// `per_class` images of each listed datasets/shapes class, copied under the given names.
-std::string shapes_copy(const std::string& tag, const std::vector<std::pair<std::string, int>>& classes) {
-  namespace fs = std::filesystem;
-  const std::string dir = tvtest::temp_dir(tag);
-  const char* sources[] = {"0blank", "1circle", "2cross"};
-  int s = 0;
-  for (const auto& c : classes) {
-    fs::create_directories(dir + "/" + c.first);
-    std::vector<std::string> files;
-    for (auto& e : fs::directory_iterator(tvtest::source_path(std::string("datasets/shapes/") + sources[s++ % 3])))
-      files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (int i = 0; i < c.second; ++i)
-      fs::copy_file(files[(size_t)i], dir + "/" + c.first + "/" + fs::path(files[(size_t)i]).filename().string());
-  }
-  return dir;
-}
-
-}  // namespace
-
-TEST(SmallClassMessages, OneImagePerClassSaysThereIsNoValidationNotZeroOfZero) {
-  const std::string ds = shapes_copy("one-per-class", {{"a", 1}, {"b", 1}});
-  const std::string out = tvtest::temp_dir("one-per-class-out");
-  const Result r = run(q(tvtest::bin_path("tvtrain")) + " " + q(ds) + " --preset webmcu --epochs 1 --no-curve -o " +
-                       q(out + "/m.tvb") + " --json");
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_FALSE(has(r.err, "(0/0)")) << r.err;
-  EXPECT_TRUE(has(r.err, "no validation accuracy: no image was kept for validation")) << r.err;
-  EXPECT_TRUE(has(r.err, "warning: class 'a' has 1 image, not more than --val-last 3: it only trains")) << r.err;
-  EXPECT_TRUE(nlohmann::json::parse(r.out)["val_accuracy"].is_null()) << r.out;
-}
-
-TEST(SmallClassMessages, AClassSmallerThanValLastIsWarnedAbout) {
-  const std::string ds = shapes_copy("small-class", {{"big", 8}, {"small", 2}});
-  const std::string out = tvtest::temp_dir("small-class-out");
-  const Result r = run(q(tvtest::bin_path("tvtrain")) + " " + q(ds) + " --preset webmcu --epochs 1 --no-curve -o " +
-                       q(out + "/m.tvb"));
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.err, "warning: class 'small' has 2 images, not more than --val-last 3: 1 validates instead of 3"))
-      << r.err;
-  EXPECT_FALSE(has(r.err, "class 'big'")) << r.err;
-}
-
-TEST(SmallClassMessages, TheConfusionMatrixAlignsNonAsciiClassNamesAndNeverCutsACharacter) {
-  // Greek (2 bytes a letter), CJK (3 bytes, 2 columns), an e with a combining accent.
-  const std::vector<std::pair<std::string, int>> classes = {
-      {"\xce\xba\xcf\x8d\xce\xba\xce\xbb\xce\xbf\xcf\x82\xce\xb1\xce\xb2", 4},  // κύκλοςαβ: 8 letters, 16 bytes
-      {"\xe5\x9c\x86\xe5\xbd\xa2\xe5\x8d\x81\xe5\xad\x97\xe6\x9e\xb6", 4},      // 圆形十字架: 10 columns
-      {"cafe\xcc\x81-long-name", 4}};
-  const std::string ds = shapes_copy("utf8-classes", classes);
-  const std::string out = tvtest::temp_dir("utf8-classes-out");
-  const Result r = run(q(tvtest::bin_path("tvtrain")) + " " + q(ds) +
-                       " --preset webmcu --epochs 1 --no-curve --val-last 2 -o " + q(out + "/m.tvb"));
-  ASSERT_EQ(r.status, 0) << r.err;
-  const size_t at = r.err.find("confusion matrix");
-  ASSERT_NE(at, std::string::npos) << r.err;
-  std::vector<std::string> lines;
-  size_t p = r.err.find('\n', at) + 1;
-  for (int i = 0; i < 4; ++i) {
-    const size_t nl = r.err.find('\n', p);
-    lines.push_back(r.err.substr(p, nl - p));
-    p = nl + 1;
-  }
-  // Every row is valid UTF-8 (no character cut) and the "accuracy" column starts at the same column.
-  auto columns_to = [](const std::string& line, const std::string& what) {
-    const std::string head = line.substr(0, line.find(what));
-    return tvh::text_width(head);
-  };
-  const size_t header_col = columns_to(lines[0], "accuracy");
-  for (int i = 1; i < 4; ++i) {
-    const size_t paren = lines[(size_t)i].find("  (");
-    ASSERT_NE(paren, std::string::npos) << lines[(size_t)i];
-    // The header's "accuracy" starts 3 columns after the counts; a row's " xx.x %" ends 10 after them.
-    EXPECT_EQ(tvh::text_width(lines[(size_t)i].substr(0, paren)), header_col + 7) << lines[(size_t)i];
-  }
-  for (const std::string& l : lines) {
-    for (size_t i = 0; i < l.size(); ++i) {
-      const unsigned char c = (unsigned char)l[i];
-      const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 4;
-      for (size_t k = 1; k < n; ++k) ASSERT_EQ((unsigned char)l[i + k] >> 6, 2) << "character cut in: " << l;
-      i += n - 1;
-    }
-  }
-  EXPECT_TRUE(has(lines[0], "\xe5\x9c\x86\xe5\xbd\xa2\xe5\x8d\x81~")) << lines[0];  // 3 wide characters + "~"
-  EXPECT_TRUE(has(lines[0], "\xce\xba\xcf\x8d\xce\xba\xce\xbb\xce\xbf\xcf\x82\xce\xb1\xce\xb2")) << lines[0];
-  EXPECT_EQ(tvh::text_width("cafe\xcc\x81"), 4u);
-  EXPECT_EQ(tvh::clip_to_width("cafe\xcc\x81-long", 5), "cafe\xcc\x81~");
 }
