@@ -195,7 +195,7 @@ QuantChoices choose(const tv::ModelPlan& plan, const float* params, const Calibr
     q.in_lo = iv.lo;
     q.in_hi = iv.hi;
     const std::string who = layer_label(plan, i);
-    if (d.type == tv::LayerType::AdaptiveAvgPool2D && (lp.in.h % lp.out.h != 0 || lp.in.w % lp.out.w != 0))
+    if (d.type == tv::LayerType::AdaptiveAvgPool2D && !tv::equal_bins(lp))
       throw Error(who + ": an adaptive average pool with unequal bins (" + std::to_string(lp.in.h) + "x" +
                   std::to_string(lp.in.w) + " to " + std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) +
                   ") has no int8 equivalent in ESP-DL; use a size that divides evenly.");
