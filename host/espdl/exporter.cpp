@@ -196,8 +196,8 @@ class Exporter : public ExportGraph {
       throw Error(source_ + ": internal error: the graph output " + espdl_dims_text(cur_.dims) + " does not hold the " +
                   std::to_string(n_out) + " outputs of the model.");
 
-    // The independent reference interpreter must agree, and the accumulations this input reaches must
-    // fit the S3's 20-bit lanes for Model::test() to be able to match on the board.
+    // The reference interpreter (its own conv / dense accumulators) must agree, and the accumulations this input
+    // reaches must fit the S3's 20-bit lanes for Model::test() to be able to match on the board.
     const Q8Reference ref = q8_reference_load(*view_, plan_);
     std::vector<AccObserved> observed(size_t(plan_.num_layers));
     const std::vector<int8_t> y_ref = q8_reference_run(ref, out.test_input.data(), 0, &observed);
