@@ -144,7 +144,9 @@ TEST_P(LayerUnits, EspdlExportsAndVerifiesOrRefusesNamingTheLayer) {
   // Its own node carries the row's op (an adaptive pool of 1 x 1 bins is the GlobalAvgPool row's op).
   const bool global = row().type == tv::LayerType::AdaptiveAvgPool2D &&
                       tv::layer_info(tv::LayerType::GlobalAvgPool).espdl_op == (node ? node->op_type : "");
-  if (node && !global) EXPECT_EQ(node->op_type, row().espdl_op) << row().name;
+  if (node && !global) {
+    EXPECT_EQ(node->op_type, row().espdl_op) << row().name;
+  }
 }
 
 // Slow (runs the C compiler; tests/CMakeLists.txt's TV_SLOW_TESTS).

@@ -7,11 +7,6 @@ namespace tv {
 namespace units {
 namespace avgpool2d {
 
-Status check(const LayerDesc& d, int layer) {
-  if (d.padding != Padding::Valid) return make_status(StatusCode::BadParameter, layer);
-  return ok_status();
-}
-
 void forward(const ModelPlan& plan, int i, const float*, const float* in, float* out) {
   avgpool2d_forward(plan.layers[i].geom, in, out);
 }
@@ -37,7 +32,7 @@ Status q8_run(const Q8Model& m, int i, const int8_t* in, int8_t* out) {
 extern const LayerUnit kAvgPool2D;
 constexpr LayerUnit kAvgPool2D = {{LayerType::AvgPool2D, "avgpool2d", false, false, ShapeRule::SlidingWindow,
                                    Int8Exponent::OwnRange, false, true, false, DetailText::Window, "AveragePool"},
-                                  avgpool2d::check,
+                                  valid_padding_only,
                                   no_weights,
                                   avgpool2d::forward,
                                   avgpool2d::backward,

@@ -1,6 +1,7 @@
 // Conv2D: `units` filters of kernel_h x kernel_w over every input channel, with a bias per filter.
 #include "tv/int8/q8_model.h"
 #include "tv/layers/layer_unit.h"
+#include "tv/layers/weighted_window.h"
 #include "tv/model.h"
 
 namespace tv {
@@ -19,24 +20,6 @@ int weight_dims(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t 
   dims[2] = d.kernel_w;
   dims[3] = (uint32_t)in.c;
   return 4;
-}
-
-void forward(const ModelPlan& plan, int i, const float* params, const float* in, float* out) {
-  const LayerPlan& lp = plan.layers[i];
-  const float* w = params + lp.param_offset;
-  conv2d_forward(lp.geom, in, w, w + lp.weight_count, out);
-}
-
-BackwardEnd backward(const BackwardStep& s) {
-  const LayerPlan& lp = s.plan->layers[s.i];
-  conv2d_backward_params(lp.geom, s.x, s.dy, s.g, s.g + lp.weight_count);
-  if (!s.need_dx) return BackwardEnd::Layer;
-  if (is_relu(*s.plan, s.i - 1)) {
-    conv2d_backward_data_relu(lp.geom, s.w, s.dy, s.dx, s.x);
-    return BackwardEnd::WithReluBelow;
-  }
-  conv2d_backward_data(lp.geom, s.w, s.dy, s.dx);
-  return BackwardEnd::Layer;
 }
 
 Status q8_bind(const BlobView&, const ModelPlan& plan, int i, Q8Model*) {
@@ -89,8 +72,8 @@ constexpr LayerUnit kConv2D = {
      DetailText::FiltersWindowPadding, "Conv"},
     conv2d::check,
     conv2d::weight_dims,
-    conv2d::forward,
-    conv2d::backward,
+    forward_weighted_window<conv2d_forward>,
+    backward_weighted_window<conv2d_backward_params, conv2d_backward_data, conv2d_backward_data_relu>,
     conv2d::q8_bind,
     conv2d::q8_run,
     interval_from_weights};

@@ -94,6 +94,7 @@ struct LayerUnit {
 // ---- Shared hooks (tv/layers/shared_hooks.cpp): what many units do, or "does not apply" ----
 namespace units {
 Status no_checks(const LayerDesc& d, int layer);
+Status valid_padding_only(const LayerDesc& d, int layer);  // a pool: no padding
 int no_weights(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t dims[4]);
 void forward_reshape_only(const ModelPlan& plan, int i, const float* params, const float* in, float* out);
 BackwardEnd backward_passes_through(const BackwardStep& s);  // dL/dx = dL/dy (in place)

@@ -8,11 +8,6 @@ namespace tv {
 namespace units {
 namespace maxpool2d {
 
-Status check(const LayerDesc& d, int layer) {
-  if (d.padding != Padding::Valid) return make_status(StatusCode::BadParameter, layer);
-  return ok_status();
-}
-
 void forward(const ModelPlan& plan, int i, const float*, const float* in, float* out) {
   maxpool2d_forward(plan.layers[i].geom, in, out);
 }
@@ -72,7 +67,7 @@ Status q8_run(const Q8Model& m, int i, const int8_t* in, int8_t* out) {
 extern const LayerUnit kMaxPool2D;
 constexpr LayerUnit kMaxPool2D = {{LayerType::MaxPool2D, "maxpool2d", false, false, ShapeRule::SlidingWindow,
                                    Int8Exponent::KeepsInput, false, true, false, DetailText::Window, "MaxPool"},
-                                  maxpool2d::check,
+                                  valid_padding_only,
                                   no_weights,
                                   maxpool2d::forward,
                                   maxpool2d::backward,

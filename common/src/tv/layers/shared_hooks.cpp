@@ -11,6 +11,11 @@ Status no_checks(const LayerDesc&, int) {
   return ok_status();
 }
 
+Status valid_padding_only(const LayerDesc& d, int layer) {
+  if (d.padding != Padding::Valid) return make_status(StatusCode::BadParameter, layer);
+  return ok_status();
+}
+
 int no_weights(const LayerDesc&, const Shape&, const Shape&, uint32_t*) {
   return 0;
 }
