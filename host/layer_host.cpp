@@ -255,6 +255,11 @@ int espdl_lut(ExportGraph& x, EspdlModel& g, int i, EspdlExport& out, std::vecto
   return i;
 }
 
+// A table activation without attributes of its own (HardSwish).
+int espdl_table(ExportGraph& x, EspdlModel& g, int i, EspdlExport& out) {
+  return espdl_lut(x, g, i, out, {}, "");
+}
+
 int espdl_leaky_relu(ExportGraph& x, EspdlModel& g, int i, EspdlExport& out) {
   const float alpha = x.plan_.desc.layers[i].alpha;
   return espdl_lut(x, g, i, out, {attr_float("alpha", alpha)}, "alpha " + fmt_float(alpha) + ", ");
@@ -313,6 +318,7 @@ constexpr HostLayer kHostLayers[] = {
     {T::LeakyReLU, config_leaky_relu, prune_keeps_channels, espdl_leaky_relu},
     {T::Flatten, config_no_fields<T::Flatten>, prune_flatten, espdl_flatten},
     {T::Clip, config_clip, prune_keeps_channels, espdl_clip},
+    {T::Hardswish, config_no_fields<T::Hardswish>, prune_keeps_channels, espdl_table},
 };
 
 constexpr int kRows = (int)(sizeof(kHostLayers) / sizeof(kHostLayers[0]));

@@ -36,8 +36,9 @@ enum class LayerType : uint8_t {
   LeakyReLU = 9,
   Flatten = 10,
   Clip = 11,
+  Hardswish = 12,
 };
-constexpr int kLayerTypeCount = 11;  // LayerType runs from 1 to kLayerTypeCount without gaps
+constexpr int kLayerTypeCount = 12;  // LayerType runs from 1 to kLayerTypeCount without gaps
 
 // How the output shape follows from the input shape (plan_model).
 enum class ShapeRule : uint8_t {
@@ -89,7 +90,7 @@ struct LayerUnit;  // tv/layers/layer_unit.h
 // Every unit, one per type, in enumerator order (tests/core/layer_table_test.cpp checks the order).
 namespace units {
 extern const LayerUnit kConv2D, kDepthwiseConv2D, kMaxPool2D, kAvgPool2D, kAdaptiveAvgPool2D, kGlobalAvgPool, kDense,
-    kReLU, kLeakyReLU, kFlatten, kClip;
+    kReLU, kLeakyReLU, kFlatten, kClip, kHardswish;
 }  // namespace units
 inline constexpr const LayerUnit* kLayerUnits[] = {
     &units::kConv2D,
@@ -103,6 +104,7 @@ inline constexpr const LayerUnit* kLayerUnits[] = {
     &units::kLeakyReLU,
     &units::kFlatten,
     &units::kClip,
+    &units::kHardswish,
 };
 static_assert(sizeof(kLayerUnits) / sizeof(kLayerUnits[0]) == kLayerTypeCount,
               "every LayerType needs exactly one unit in kLayerUnits");
