@@ -6,6 +6,7 @@
 
 #include "host/error.h"
 #include "host/files.h"
+#include "host/layer_host.h"
 #include "host/numbers.h"
 
 using nlohmann::json;
@@ -85,6 +86,27 @@ struct Ctx {
   }
 };
 
+// A layer's object as its host row reads it (host/layer_host.h).
+class JsonLayerConfig : public LayerConfig {
+ public:
+  JsonLayerConfig(const Ctx& c, const json& l, const std::string& where) : c_(c), l_(l), where_(where) {}
+  void only(std::initializer_list<const char*> keys) const override { c_.only(l_, where_, keys); }
+  int integer(const char* key, int lo, int hi, int def) const override {
+    return c_.integer(l_, where_, key, lo, hi, def);
+  }
+  double number(const char* key, double lo, double hi, double def) const override {
+    return c_.num(l_, where_, key, lo, hi, def);
+  }
+  tv::Padding padding(const char* def) const override {
+    return c_.str(l_, where_, "padding", {"valid", "same"}, def) == "same" ? tv::Padding::Same : tv::Padding::Valid;
+  }
+
+ private:
+  const Ctx& c_;
+  const json& l_;
+  const std::string& where_;
+};
+
 tv::LayerDesc parse_layer(const Ctx& c, const json& l, const std::string& where) {
   if (!l.is_object() || !l.contains("type") || !l["type"].is_string()) c.fail(where, "needs a \"type\" string");
   const std::string name = l["type"].get<std::string>();
@@ -94,46 +116,7 @@ tv::LayerDesc parse_layer(const Ctx& c, const json& l, const std::string& where)
     for (int i = 0; i < tv::kLayerTypeCount; ++i) known += std::string(i ? ", " : "") + tv::layer_row(i).name;
     c.fail(where + ".type", "is \"" + name + "\", not a layer type (" + known + ")");
   }
-  auto padding = [&](const char* def) {
-    return c.str(l, where, "padding", {"valid", "same"}, def) == "same" ? tv::Padding::Same : tv::Padding::Valid;
-  };
-  switch (type) {
-    case tv::LayerType::Conv2D: {
-      c.only(l, where, {"type", "filters", "kernel", "stride", "padding"});
-      const tv::Padding pad = padding("valid");
-      return tv::conv2d_layer(c.integer(l, where, "filters", 1, 4096, 8), c.integer(l, where, "kernel", 1, 15, 3),
-                              c.integer(l, where, "stride", 1, 8, 1), pad);
-    }
-    case tv::LayerType::DepthwiseConv2D: {
-      c.only(l, where, {"type", "kernel", "stride", "padding"});
-      const tv::Padding pad = padding("same");
-      return tv::depthwise_layer(c.integer(l, where, "kernel", 1, 15, 3), c.integer(l, where, "stride", 1, 8, 1), pad);
-    }
-    case tv::LayerType::MaxPool2D:
-    case tv::LayerType::AvgPool2D: {
-      c.only(l, where, {"type", "kernel", "stride"});
-      int k = c.integer(l, where, "kernel", 1, 15, 2);
-      int s = c.integer(l, where, "stride", 1, 15, k);
-      return type == tv::LayerType::MaxPool2D ? tv::maxpool_layer(k, s) : tv::avgpool_layer(k, s);
-    }
-    case tv::LayerType::AdaptiveAvgPool2D:
-      c.only(l, where, {"type", "out_h", "out_w"});
-      return tv::adaptive_avgpool_layer(c.integer(l, where, "out_h", 1, 4096, 1),
-                                        c.integer(l, where, "out_w", 1, 4096, 1));
-    case tv::LayerType::GlobalAvgPool: c.only(l, where, {"type"}); return tv::global_avgpool_layer();
-    case tv::LayerType::Dense:
-      c.only(l, where, {"type", "units"});
-      return tv::dense_layer(c.integer(l, where, "units", 0, 65535, 0));
-    case tv::LayerType::ReLU: c.only(l, where, {"type"}); return tv::relu_layer();
-    case tv::LayerType::LeakyReLU:
-      c.only(l, where, {"type", "alpha"});
-      return tv::leaky_relu_layer((float)c.num(l, where, "alpha", 0.0, 0.999, 0.1));
-    case tv::LayerType::Flatten: c.only(l, where, {"type"}); return tv::flatten_layer();
-    case tv::LayerType::Clip:
-      c.only(l, where, {"type", "lo", "hi"});
-      return tv::clip_layer((float)c.num(l, where, "lo", -1e30, 0, -50), (float)c.num(l, where, "hi", 1e-30, 1e30, 50));
-  }
-  c.fail(where + ".type", "is \"" + name + "\", which this build cannot configure");
+  return host_layer(type).config(JsonLayerConfig(c, l, where));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "host/error.h"
+#include "host/layer_host.h"
 #include "host/model_io.h"
 
 namespace tvh {
@@ -20,22 +21,6 @@ bool prunable(const tv::ModelPlan& plan, int i) {
     if (!tv::layer_info(t).keeps_channels) return false;
   }
   return false;
-}
-
-std::vector<int> iota_n(int n) {
-  std::vector<int> v((size_t)n);
-  for (int i = 0; i < n; ++i) v[(size_t)i] = i;
-  return v;
-}
-
-// Element indices of an h x w x c tensor (HWC) that belong to channels `kept`, in HWC order.
-std::vector<int> hwc_indices(int h, int w, int c, const std::vector<int>& kept) {
-  std::vector<int> out;
-  out.reserve((size_t)h * w * kept.size());
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x)
-      for (int k : kept) out.push_back((y * w + x) * c + k);
-  return out;
 }
 
 }  // namespace
@@ -93,7 +78,7 @@ PruneResult prune_model(const tv::ModelPlan& plan, const float* params, double r
       for (int t = 0; t < fan; ++t) s += std::fabs((double)w[(size_t)o * fan + t]);
       pl.l1.push_back(s);
     }
-    std::vector<int> order = iota_n(n);
+    std::vector<int> order = channel_range(n);
     std::sort(order.begin(), order.end(), [&](int a, int b) {
       if (pl.l1[(size_t)a] != pl.l1[(size_t)b]) return pl.l1[(size_t)a] < pl.l1[(size_t)b];
       return a > b;
@@ -116,7 +101,7 @@ PruneResult prune_model(const tv::ModelPlan& plan, const float* params, double r
   r.params.assign(small->param_count, 0.f);
 
   // Copy the kept parameters, following the kept channel set of the current tensor through the layers.
-  std::vector<int> kept = iota_n(plan.input.c);  // kept channels of the current tensor (original indices)
+  std::vector<int> kept = channel_range(plan.input.c);  // kept channels of the current tensor (original indices)
   for (int i = 0; i < L; ++i) {
     const tv::LayerDesc& d = plan.desc.layers[i];
     const tv::LayerPlan& lp = plan.layers[i];
@@ -125,46 +110,8 @@ PruneResult prune_model(const tv::ModelPlan& plan, const float* params, double r
     const float* b = w + lp.weight_count;
     float* nw = r.params.data() + np.param_offset;
     float* nb = nw + np.weight_count;
-    switch (d.type) {
-      case tv::LayerType::Conv2D: {
-        const std::vector<int> outs = keep[(size_t)i].empty() ? iota_n(lp.out.c) : keep[(size_t)i];
-        const int kk = d.kernel_h * d.kernel_w, cin = lp.in.c, ncin = (int)kept.size();
-        for (size_t o = 0; o < outs.size(); ++o) {
-          for (int t = 0; t < kk; ++t)
-            for (int c = 0; c < ncin; ++c)
-              nw[(o * kk + t) * ncin + c] = w[((size_t)outs[o] * kk + t) * cin + kept[(size_t)c]];
-          nb[o] = b[outs[o]];
-        }
-        kept = outs;
-        break;
-      }
-      case tv::LayerType::DepthwiseConv2D: {
-        const int kk = d.kernel_h * d.kernel_w, c = lp.in.c, nc = (int)kept.size();
-        for (int t = 0; t < kk; ++t)
-          for (int k = 0; k < nc; ++k) nw[(size_t)t * nc + k] = w[(size_t)t * c + kept[(size_t)k]];
-        for (int k = 0; k < nc; ++k) nb[k] = b[kept[(size_t)k]];
-        break;
-      }
-      case tv::LayerType::Dense: {
-        const std::vector<int> cols = hwc_indices(lp.in.h, lp.in.w, lp.in.c, kept);
-        const size_t in_n = lp.in.size(), units = (size_t)lp.out.c;
-        if (cols.size() != np.in.size()) throw Error("internal error: pruned dense columns do not match the plan.");
-        for (size_t o = 0; o < units; ++o) {
-          for (size_t j = 0; j < cols.size(); ++j) nw[o * cols.size() + j] = w[o * in_n + (size_t)cols[j]];
-          nb[o] = b[o];
-        }
-        kept = iota_n(lp.out.c);
-        break;
-      }
-      case tv::LayerType::Flatten: kept = hwc_indices(lp.in.h, lp.in.w, lp.in.c, kept); break;
-      case tv::LayerType::MaxPool2D:
-      case tv::LayerType::AvgPool2D:
-      case tv::LayerType::AdaptiveAvgPool2D:
-      case tv::LayerType::GlobalAvgPool:
-      case tv::LayerType::ReLU:
-      case tv::LayerType::LeakyReLU:
-      case tv::LayerType::Clip: break;  // keep the channel set
-    }
+    const PruneStep step{d, lp, np, w, b, nw, nb, keep[(size_t)i]};
+    host_layer(d.type).prune(step, &kept);
   }
   return r;
 }

@@ -1,13 +1,16 @@
-// A plain-loop int8 interpreter of the int8 blob convention (tv/int8/q8_model.h), written from the
-// ESP-DL numeric contract (docs/espdl-numerics.md) independently of the core's kernels.
-// Two uses: the tests compare tv::q8_run against it bit for bit, and the quantizer runs it to measure
-// the accumulator magnitudes a model actually reaches (the ESP32-S3 keeps 20-bit lanes).
-// Slow and simple on purpose: int64 arithmetic, one output at a time, no shared code with the kernels.
+// The int8 blob convention (tv/int8/q8_model.h) run with a model of the ESP32-S3's accumulators: every
+// conv / depthwise / dense output's running sum kept in int64 in the order bias, then taps, observed
+// (the largest magnitudes reached) and optionally wrapped to a 20-bit lane as a device whose lane
+// overflows would; every layer without weights runs the core's own int8 step (its unit's q8_run).
+// Two uses: the tests and the .espdl exporter compare tv::q8_run with it (the conv / dense
+// arithmetic written a second time, as plain loops), and the quantizer runs it to measure the
+// accumulator magnitudes a model actually reaches (the ESP32-S3 keeps 20-bit lanes).
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "tv/blob.h"
+#include "tv/int8/q8_model.h"
 #include "tv/model.h"
 
 namespace tvh {
@@ -18,16 +21,15 @@ struct AccObserved {
   int64_t max_partial = 0;  // max |running sum| in the order bias, then taps (ky, kx, c), over outputs and runs
 };
 
-// The model's tensors copied out of an int8 blob (checked like tv::q8_bind).
+// An int8 blob bound for `plan` (the blob must outlive it).
 struct Q8Reference {
   const tv::ModelPlan* plan = nullptr;
   std::vector<int> act_exps;
-  std::vector<std::vector<int8_t>> weights;  // per layer (empty without parameters)
-  std::vector<std::vector<int32_t>> biases;
-  std::vector<std::vector<int>> weight_exps;  // per layer: one exponent, or one per output channel
+  tv::Q8Model engine;  // tv::q8_bind's view of the blob's tensors
 };
 
-// Reads an int8 blob for `plan`; throws tvh::Error when it does not follow the convention.
+// Reads an int8 blob for `plan`; throws tvh::Error when it does not follow the convention or
+// tv::q8_bind refuses it.
 Q8Reference q8_reference_load(const tv::BlobView& view, const tv::ModelPlan& plan);
 
 // Runs one already-quantized input (act_exps[0]) through every layer and returns the final int8

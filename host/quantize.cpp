@@ -174,8 +174,7 @@ int input_exponent(const tv::ModelPlan& plan) {
 // Refuses an adaptive average pool whose bins are not equal: ESP-DL has no int8 equivalent.
 void check_equal_bins(const tv::ModelPlan& plan, int i, const std::string& who) {
   const tv::LayerPlan& lp = plan.layers[i];
-  if (plan.desc.layers[i].type == tv::LayerType::AdaptiveAvgPool2D &&
-      (lp.in.h % lp.out.h != 0 || lp.in.w % lp.out.w != 0))
+  if (plan.desc.layers[i].type == tv::LayerType::AdaptiveAvgPool2D && !tv::equal_bins(lp))
     throw Error(who + ": an adaptive average pool with unequal bins (" + std::to_string(lp.in.h) + "x" +
                 std::to_string(lp.in.w) + " to " + std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) +
                 ") has no int8 equivalent in ESP-DL; use a size that divides evenly.");

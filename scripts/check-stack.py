@@ -91,6 +91,10 @@ INDIRECT = [
     (r"tvfw::\{anonymous\}::(handle|push_end)\(", r"^(status_text|install_model|capture)$",
      [r"tvfw::AppLink::(status_text|install_model|capture)\("]),
     (r"tv::train_epoch\(", r"^run$", [r"^void tvfw::.*\(void\*, int, tv::LaneFn, void\*\)$"]),  # a LaneRunner
+    # a layer unit's hooks (tv/layers/layer_unit.h: Hook's call, inlined into the core's loops over the
+    # layers): any function of a unit (tv::units::, common/src/tv/layers/)
+    (r"tv::(Hook<.*>::operator\(\)|train_on_input|weight_dims|plan_layers|q8_bind|q8_run|forward_layer)\(", r"^return$",
+     [r"tv::units::"]),
 ]
 
 

@@ -11,7 +11,9 @@
 
 #include "espdl_generated.h"
 #include "host/error.h"
+#include "host/espdl/export_graph.h"
 #include "host/espdl/writer.h"
+#include "host/layer_host.h"
 #include "host/q8_reference.h"
 #include "host/s3_limits.h"
 #include "tv/blob.h"
@@ -45,55 +47,10 @@ std::vector<uint8_t> espdl_synthetic_image(int height, int width, int channels) 
 
 namespace {
 
-EspdlAttribute attr_int(const std::string& name, int64_t v) {
-  EspdlAttribute a;
-  a.name = name, a.type = espdl::AttributeType_INT, a.i = v;
-  return a;
-}
-EspdlAttribute attr_float(const std::string& name, float v) {
-  EspdlAttribute a;
-  a.name = name, a.type = espdl::AttributeType_FLOAT, a.f = v;
-  return a;
-}
-EspdlAttribute attr_string(const std::string& name, const std::string& v) {
-  EspdlAttribute a;
-  a.name = name, a.type = espdl::AttributeType_STRING, a.s = v;
-  return a;
-}
-EspdlAttribute attr_ints(const std::string& name, const std::vector<int64_t>& v) {
-  EspdlAttribute a;
-  a.name = name, a.type = espdl::AttributeType_INTS, a.ints = v;
-  return a;
-}
-
-template <typename T>
-EspdlTensor make_tensor(const std::string& name, const std::vector<int64_t>& dims, EspdlDataType type, const T* values,
-                        size_t count, int exponent, const std::string& doc) {
-  EspdlTensor t;
-  t.name = name;
-  t.dims = dims;
-  t.dtype = type;
-  t.raw.assign((count * sizeof(T) + 15) / 16 * 16, 0);
-  if (count) std::memcpy(t.raw.data(), values, count * sizeof(T));
-  t.exponents = {exponent};
-  t.doc = doc;
-  return t;
-}
-
-std::string fmt_float(float v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.9g", double(v));
-  return b;
-}
-
-bool is_power_of_two(int64_t v) {
-  return v > 0 && (v & (v - 1)) == 0;
-}
-
 // Builds the graph layer by layer; `cur` is the tensor the next node reads.
-class Exporter {
+class Exporter : public ExportGraph {
  public:
-  Exporter(const LoadedModel& m, const std::string& source) : m_(m), plan_(*m.plan), source_(source) {}
+  Exporter(const LoadedModel& m, const std::string& source) : ExportGraph(*m.plan, source), m_(m) {}
 
   EspdlExport run(const EspdlExportOptions& options) {
     if (!m_.int8)
@@ -131,35 +88,9 @@ class Exporter {
   }
 
  private:
-  struct Cur {
-    std::string name;
-    std::vector<int64_t> dims;
-    int exp = 0;
-  };
   const LoadedModel& m_;
-  const tv::ModelPlan& plan_;
-  std::string source_;
   const tv::BlobView* view_ = nullptr;
-  const tv::Q8Model* q8_ = nullptr;
-  Cur cur_;
-  int lut_count_ = 0;
-  std::vector<std::string> notes_;
   std::vector<int64_t> acc_bound_;
-
-  [[noreturn]] void refuse(int layer, const std::string& what) const {
-    throw Error(source_ + ": layer " + std::to_string(layer) + " (" + type_name(layer) + ") " + what + ".");
-  }
-  std::string type_name(int i) const { return tv::layer_type_name(plan_.desc.layers[i].type); }
-  std::string base(int i) const { return "l" + std::to_string(i) + "_" + type_name(i); }
-
-  static EspdlValueInfo value(const std::string& name, const std::vector<int64_t>& dims, int exp) {
-    EspdlValueInfo v;
-    v.name = name;
-    v.dims = dims;
-    v.dtype = EspdlDataType::Int8;
-    v.exponents = {exp};
-    return v;
-  }
 
   // The loaded model's decoded view and int8 engine (decoded and bound once, by decode_model).
   void bind() {
@@ -169,8 +100,7 @@ class Exporter {
     // bins, and per-channel exponents (q8_bind accepts them; the S3 cannot run them).
     for (int i = 0; i < plan_.num_layers; ++i) {
       const tv::LayerPlan& lp = plan_.layers[i];
-      if (plan_.desc.layers[i].type == tv::LayerType::AdaptiveAvgPool2D &&
-          (lp.in.h % lp.out.h != 0 || lp.in.w % lp.out.w != 0))
+      if (plan_.desc.layers[i].type == tv::LayerType::AdaptiveAvgPool2D && !tv::equal_bins(lp))
         refuse(i, "has bins of unequal size (" + std::to_string(lp.in.h) + "x" + std::to_string(lp.in.w) + " into " +
                       std::to_string(lp.out.h) + "x" + std::to_string(lp.out.w) +
                       "), which no single ESP-DL AveragePool expresses");
@@ -187,175 +117,10 @@ class Exporter {
     accumulation_notes();
   }
 
-  // Emits the node(s) of layer i (and of a ReLU fused into it); returns the last layer index consumed.
+  // Emits the node(s) of layer i (and of a ReLU fused into it): its host row's emission (host/layer_host.cpp);
+  // returns the last layer index consumed.
   int layer(EspdlModel& g, int i, EspdlExport& out) {
-    const tv::LayerDesc& d = plan_.desc.layers[i];
-    const tv::LayerPlan& lp = plan_.layers[i];
-    const int e_in = q8_->act_exps[i];
-    const int L = plan_.num_layers;
-    const bool relu_next = i + 1 < L && plan_.desc.layers[i + 1].type == tv::LayerType::ReLU;
-    switch (d.type) {
-      case tv::LayerType::Conv2D:
-      case tv::LayerType::DepthwiseConv2D: {
-        need_spatial(i);
-        const int last = relu_next ? i + 1 : i;
-        const tv::Geom2D& geo = lp.geom;
-        const bool dw = d.type == tv::LayerType::DepthwiseConv2D;
-        const int e_w = q8_->weight_exp[i];
-        check_bias(i, lp.bias_count);
-        EspdlNode n = node("Conv", base(i), last);
-        const std::string wname = base(i) + ".weight", bname = base(i) + ".bias";
-        const int8_t* w = q8_->weights[i];
-        if (dw) {
-          const std::vector<int8_t> packed = ours_depthwise_filter_to_s3(w, geo.k_h, geo.k_w, geo.in_c);
-          g.initializers.push_back(make_tensor(wname, {geo.k_h, geo.k_w, geo.in_c, 1}, EspdlDataType::Int8,
-                                               packed.data(), packed.size(), e_w,
-                                               s3_filter_layout_doc(geo.in_c, false)));
-        } else {
-          const std::vector<int8_t> packed = ours_conv_filter_to_s3(w, geo.k_h, geo.k_w, geo.in_c, geo.out_c);
-          g.initializers.push_back(make_tensor(wname, {geo.k_h, geo.k_w, geo.in_c, geo.out_c}, EspdlDataType::Int8,
-                                               packed.data(), packed.size(), e_w,
-                                               s3_filter_layout_doc(geo.out_c, false)));
-        }
-        g.initializers.push_back(make_tensor(bname, {int64_t(lp.bias_count)}, EspdlDataType::Int32, q8_->biases[i],
-                                             lp.bias_count, e_in + e_w, "layout ==> UNK"));
-        n.inputs = {cur_.name, wname, bname};
-        const int pad_bottom = end_pad(i, geo.in_h, geo.k_h, geo.stride_h, geo.pad_top, geo.out_h);
-        const int pad_right = end_pad(i, geo.in_w, geo.k_w, geo.stride_w, geo.pad_left, geo.out_w);
-        n.attributes = {attr_string("activation", relu_next ? "Relu" : "Linear"),
-                        attr_ints("dilations", {1, 1}),
-                        attr_int("group", dw ? geo.in_c : 1),
-                        attr_ints("kernel_shape", {geo.k_h, geo.k_w}),
-                        attr_ints("pads", {geo.pad_top, geo.pad_left, pad_bottom, pad_right}),
-                        attr_string("quant_type", "S8"),
-                        attr_ints("strides", {geo.stride_h, geo.stride_w})};
-        emit(g, std::move(n), {1, geo.out_h, geo.out_w, geo.out_c}, last,
-             std::string(dw ? "Conv (depthwise, group " + std::to_string(geo.in_c) + ")" : "Conv") +
-                 (relu_next ? ", activation Relu" : ", activation Linear"),
-             out);
-        return last;
-      }
-      case tv::LayerType::Dense: {
-        const int last = relu_next ? i + 1 : i;
-        const int in_n = int(lp.in.size()), out_n = lp.out.c;
-        if (cur_.dims.size() != 2) flatten(g, base(i) + "_flatten", i, out, true);
-        if (int64_t(espdl_element_count(cur_.dims)) != in_n)
-          refuse(i, "reads " + std::to_string(in_n) + " values but its input tensor is " + espdl_dims_text(cur_.dims));
-        const int e_w = q8_->weight_exp[i];
-        check_bias(i, lp.bias_count);
-        const std::string wname = base(i) + ".weight", bname = base(i) + ".bias";
-        const std::vector<int8_t> packed = ours_conv_filter_to_s3(q8_->weights[i], 1, 1, in_n, out_n);
-        g.initializers.push_back(make_tensor(wname, {1, 1, in_n, out_n}, EspdlDataType::Int8, packed.data(),
-                                             packed.size(), e_w, s3_filter_layout_doc(out_n, false)));
-        g.initializers.push_back(make_tensor(bname, {out_n}, EspdlDataType::Int32, q8_->biases[i], size_t(out_n),
-                                             e_in + e_w, "layout ==> UNK"));
-        EspdlNode n = node("Gemm", base(i), last);
-        n.inputs = {cur_.name, wname, bname};
-        n.attributes = {attr_string("activation", relu_next ? "Relu" : "Linear"), attr_float("alpha", 1.0f),
-                        attr_float("beta", 1.0f), attr_string("quant_type", "S8"), attr_int("transB", 0)};
-        emit(g, std::move(n), {1, out_n}, last,
-             std::string("Gemm (transB 0") + (relu_next ? ", activation Relu)" : ", activation Linear)"), out);
-        return last;
-      }
-      case tv::LayerType::MaxPool2D:
-      case tv::LayerType::AvgPool2D: {
-        need_spatial(i);
-        const tv::Geom2D& geo = lp.geom;
-        const bool avg = d.type == tv::LayerType::AvgPool2D;
-        pool_node(g, i, avg, geo.k_h, geo.k_w, geo.stride_h, geo.stride_w, {1, geo.out_h, geo.out_w, geo.out_c}, out);
-        return i;
-      }
-      case tv::LayerType::AdaptiveAvgPool2D: {
-        need_spatial(i);
-        if (lp.out.h == 1 && lp.out.w == 1) {
-          global_pool(g, i, out, "GlobalAveragePool (1 x 1 bins)");
-          return i;
-        }
-        const int kh = lp.in.h / lp.out.h, kw = lp.in.w / lp.out.w;
-        pool_node(g, i, true, kh, kw, kh, kw, {1, lp.out.h, lp.out.w, lp.out.c}, out);
-        return i;
-      }
-      case tv::LayerType::GlobalAvgPool:
-        need_spatial(i);
-        global_pool(g, i, out, "GlobalAveragePool");
-        return i;
-      case tv::LayerType::ReLU: {
-        EspdlNode n = node("Relu", base(i), i);
-        n.inputs = {cur_.name};
-        n.attributes = {attr_string("quant_type", "S8")};
-        emit(g, std::move(n), cur_.dims, i, "Relu", out);
-        return i;
-      }
-      case tv::LayerType::LeakyReLU: {
-        const int e_out = q8_->act_exps[i + 1];
-        const std::string table = "LeakyRelu_lut_" + std::to_string(lut_count_++);
-        g.initializers.push_back(make_tensor(table, {256}, EspdlDataType::Int8, q8_->luts[i], 256, e_out, ""));
-        EspdlNode n = node("LeakyRelu", base(i), i);
-        n.inputs = {cur_.name};
-        n.attributes = {attr_float("alpha", d.alpha), attr_string("lut", table), attr_string("quant_type", "S8")};
-        emit(g, std::move(n), cur_.dims, i,
-             "LeakyRelu (alpha " + fmt_float(d.alpha) + ", 256-entry table " + table + ")", out);
-        return i;
-      }
-      case tv::LayerType::Clip: {
-        // The clamp at [quantize(lo), quantize(hi)] of q8_run, as a table (esp-ppq exports Clip as a LUT)
-        // with ONNX's min/max inputs beside it (ESP-DL's Clip module reads them when there is no table).
-        const int8_t lo = tv::quantize_one_s8(d.lo, e_in), hi = tv::quantize_one_s8(d.hi, e_in);
-        if (lo == -128 && hi == 127) {  // the clamp holds all of int8 at this exponent: nothing to run
-          out.mapping.push_back(base(i) + " -> (nothing: [" + fmt_float(d.lo) + ", " + fmt_float(d.hi) +
-                                "] covers every int8 value at exponent " + std::to_string(e_in) + ")");
-          return i;
-        }
-        int8_t lut[256];
-        for (int q = -128; q < 128; ++q) lut[q + 128] = int8_t(q < lo ? lo : (q > hi ? hi : q));
-        const std::string table = "Clip_lut_" + std::to_string(lut_count_++);
-        const std::string mn = base(i) + ".min", mx = base(i) + ".max";
-        g.initializers.push_back(make_tensor(mn, {1}, EspdlDataType::Int8, &lo, 1, e_in, "layout ==> UNK"));
-        g.initializers.push_back(make_tensor(mx, {1}, EspdlDataType::Int8, &hi, 1, e_in, "layout ==> UNK"));
-        g.initializers.push_back(make_tensor(table, {256}, EspdlDataType::Int8, lut, 256, e_in, ""));
-        EspdlNode n = node("Clip", base(i), i);
-        n.inputs = {cur_.name, mn, mx};
-        n.attributes = {attr_string("lut", table), attr_string("quant_type", "S8")};
-        emit(g, std::move(n), cur_.dims, i,
-             "Clip (min " + std::to_string(lo) + ", max " + std::to_string(hi) + " at exponent " +
-                 std::to_string(e_in) + ", 256-entry table " + table + ")",
-             out);
-        return i;
-      }
-      case tv::LayerType::Flatten:
-        if (cur_.dims.size() == 2) {
-          out.mapping.push_back(base(i) + " -> (nothing: its input is already flat)");
-          return i;
-        }
-        flatten(g, base(i), i, out, false);
-        return i;
-    }
-    refuse(i, "is a layer type ESP-DL export does not know");
-  }
-
-  void need_spatial(int i) const {
-    if (cur_.dims.size() != 4)
-      refuse(i, "works on an image but follows a flattened tensor " + espdl_dims_text(cur_.dims) +
-                    "; ESP-DL's window ops need [1, H, W, C]");
-  }
-
-  // The end padding that makes ESP-DL's output size (in + begin + end - k) / stride + 1 equal ours.
-  int end_pad(int i, int in, int k, int stride, int begin, int out) const {
-    int end = (out - 1) * stride + k - in - begin;
-    if (end < 0) end = 0;
-    if ((in + begin + end - k) / stride + 1 != out)
-      refuse(i, "has a window geometry ESP-DL's Conv cannot reproduce (in " + std::to_string(in) + ", kernel " +
-                    std::to_string(k) + ", stride " + std::to_string(stride) + ", out " + std::to_string(out) + ")");
-    return end;
-  }
-
-  void check_bias(int i, size_t count) const {
-    const int32_t* b = q8_->biases[i];
-    for (size_t k = 0; k < count; ++k)
-      if (b[k] < kS3BiasMin || b[k] > kS3BiasMax)
-        refuse(i, "has the bias " + std::to_string(b[k]) + " (output " + std::to_string(k) +
-                      ") outside the ESP32-S3's 20-bit bias range [-524288, 524287]; re-quantize it with tvquant, "
-                      "which keeps biases in range");
+    return host_layer(plan_.desc.layers[i].type).espdl(*this, g, i, out);
   }
 
   // The running sums any input image can produce, layer by layer, from the int8 values each tensor
@@ -397,73 +162,6 @@ class Exporter {
     }
   }
 
-  EspdlNode node(const std::string& op, const std::string& name, int last_layer) const {
-    EspdlNode n;
-    n.op_type = op;
-    n.name = name;
-    n.outputs = {base(last_layer) + "_out"};
-    return n;
-  }
-
-  void emit(EspdlModel& g, EspdlNode n, const std::vector<int64_t>& dims, int last_layer, const std::string& what,
-            EspdlExport& out) {
-    const int exp = q8_->act_exps[last_layer + 1];
-    std::string line = n.name;
-    if (n.name != base(last_layer)) line += " + " + base(last_layer);  // a fused ReLU
-    out.mapping.push_back(line + " -> " + what);
-    cur_ = {n.outputs[0], dims, exp};
-    g.value_info.push_back(value(cur_.name, dims, exp));
-    g.nodes.push_back(std::move(n));
-  }
-
-  void flatten(EspdlModel& g, const std::string& name, int i, EspdlExport& out, bool inserted) {
-    EspdlNode n;
-    n.op_type = "Flatten";
-    n.name = name;
-    n.outputs = {name + "_out"};
-    n.inputs = {cur_.name};
-    n.attributes = {attr_int("axis", 1), attr_string("quant_type", "S8")};
-    const std::vector<int64_t> dims = {1, int64_t(espdl_element_count(cur_.dims))};
-    out.mapping.push_back(name + " -> Flatten (axis 1" + std::string(inserted ? ", inserted: Gemm reads [1, N]" : "") +
-                          "; NHWC order = our HWC columns)");
-    cur_ = {n.outputs[0], dims, cur_.exp};  // Flatten keeps the exponent
-    g.value_info.push_back(value(cur_.name, dims, cur_.exp));
-    g.nodes.push_back(std::move(n));
-    (void)i;
-  }
-
-  void pool_node(EspdlModel& g, int i, bool avg, int kh, int kw, int sh, int sw, const std::vector<int64_t>& dims,
-                 EspdlExport& out) {
-    EspdlNode n = node(avg ? "AveragePool" : "MaxPool", base(i), i);
-    n.inputs = {cur_.name};
-    n.attributes = {attr_int("ceil_mode", 0)};
-    if (avg) n.attributes.push_back(attr_int("count_include_pad", 1));
-    n.attributes.push_back(attr_ints("kernel_shape", {kh, kw}));
-    n.attributes.push_back(attr_ints("pads", {0, 0, 0, 0}));
-    n.attributes.push_back(attr_string("quant_type", "S8"));
-    n.attributes.push_back(attr_ints("strides", {sh, sw}));
-    if (avg) area_note(i, int64_t(kh) * kw);
-    emit(g, std::move(n), dims, i,
-         std::string(avg ? "AveragePool " : "MaxPool ") + std::to_string(kh) + "x" + std::to_string(kw) + " stride " +
-             std::to_string(sh) + "x" + std::to_string(sw),
-         out);
-  }
-
-  void global_pool(EspdlModel& g, int i, EspdlExport& out, const std::string& what) {
-    EspdlNode n = node("GlobalAveragePool", base(i), i);
-    n.inputs = {cur_.name};
-    n.attributes = {attr_string("quant_type", "S8")};
-    area_note(i, cur_.dims[1] * cur_.dims[2]);
-    emit(g, std::move(n), {1, 1, 1, cur_.dims[3]}, i, what, out);
-  }
-
-  void area_note(int i, int64_t area) {
-    if (!is_power_of_two(area))
-      notes_.push_back("layer " + std::to_string(i) + " (" + type_name(i) + ") averages over " + std::to_string(area) +
-                       " cells, not a power of two: the S3 assembly multiplies by an approximation of 1/" +
-                       std::to_string(area) + " and may differ by one step from this file's test output");
-  }
-
   void rename_output(EspdlModel& g, const std::string& name) {
     const std::string old = cur_.name;
     for (EspdlNode& n : g.nodes)
@@ -498,8 +196,8 @@ class Exporter {
       throw Error(source_ + ": internal error: the graph output " + espdl_dims_text(cur_.dims) + " does not hold the " +
                   std::to_string(n_out) + " outputs of the model.");
 
-    // The independent reference interpreter must agree, and the accumulations this input reaches must
-    // fit the S3's 20-bit lanes for Model::test() to be able to match on the board.
+    // The reference interpreter (its own conv / dense accumulators) must agree, and the accumulations this input
+    // reaches must fit the S3's 20-bit lanes for Model::test() to be able to match on the board.
     const Q8Reference ref = q8_reference_load(*view_, plan_);
     std::vector<AccObserved> observed(size_t(plan_.num_layers));
     const std::vector<int8_t> y_ref = q8_reference_run(ref, out.test_input.data(), 0, &observed);

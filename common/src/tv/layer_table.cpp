@@ -2,52 +2,49 @@
 
 #include <string.h>
 
+#include "tv/layers/layer_unit.h"
+
 namespace tv {
 
 namespace {
 
-using S = ShapeRule;
-using E = Int8Exponent;
-using D = DetailText;
-
-// One row per type, in enumerator order.
-// clang-format off
-constexpr LayerTypeInfo kLayerTable[] = {
-//  type                          name                  params in_place shape               int8 exponent   fused  channels detail                    ESP-DL op
-    {LayerType::Conv2D,            "conv2d",             true,  false, S::SlidingWindow,  E::WithWeights, false, false, D::FiltersWindowPadding, "Conv"},
-    {LayerType::DepthwiseConv2D,   "depthwise_conv2d",   true,  false, S::SlidingWindow,  E::WithWeights, false, true,  D::WindowPadding,        "Conv"},
-    {LayerType::MaxPool2D,         "maxpool2d",          false, false, S::SlidingWindow,  E::KeepsInput,  false, true,  D::Window,               "MaxPool"},
-    {LayerType::AvgPool2D,         "avgpool2d",          false, false, S::SlidingWindow,  E::OwnRange,    false, true,  D::Window,               "AveragePool"},
-    {LayerType::AdaptiveAvgPool2D, "adaptive_avgpool2d", false, false, S::AdaptiveBins,   E::OwnRange,    false, true,  D::None,                 "AveragePool"},
-    {LayerType::GlobalAvgPool,     "global_avgpool",     false, false, S::GlobalPool,     E::OwnRange,    false, true,  D::None,                 "GlobalAveragePool"},
-    {LayerType::Dense,             "dense",              true,  false, S::FullyConnected, E::WithWeights, false, false, D::Units,                "Gemm"},
-    {LayerType::ReLU,              "relu",               false, true,  S::Unchanged,      E::KeepsInput,  true,  true,  D::None,                 "Relu"},
-    {LayerType::LeakyReLU,         "leaky_relu",         false, true,  S::Unchanged,      E::OwnRange,    false, true,  D::Alpha,                "LeakyRelu"},
-    {LayerType::Flatten,           "flatten",            false, true,  S::Flatten,        E::KeepsInput,  false, true,  D::None,                 "Flatten"},
-    {LayerType::Clip,              "clip",               false, true,  S::Unchanged,      E::KeepsInput,  true,  true,  D::Range,                "Clip"},
-};
-// clang-format on
-
-constexpr int kRows = (int)(sizeof(kLayerTable) / sizeof(kLayerTable[0]));
-static_assert(kRows == kLayerTypeCount, "every LayerType needs exactly one row in kLayerTable");
-
-constexpr bool rows_in_enum_order() {
-  for (int i = 0; i < kRows; ++i)
-    if ((int)kLayerTable[i].type != i + 1) return false;
-  return true;
-}
-static_assert(rows_in_enum_order(), "kLayerTable rows must follow LayerType's numbering (row i is type i + 1)");
+constexpr int kRows = kLayerTypeCount;
 
 // What layer_info answers for a value outside the enumeration (never produced by a checked blob or
 // config): no parameters, not in place, a shape rule plan_model refuses.
-constexpr LayerTypeInfo kUnknownRow = {LayerType(0),  "unknown", false, false,   S::Unchanged,
-                                       E::KeepsInput, false,     false, D::None, ""};
+constexpr LayerTypeInfo kUnknownRow = {
+    LayerType(0), "unknown",        false, false, ShapeRule::Unchanged, Int8Exponent::KeepsInput, false, false,
+    false,        DetailText::None, ""};
+
+Status unknown_check(const LayerDesc&, int layer) {
+  return make_status(StatusCode::UnknownLayer, layer);
+}
+Status unknown_q8_bind(const BlobView&, const ModelPlan&, int i, Q8Model*) {
+  return make_status(StatusCode::UnknownLayer, i);
+}
+Status unknown_q8_run(const Q8Model&, int i, const int8_t*, int8_t*) {
+  return make_status(StatusCode::UnknownLayer, i);
+}
+
+// The unit of a value outside the enumeration: every hook refuses it or does nothing.
+constexpr LayerUnit kUnknownUnit = {kUnknownRow,
+                                    unknown_check,
+                                    units::no_weights,
+                                    units::forward_reshape_only,
+                                    units::backward_passes_through,
+                                    unknown_q8_bind,
+                                    unknown_q8_run,
+                                    units::interval_from_weights};
 
 }  // namespace
 
-const LayerTypeInfo& layer_info(LayerType type) {
+const LayerUnit& layer_unit(LayerType type) {
   const int i = (int)type - 1;
-  return i >= 0 && i < kRows ? kLayerTable[i] : kUnknownRow;
+  return i >= 0 && i < kRows ? *kLayerUnits[i] : kUnknownUnit;
+}
+
+const LayerTypeInfo& layer_info(LayerType type) {
+  return layer_unit(type).row;
 }
 
 bool layer_type_from_byte(uint8_t b, LayerType* type) {
@@ -57,16 +54,16 @@ bool layer_type_from_byte(uint8_t b, LayerType* type) {
 }
 
 bool layer_type_from_name(const char* name, LayerType* type) {
-  for (const LayerTypeInfo& row : kLayerTable)
-    if (strcmp(row.name, name) == 0) {
-      *type = row.type;
+  for (const LayerUnit* unit : kLayerUnits)
+    if (strcmp(unit->row.name, name) == 0) {
+      *type = unit->row.type;
       return true;
     }
   return false;
 }
 
 const LayerTypeInfo& layer_row(int i) {
-  return i >= 0 && i < kRows ? kLayerTable[i] : kUnknownRow;
+  return i >= 0 && i < kRows ? kLayerUnits[i]->row : kUnknownRow;
 }
 
 }  // namespace tv

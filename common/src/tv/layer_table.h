@@ -1,31 +1,21 @@
-// The spine of the core: one table with one row per layer type. Every part of the toolchain that
-// needs to know something about a layer type reads its row (the blob check, the config parser, the
-// planner, the quantizer, the header and .espdl writers, the pruner) or dispatches over LayerType in
-// a switch that names every type and has no `default:` (the build turns -Wswitch into an error, so a
-// type missing from a dispatch does not compile).
+// The spine of the core: one table with one row per layer type, and beside each row the type's unit
+// of code (tv/layers/layer_unit.h: common/src/tv/layers/<name>.cpp holds the row, the plan checks, the
+// float forward and backward, the int8 bind and run and the interval rule). Every part of the
+// toolchain that needs to know something about a layer type reads its row or calls its unit's hooks;
+// the host keeps one row per type for its config fields, pruning rule and .espdl emission
+// (host/layer_host.cpp).
 //
-// How to add a layer type (the whole list; the compiler points at every dispatch you miss):
+// How to add a layer type (the whole list):
 //   1. LayerType below: a new enumerator with the next number (it is the byte stored in .tvb files,
-//      so never renumber), and kLayerTypeCount + 1.
-//   2. kLayerTable in layer_table.cpp: its row, in enumerator order (a static_assert checks both the
-//      count and the order). Pick the rules that describe it; add a new rule value only when none fits.
-//   3. A builder in model.h/.cpp (e.g. relu_layer()), the layer's fields in LayerDesc if it has new
-//      ones (their bytes in blob.cpp's layer record, their comparison in same_model()), its case in
-//      plan_model() (checks) and in weight_dims() (the weight tensor's shape; its bias has one value
-//      per output channel).
-//   4. Its float kernels: common/src/tv/ops/<name>.cpp (forward + backward, declared in tv/ops.h) and
-//      their cases in net.cpp (forward_layer, trainer_sample's backward; he_init when its parameters
-//      are not filters, e.g. a scale that starts at 1).
-//   5. Its int8 kernel: common/src/tv/int8/int8_<name>.cpp (declared in tv/int8/int8_ops.h) and its
-//      cases in q8_model.cpp (q8_bind's checks, q8_run), the host reference (host/q8_reference.cpp),
-//      the reachable-interval rule (host/s3_limits.cpp, read by tvquant and the .espdl exporter) and
-//      the .espdl writer's node (host/espdl/writer.cpp).
-//      A type the int8 engine cannot run returns StatusCode::NotSupported from q8_bind, never a
-//      silent identity.
-//   6. Its config fields: parse_layer() in host/config.cpp (the name comes from the row).
-//   7. Tests: a finite-difference gradient check of the float kernel, the int8 kernel against its
-//      float twin, a config round trip, and a blob round trip (tests/core/ops, tests/core/int8: one test file per
-//      kernel).
+//      so never renumber), kLayerTypeCount + 1, its unit's declaration and its entry in kLayerUnits.
+//   2. common/src/tv/layers/<name>.cpp: its row (pick the rules that describe it; add a rule value
+//      only when none fits) and every hook (the build refuses a unit with a hook left out). Fast
+//      kernels stay in tv/ops (large, shared by several types); the unit names them.
+//      An in-place row's backward sees only its output: a type whose derivative needs its input is
+//      not in place (the generic test catches it).
+//   3. host/layer_host.cpp: its row (config fields, pruning rule, .espdl emission or refusal).
+//   4. docs/config.md: its row in the layer list.
+// tests/core/layer_units_test.cpp then checks the new row like every other one.
 #pragma once
 #include <stdint.h>
 
@@ -46,8 +36,9 @@ enum class LayerType : uint8_t {
   LeakyReLU = 9,
   Flatten = 10,
   Clip = 11,
+  Hardswish = 12,
 };
-constexpr int kLayerTypeCount = 11;  // LayerType runs from 1 to kLayerTypeCount without gaps
+constexpr int kLayerTypeCount = 12;  // LayerType runs from 1 to kLayerTypeCount without gaps
 
 // How the output shape follows from the input shape (plan_model).
 enum class ShapeRule : uint8_t {
@@ -88,9 +79,35 @@ struct LayerTypeInfo {
                          // calibrated on this layer's output
   bool keeps_channels;   // output channel c depends on input channel c only (the pruner may remove a
                          // channel on both sides); Flatten counts: the pruner maps its positions
+  bool per_channel;      // its int8 weights may carry one exponent per output channel (not on the S3)
   DetailText detail;     // what the layer summary shows
-  const char* espdl_op;  // the ESP-DL (ONNX) operator the .espdl writer emits ("" = none: folded away)
+  const char* espdl_op;  // the ESP-DL (ONNX) operator the .espdl exporter emits for it (host/espdl/exporter.cpp;
+                         // where a layer is folded away or written as another row's op, its host row says so)
 };
+
+struct LayerUnit;  // tv/layers/layer_unit.h
+
+// Every unit, one per type, in enumerator order (tests/core/layer_table_test.cpp checks the order).
+namespace units {
+extern const LayerUnit kConv2D, kDepthwiseConv2D, kMaxPool2D, kAvgPool2D, kAdaptiveAvgPool2D, kGlobalAvgPool, kDense,
+    kReLU, kLeakyReLU, kFlatten, kClip, kHardswish;
+}  // namespace units
+inline constexpr const LayerUnit* kLayerUnits[] = {
+    &units::kConv2D,
+    &units::kDepthwiseConv2D,
+    &units::kMaxPool2D,
+    &units::kAvgPool2D,
+    &units::kAdaptiveAvgPool2D,
+    &units::kGlobalAvgPool,
+    &units::kDense,
+    &units::kReLU,
+    &units::kLeakyReLU,
+    &units::kFlatten,
+    &units::kClip,
+    &units::kHardswish,
+};
+static_assert(sizeof(kLayerUnits) / sizeof(kLayerUnits[0]) == kLayerTypeCount,
+              "every LayerType needs exactly one unit in kLayerUnits");
 
 // The row of a type. `type` must be a valid LayerType (see layer_type_from_byte).
 const LayerTypeInfo& layer_info(LayerType type);
@@ -100,6 +117,8 @@ bool layer_type_from_byte(uint8_t b, LayerType* type);
 bool layer_type_from_name(const char* name, LayerType* type);
 // Row i (0 <= i < kLayerTypeCount), in enumerator order: to list every type.
 const LayerTypeInfo& layer_row(int i);
+// The unit of a type (for a value outside the enumeration: a unit whose hooks refuse it).
+const LayerUnit& layer_unit(LayerType type);
 
 // Short lower-case name of a layer type ("conv2d", "leaky_relu", ...).
 inline const char* layer_type_name(LayerType type) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tv/float_text.h"
+#include "tv/layers/layer_unit.h"
 
 namespace tv {
 
@@ -204,28 +205,8 @@ Status plan_layers(const Shape& input, ModelPlan* plan) {
     LayerType checked;
     if (!layer_type_from_byte((uint8_t)d.type, &checked)) return make_status(StatusCode::UnknownLayer, i, (int)d.type);
     // The type's own checks.
-    switch (d.type) {
-      case LayerType::Conv2D:
-        if (d.units == 0) return make_status(StatusCode::ZeroDimension, i);
-        break;
-      case LayerType::MaxPool2D:
-      case LayerType::AvgPool2D:
-        if (d.padding != Padding::Valid) return make_status(StatusCode::BadParameter, i);
-        break;
-      case LayerType::LeakyReLU:
-        if (!(d.alpha >= 0.f && d.alpha < 1.f)) return make_status(StatusCode::BadParameter, i);
-        break;
-      case LayerType::Clip:
-        // Zero must stay inside the range so that a clipped activation keeps its sign.
-        if (!(d.lo < d.hi && d.lo <= 0.f && d.hi > 0.f)) return make_status(StatusCode::BadParameter, i);
-        break;
-      case LayerType::DepthwiseConv2D:
-      case LayerType::AdaptiveAvgPool2D:
-      case LayerType::GlobalAvgPool:
-      case LayerType::Dense:
-      case LayerType::ReLU:
-      case LayerType::Flatten: break;
-    }
+    const Status checked_params = layer_unit(d.type).check(d, i);
+    if (!checked_params.ok()) return checked_params;
     // The output shape, by the row's rule.
     Shape out = cur;
     switch (layer_info(d.type).shape) {
@@ -313,32 +294,7 @@ Status plan_layers(const Shape& input, ModelPlan* plan) {
 }
 
 int weight_dims(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t dims[4]) {
-  switch (d.type) {
-    case LayerType::Conv2D:
-      dims[0] = (uint32_t)out.c;
-      dims[1] = d.kernel_h;
-      dims[2] = d.kernel_w;
-      dims[3] = (uint32_t)in.c;
-      return 4;
-    case LayerType::DepthwiseConv2D:
-      dims[0] = d.kernel_h;
-      dims[1] = d.kernel_w;
-      dims[2] = (uint32_t)in.c;
-      return 3;
-    case LayerType::Dense:
-      dims[0] = (uint32_t)out.c;
-      dims[1] = (uint32_t)in.size();
-      return 2;
-    case LayerType::MaxPool2D:
-    case LayerType::AvgPool2D:
-    case LayerType::AdaptiveAvgPool2D:
-    case LayerType::GlobalAvgPool:
-    case LayerType::ReLU:
-    case LayerType::LeakyReLU:
-    case LayerType::Flatten:
-    case LayerType::Clip: return 0;
-  }
-  return 0;
+  return layer_unit(d.type).weight_dims(d, in, out, dims);
 }
 
 namespace {

@@ -102,6 +102,10 @@ struct ModelPlan {
   uint64_t overflow_floats = 0;  // after an Overflow refusal: the figure's real float count (0: over 2^31)
 };
 
+// True when an AdaptiveAvgPool2D's bins all have the same size (its input divides evenly into them):
+// the one rule of the int8 engine, tvquant and the .espdl exporter (tv/layers/adaptive_avgpool2d.cpp).
+bool equal_bins(const LayerPlan& lp);
+
 // The weight tensor's dimensions of a layer with parameters: conv [out_c][k_h][k_w][in_c], depthwise
 // [k_h][k_w][c], dense [units][in_h * in_w * in_c]; returns the number of dimensions (0 for a layer
 // without parameters). Its bias has out.c values.

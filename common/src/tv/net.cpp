@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "tv/layers/layer_unit.h"
 #include "tv/ops.h"
 #include "tv/ops/kernel_variants.h"
 #include "tv/optim.h"
@@ -35,49 +36,12 @@ void normalize_input(const ModelPlan& plan, const uint8_t* image, float* dst) {
 
 namespace {
 
-// With the fast kernels: the backward of [Conv2D, in-place activations, MaxPool2D] in one fused
-// kernel when the conv is the first layer with weights (its input gradient is never needed). Adds to
-// the conv's gradient the same bits as running the layers one by one; returns false when the layers
-// do not form that chain or the kernel has no fused path for their geometry. Without TV_FAST_KERNELS (the
-// board's build) it is not even compiled in: its fast kernel keeps 25 KB of lists on the stack, more
-// than a board task has (scripts/check-stack.py).
-bool fused_conv_pool_backward(const ModelPlan& plan, int pool_layer, const float* acts, const float* dpool,
-                              float* grad) {
-#if !(defined(TV_FAST_KERNELS) && TV_FAST_KERNELS)
-  (void)plan, (void)pool_layer, (void)acts, (void)dpool, (void)grad;
-  return false;
-#else
-  const int conv_layer = plan.first_param_layer;
-  if (conv_layer < 0 || conv_layer >= pool_layer || plan.desc.layers[conv_layer].type != LayerType::Conv2D)
-    return false;
-  fast::ActivationStep steps[kMaxLayers];
-  int n = 0;
-  for (int j = pool_layer - 1; j > conv_layer; --j) {  // backward order
-    const LayerDesc& d = plan.desc.layers[j];
-    if (d.type == LayerType::LeakyReLU)
-      steps[n++] = fast::ActivationStep{true, d.alpha};
-    else if (d.type == LayerType::ReLU)
-      steps[n++] = fast::ActivationStep{false, 0.f};
-    else if (d.type != LayerType::Clip)
-      return false;  // Clip passes the gradient straight through
-  }
-  const LayerPlan& cp = plan.layers[conv_layer];
-  const float* x = conv_layer == 0 ? acts : acts + plan.layers[conv_layer - 1].act_offset;
-  float* g = grad + cp.param_offset;
-  return fast::conv2d_pool_backward_params(cp.geom, plan.layers[pool_layer].geom, steps, n, x, acts + cp.act_offset,
-                                           dpool, g, g + cp.weight_count);
-#endif
-}
-
 // A ReLU next to a Conv2D, DepthwiseConv2D or (backward) MaxPool2D runs with that layer (tv/ops.h's
-// *_relu entry points: the same bits; the fast kernels save the ReLU's own pass over memory).
-bool is_relu(const ModelPlan& plan, int i) {
-  return i >= 0 && i < plan.num_layers && plan.desc.layers[i].type == LayerType::ReLU;
-}
-
+// *_relu entry points: the same bits; the fast kernels save the ReLU's own pass over memory). The
+// backward side is in those layers' units.
 // Forward of layer i and the ReLU after it; false (nothing done) when they do not go together.
 bool forward_with_relu(const ModelPlan& plan, int i, const float* params, const float* in, float* out) {
-  if (!is_relu(plan, i + 1)) return false;
+  if (!units::is_relu(plan, i + 1)) return false;
   const LayerPlan& lp = plan.layers[i];
   const float* w = params + lp.param_offset;
   const LayerType t = plan.desc.layers[i].type;  // only these fuse: not a dispatch over every type
@@ -90,46 +54,10 @@ bool forward_with_relu(const ModelPlan& plan, int i, const float* params, const 
   return true;
 }
 
-// backward_data of layer i (a Conv2D, DepthwiseConv2D or MaxPool2D) and of the ReLU before it, whose
-// output is x; false (nothing done) when they do not go together.
-bool backward_data_with_relu(const ModelPlan& plan, int i, const float* w, const float* x, const float* dy, float* dx) {
-  if (!is_relu(plan, i - 1)) return false;
-  const LayerPlan& lp = plan.layers[i];
-  const LayerType t = plan.desc.layers[i].type;  // only these fuse: not a dispatch over every type
-  if (t == LayerType::Conv2D)
-    conv2d_backward_data_relu(lp.geom, w, dy, dx, x);
-  else if (t == LayerType::DepthwiseConv2D)
-    depthwise_conv2d_backward_data_relu(lp.geom, w, dy, dx, x);
-  else if (t == LayerType::MaxPool2D)
-    maxpool2d_backward_relu(lp.geom, x, dy, dx);
-  else
-    return false;
-  return true;
-}
-
 }  // namespace
 
 void forward_layer(const ModelPlan& plan, int i, const float* params, const float* in, float* out) {
-  const LayerDesc& d = plan.desc.layers[i];
-  const LayerPlan& lp = plan.layers[i];
-  const float* w = params + lp.param_offset;
-  const float* b = w + lp.weight_count;
-  const size_t n = lp.out.size();
-  switch (d.type) {
-    case LayerType::Conv2D: conv2d_forward(lp.geom, in, w, b, out); break;
-    case LayerType::DepthwiseConv2D: depthwise_conv2d_forward(lp.geom, in, w, b, out); break;
-    case LayerType::MaxPool2D: maxpool2d_forward(lp.geom, in, out); break;
-    case LayerType::AvgPool2D: avgpool2d_forward(lp.geom, in, out); break;
-    case LayerType::AdaptiveAvgPool2D:
-    case LayerType::GlobalAvgPool:
-      adaptive_avgpool2d_forward(lp.in.h, lp.in.w, lp.in.c, lp.out.h, lp.out.w, in, out);
-      break;
-    case LayerType::Dense: dense_forward((int)lp.in.size(), lp.out.c, in, w, b, out); break;
-    case LayerType::ReLU: relu_forward(out, n); break;
-    case LayerType::LeakyReLU: leaky_relu_forward(out, n, d.alpha); break;
-    case LayerType::Clip: clip_forward(out, n, d.lo, d.hi); break;
-    case LayerType::Flatten: break;
-  }
+  layer_unit(plan.desc.layers[i].type).forward(plan, i, params, in, out);
 }
 
 // ---- Inference ----
@@ -374,51 +302,26 @@ static float train_on_input(Trainer* tr, int lane_index, int label, int* predict
   bool dy_low = true;
   memcpy(dy, lane.dlogits, (size_t)nc * sizeof(float));
   for (int i = plan.num_layers - 1; i >= plan.first_param_layer; --i) {
-    const LayerDesc& d = plan.desc.layers[i];
+    const LayerUnit& unit = layer_unit(plan.desc.layers[i].type);
     const LayerPlan& lp = plan.layers[i];
-    const float* y = acts + lp.act_offset;
-    const float* x = i == 0 ? acts : acts + plan.layers[i - 1].act_offset;
-    const size_t n_out = lp.out.size();
-    float* g = tr->lanes[lane_index].grad + lp.param_offset;
-    const float* w = params + lp.param_offset;
-    const bool need_dx = i > plan.first_param_layer;
-    float* dx = dy_low ? scratch + S - lp.in.size() : scratch;
-    bool relu_done = false;  // the ReLU below this layer went with its backward_data
-    switch (d.type) {
-      // In place: dy becomes the input's gradient where it is.
-      case LayerType::ReLU: relu_backward(y, dy, n_out); continue;
-      case LayerType::LeakyReLU: leaky_relu_backward(y, dy, n_out, d.alpha); continue;
-      case LayerType::Clip: continue;     // passes the gradient straight through
-      case LayerType::Flatten: continue;  // only reinterprets the shape
-      case LayerType::Conv2D:
-        conv2d_backward_params(lp.geom, x, dy, g, g + lp.weight_count);
-        if (need_dx && !(relu_done = backward_data_with_relu(plan, i, w, x, dy, dx)))
-          conv2d_backward_data(lp.geom, w, dy, dx);
-        break;
-      case LayerType::DepthwiseConv2D:
-        depthwise_conv2d_backward_params(lp.geom, x, dy, g, g + lp.weight_count);
-        if (need_dx && !(relu_done = backward_data_with_relu(plan, i, w, x, dy, dx)))
-          depthwise_conv2d_backward_data(lp.geom, w, dy, dx);
-        break;
-      case LayerType::Dense:
-        dense_backward_params((int)lp.in.size(), lp.out.c, x, dy, g, g + lp.weight_count);
-        if (need_dx) dense_backward_data((int)lp.in.size(), lp.out.c, w, dy, dx);
-        break;
-      case LayerType::MaxPool2D:
-        // The first layer with weights done in one fused kernel: nothing below needs a gradient.
-        if (fused_conv_pool_backward(plan, i, acts, dy, tr->lanes[lane_index].grad)) return loss;
-        if (!(relu_done = backward_data_with_relu(plan, i, w, x, dy, dx))) maxpool2d_backward(lp.geom, x, dy, dx);
-        break;
-      case LayerType::AvgPool2D: avgpool2d_backward(lp.geom, dy, dx); break;
-      case LayerType::AdaptiveAvgPool2D:
-      case LayerType::GlobalAvgPool:
-        adaptive_avgpool2d_backward(lp.in.h, lp.in.w, lp.in.c, lp.out.h, lp.out.w, dy, dx);
-        break;
-    }
-    if (!need_dx) break;
-    dy = dx;
+    BackwardStep step;
+    step.plan = &plan;
+    step.i = i;
+    step.w = params + lp.param_offset;
+    step.x = i == 0 ? acts : acts + plan.layers[i - 1].act_offset;
+    step.y = acts + lp.act_offset;
+    step.dy = dy;
+    step.dx = dy_low ? scratch + S - lp.in.size() : scratch;
+    step.g = lane.grad + lp.param_offset;
+    step.need_dx = i > plan.first_param_layer;
+    step.acts = acts;
+    step.grad = lane.grad;
+    const BackwardEnd end = unit.backward(step);
+    if (unit.row.in_place) continue;  // dy became the input's gradient where it is
+    if (end == BackwardEnd::Everything || !step.need_dx) break;
+    dy = step.dx;
     dy_low = !dy_low;
-    if (relu_done) --i;  // and so did the ReLU below it
+    if (end == BackwardEnd::WithReluBelow) --i;  // the ReLU below it is done too
   }
   return loss;
 }

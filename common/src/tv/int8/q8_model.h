@@ -31,6 +31,15 @@ struct Q8Model {
   int8_t luts[kMaxLayers][256];  // LeakyReLU tables (only the rows of LeakyReLU layers are used)
 };
 
+// The exponents of layer i as the conv / dense kernels take them (no fused ReLU).
+inline Q8Layer q8_layer(const Q8Model& m, int i) {
+  Q8Layer q;
+  q.e_in = m.act_exps[i];
+  q.e_w = m.weight_exp[i];
+  q.e_out = m.act_exps[i + 1];
+  return q;
+}
+
 // The bytes of one layer's parameters on the int8 engine: its int8 weights padded to 16 bytes (every
 // array 16-byte aligned) plus its int32 biases. The one definition of "int8 weight bytes".
 size_t q8_layer_weight_bytes(const LayerPlan& layer);
