@@ -180,7 +180,7 @@ void time_activation(int reps, const tv::LayerDesc& d, size_t n_out, Buffers& bf
   });
 }
 
-// Times layer i's kernels; false for a layer without any (Flatten).
+// Times layer i's kernels; false for a layer without any (Flatten) or without a fast twin to compare.
 bool time_layer(int reps, const tv::LayerDesc& d, const tv::LayerPlan& lp, Buffers& bf, LayerTimes* t) {
   const tv::Geom2D& g = lp.geom;
   switch (d.type) {
@@ -209,7 +209,8 @@ bool time_layer(int reps, const tv::LayerDesc& d, const tv::LayerPlan& lp, Buffe
     case tv::LayerType::ReLU:
     case tv::LayerType::LeakyReLU:
     case tv::LayerType::Clip: time_activation(reps, d, lp.out.size(), bf, t); return true;
-    case tv::LayerType::Flatten: return false;
+    case tv::LayerType::Flatten:
+    case tv::LayerType::Hardswish: return false;  // no kernel of its own (Flatten), no fast twin (Hardswish)
   }
   return false;
 }
