@@ -4,8 +4,8 @@
 // - its config: {"type": "<name>"} gives the type with the defaults of its host row;
 // - float: the network's gradient matches central finite differences (gradient_check.h);
 // - in place: the backward from the output alone (the input's buffer then holds the output, as in the
-//   trainer) equals the backward given the input (the trap of marking in place a type whose
-//   derivative needs its input);
+//   trainer) equals the backward given the input, and it writes no buffer but dy (the trap of marking
+//   in place a type whose derivative needs its input);
 // - blob: the float and int8 .tvb round trip to the same model and values;
 // - int8: the quantized network runs and its dequantized logits follow the float ones;
 // - .espdl: exported (written, parsed back, its test vectors reproduced), the layer's node named by
@@ -70,13 +70,17 @@ TEST_P(LayerUnits, InPlaceBackwardNeedsOnlyTheOutput) {
   for (size_t k = 0; k < n; ++k) x[k] = value(rng), dy[k] = value(rng);
   y = x;
   unit.forward(plan, 1, nullptr, y.data(), y.data());
+  // The trainer hands an in-place step a dx buffer too; the step must leave it alone.
+  std::vector<float> other(n, 12345.f);
   auto backward = [&](const float* input, std::vector<float>* dx) {
     *dx = dy;  // an in-place backward turns dy into dx where it is
-    tv::BackwardStep s{&plan, 1, nullptr, input, y.data(), dx->data(), nullptr, nullptr, true, nullptr, nullptr};
+    tv::BackwardStep s{&plan, 1, nullptr, input, y.data(), dx->data(), other.data(), nullptr, true, nullptr, nullptr};
     unit.backward(s);
   };
   backward(x.data(), &dx_given_x);
   backward(y.data(), &dx_from_y);
+  EXPECT_EQ(other, std::vector<float>(n, 12345.f))
+      << row().name << " is in place but its backward writes another buffer";
   EXPECT_EQ(dx_given_x, dx_from_y) << row().name << " is in place but its backward reads its input";
 }
 
