@@ -213,6 +213,118 @@ bool duplicate_label(const BlobView& v, int* first, int* second) {
 
 }  // namespace
 
+namespace {
+
+// The model section: the input and every layer's record.
+Status read_model_section(const uint8_t* b, size_t len, BlobView* v, const uint8_t** input_scale_offset) {
+  if (len < 4 + kModelHeader) return make_status(StatusCode::BlobCorrupt);
+  ModelDesc& m = v->model;
+  m.num_classes = read_le16(b);
+  m.num_layers = b[2];
+  if (m.num_layers > kMaxLayers || len != 4 + kModelHeader + kLayerRecord * m.num_layers)
+    return make_status(StatusCode::BlobCorrupt);
+  const uint8_t* p = b + 4;
+  m.input.height = read_le16(p);
+  m.input.width = read_le16(p + 2);
+  m.input.channels = read_le16(p + 4);
+  if (p[6] > 2) return make_status(StatusCode::BlobCorrupt);
+  m.input.order = (ChannelOrder)p[6];
+  *input_scale_offset = p + 8;
+  m.input.scale = read_le_f32(p + 8);
+  m.input.offset = read_le_f32(p + 12);
+  for (int i = 0; i < m.num_layers; ++i) {
+    const uint8_t* r = p + kModelHeader + kLayerRecord * i;
+    LayerDesc& l = m.layers[i];
+    if (!layer_type_from_byte(r[0], &l.type) || r[1] > 1) return make_status(StatusCode::BlobCorrupt, i);
+    l.padding = (Padding)r[1];
+    l.units = read_le16(r + 2);
+    l.kernel_h = r[4];
+    l.kernel_w = r[5];
+    l.stride_h = r[6];
+    l.stride_w = r[7];
+    l.out_h = read_le16(r + 8);
+    l.out_w = read_le16(r + 10);
+    l.alpha = read_le_f32(r + 12);
+    l.lo = read_le_f32(r + 16);
+    l.hi = read_le_f32(r + 20);
+  }
+  return ok_status();
+}
+
+// The labels section: a count, then each label's length and bytes, filling the section exactly.
+Status read_labels_section(const uint8_t* b, size_t len, BlobView* v) {
+  if (len < 2) return make_status(StatusCode::BlobCorrupt);
+  const int count = read_le16(b);
+  size_t q = 2;
+  for (int i = 0; i < count; ++i) {
+    if (len - q < 2) return make_status(StatusCode::BlobCorrupt);
+    size_t l = read_le16(b + q);
+    if (len - q - 2 < l) return make_status(StatusCode::BlobCorrupt);
+    q += 2 + l;
+  }
+  if (q != len) return make_status(StatusCode::BlobCorrupt);
+  v->num_labels = count;
+  v->labels = b + 2;
+  v->labels_bytes = len - 2;
+  return ok_status();
+}
+
+// One tensor section: its entry (type, shape, exponents, name), then its per-channel exponents and data.
+Status read_tensor_section(const uint8_t* b, size_t len, BlobView* v) {
+  if (v->num_tensors >= kMaxBlobTensors || len < kTensorEntry) return make_status(StatusCode::BlobCorrupt);
+  BlobTensor& x = v->tensors[v->num_tensors];
+  if (!valid_dtype(b[0]) || b[1] < 1 || b[1] > 4 || b[3] > 1) return make_status(StatusCode::BlobCorrupt);
+  x.dtype = (DType)b[0];
+  x.ndim = b[1];
+  x.exponent = (int8_t)b[2];
+  x.role = (TensorRole)b[3];
+  x.layer = read_le16(b + 4);
+  x.exp_count = read_le16(b + 6);
+  uint64_t elems = 1;
+  for (int d = 0; d < 4; ++d) {
+    x.dims[d] = read_le32(b + 8 + 4 * d);
+    if (d < x.ndim) {
+      elems *= x.dims[d];
+      if (elems > 0xFFFFFFFFull) return make_status(StatusCode::BlobCorrupt);
+    } else if (x.dims[d] != 0) {
+      return make_status(StatusCode::BlobCorrupt);
+    }
+  }
+  x.bytes = read_le32(b + 24);
+  if (elems * dtype_size(x.dtype) != x.bytes) return make_status(StatusCode::BlobCorrupt);
+  memcpy(x.name, b + 32, kTensorNameMax);
+  x.name[kTensorNameMax] = 0;
+  if (b[32 + kTensorNameMax] != 0) return make_status(StatusCode::BlobCorrupt);
+  if (len != kTensorEntry + pad16(x.exp_count) + x.bytes) return make_status(StatusCode::BlobCorrupt);
+  x.channel_exps = x.exp_count ? (const int8_t*)(b + kTensorEntry) : nullptr;
+  x.data = b + kTensorEntry + pad16(x.exp_count);
+  v->num_tensors++;
+  return ok_status();
+}
+
+// What the sections say together: one label per class, no label twice, tensors of existing layers, and
+// finite float weights (an infinite or NaN weight computes nothing useful: refused here, once, for every
+// loader).
+Status check_decoded(const BlobView& v, const uint8_t* input_scale_offset) {
+  if (v.num_labels != v.model.num_classes) return make_status(StatusCode::BlobCorrupt);
+  // Two classes with one label cannot be told apart (nor kept in separate folders).
+  int first = 0, second = 0;
+  if (duplicate_label(v, &first, &second)) return make_status(StatusCode::BlobDuplicateLabel, -1, first, second);
+  for (int i = 0; i < v.num_tensors; ++i)
+    if (v.tensors[i].layer >= v.model.num_layers) return make_status(StatusCode::BlobCorrupt, v.tensors[i].layer);
+  if (first_non_finite_f32(input_scale_offset, 2) != 2) return make_status(StatusCode::NonFiniteWeight, -1, -1, 0);
+  for (int i = 0; i < v.num_tensors; ++i) {
+    const BlobTensor& x = v.tensors[i];
+    if (x.dtype != DType::F32) continue;
+    const size_t n = x.elements();
+    const size_t bad = first_non_finite_f32((const uint8_t*)x.data, n);
+    if (bad != n) return make_status(StatusCode::NonFiniteWeight, x.layer, i, (int32_t)bad);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
 Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   if (!data || !v) return make_status(StatusCode::InvalidArgument);
   if (size < kBlobHeaderBytes)
@@ -244,112 +356,30 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
     const uint8_t* b = data + off + kSectionHeader;
     const size_t room = total - off - kSectionHeader;
     if (len > room || pad16(len) > room) return make_status(StatusCode::BlobCorrupt);
+    Status st = ok_status();
     if (t == kTagModel) {
-      if (have_model || len < 4 + kModelHeader) return make_status(StatusCode::BlobCorrupt);
-      ModelDesc& m = v->model;
-      m.num_classes = read_le16(b);
-      m.num_layers = b[2];
-      if (m.num_layers > kMaxLayers || len != 4 + kModelHeader + kLayerRecord * m.num_layers)
-        return make_status(StatusCode::BlobCorrupt);
-      const uint8_t* p = b + 4;
-      m.input.height = read_le16(p);
-      m.input.width = read_le16(p + 2);
-      m.input.channels = read_le16(p + 4);
-      if (p[6] > 2) return make_status(StatusCode::BlobCorrupt);
-      m.input.order = (ChannelOrder)p[6];
-      input_scale_offset = p + 8;
-      m.input.scale = read_le_f32(p + 8);
-      m.input.offset = read_le_f32(p + 12);
-      for (int i = 0; i < m.num_layers; ++i) {
-        const uint8_t* r = p + kModelHeader + kLayerRecord * i;
-        LayerDesc& l = m.layers[i];
-        if (!layer_type_from_byte(r[0], &l.type) || r[1] > 1) return make_status(StatusCode::BlobCorrupt, i);
-        l.padding = (Padding)r[1];
-        l.units = read_le16(r + 2);
-        l.kernel_h = r[4];
-        l.kernel_w = r[5];
-        l.stride_h = r[6];
-        l.stride_w = r[7];
-        l.out_h = read_le16(r + 8);
-        l.out_w = read_le16(r + 10);
-        l.alpha = read_le_f32(r + 12);
-        l.lo = read_le_f32(r + 16);
-        l.hi = read_le_f32(r + 20);
-      }
+      st = have_model ? make_status(StatusCode::BlobCorrupt) : read_model_section(b, len, v, &input_scale_offset);
       have_model = true;
     } else if (t == kTagLabels) {
-      if (have_labels || len < 2) return make_status(StatusCode::BlobCorrupt);
-      const int count = read_le16(b);
-      size_t q = 2;
-      for (int i = 0; i < count; ++i) {
-        if (len - q < 2) return make_status(StatusCode::BlobCorrupt);
-        size_t l = read_le16(b + q);
-        if (len - q - 2 < l) return make_status(StatusCode::BlobCorrupt);
-        q += 2 + l;
-      }
-      if (q != len) return make_status(StatusCode::BlobCorrupt);
-      v->num_labels = count;
-      v->labels = b + 2;
-      v->labels_bytes = len - 2;
+      st = have_labels ? make_status(StatusCode::BlobCorrupt) : read_labels_section(b, len, v);
       have_labels = true;
     } else if (t == kTagProv) {
       v->provenance = (const char*)b;
       v->provenance_len = len;
     } else if (t == kTagTensor) {
-      if (v->num_tensors >= kMaxBlobTensors || len < kTensorEntry) return make_status(StatusCode::BlobCorrupt);
-      BlobTensor& x = v->tensors[v->num_tensors];
-      if (!valid_dtype(b[0]) || b[1] < 1 || b[1] > 4 || b[3] > 1) return make_status(StatusCode::BlobCorrupt);
-      x.dtype = (DType)b[0];
-      x.ndim = b[1];
-      x.exponent = (int8_t)b[2];
-      x.role = (TensorRole)b[3];
-      x.layer = read_le16(b + 4);
-      x.exp_count = read_le16(b + 6);
-      uint64_t elems = 1;
-      for (int d = 0; d < 4; ++d) {
-        x.dims[d] = read_le32(b + 8 + 4 * d);
-        if (d < x.ndim) {
-          elems *= x.dims[d];
-          if (elems > 0xFFFFFFFFull) return make_status(StatusCode::BlobCorrupt);
-        } else if (x.dims[d] != 0) {
-          return make_status(StatusCode::BlobCorrupt);
-        }
-      }
-      x.bytes = read_le32(b + 24);
-      if (elems * dtype_size(x.dtype) != x.bytes) return make_status(StatusCode::BlobCorrupt);
-      memcpy(x.name, b + 32, kTensorNameMax);
-      x.name[kTensorNameMax] = 0;
-      if (b[32 + kTensorNameMax] != 0) return make_status(StatusCode::BlobCorrupt);
-      if (len != kTensorEntry + pad16(x.exp_count) + x.bytes) return make_status(StatusCode::BlobCorrupt);
-      x.channel_exps = x.exp_count ? (const int8_t*)(b + kTensorEntry) : nullptr;
-      x.data = b + kTensorEntry + pad16(x.exp_count);
-      v->num_tensors++;
+      st = read_tensor_section(b, len, v);
     } else if (t == kTagActExps) {
       if (len < 1 || b[0] > kMaxLayers + 1 || len != 1 + (size_t)b[0]) return make_status(StatusCode::BlobCorrupt);
       v->num_act_exps = b[0];
       memcpy(v->act_exps, b + 1, b[0]);
     }
+    if (!st.ok()) return st;
     // Unknown tags from newer minor versions are skipped.
     off += kSectionHeader + pad16(len);
   }
   if (off != total) return make_status(StatusCode::BlobCorrupt);
   if (!have_model || !have_labels) return make_status(StatusCode::BlobCorrupt);
-  if (v->num_labels != v->model.num_classes) return make_status(StatusCode::BlobCorrupt);
-  // Two classes with one label cannot be told apart (nor kept in separate folders).
-  int first = 0, second = 0;
-  if (duplicate_label(*v, &first, &second)) return make_status(StatusCode::BlobDuplicateLabel, -1, first, second);
-  for (int i = 0; i < v->num_tensors; ++i)
-    if (v->tensors[i].layer >= v->model.num_layers) return make_status(StatusCode::BlobCorrupt, v->tensors[i].layer);
-  // A model with an infinite or NaN weight computes nothing useful: refuse it here, once, for every loader.
-  if (first_non_finite_f32(input_scale_offset, 2) != 2) return make_status(StatusCode::NonFiniteWeight, -1, -1, 0);
-  for (int i = 0; i < v->num_tensors; ++i) {
-    const BlobTensor& x = v->tensors[i];
-    if (x.dtype != DType::F32) continue;
-    const size_t n = x.elements();
-    const size_t bad = first_non_finite_f32((const uint8_t*)x.data, n);
-    if (bad != n) return make_status(StatusCode::NonFiniteWeight, x.layer, i, (int32_t)bad);
-  }
-  return ok_status();
+  return check_decoded(*v, input_scale_offset);
 }
 
 size_t first_non_finite_f32(const uint8_t* p, size_t n) {
