@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -526,14 +527,16 @@ class Runner {
       int64_t s = starts[k] < 0 ? starts[k] + dim : starts[k];
       int64_t e = ends[k] < 0 ? ends[k] + dim : ends[k];
       int64_t count;
+      // ceil(span / |step|) as (span - 1) / |step| + 1: no sum that a step near 2^63 overflows
       if (st > 0) {
         s = std::min(std::max(s, int64_t(0)), dim);
         e = std::min(std::max(e, int64_t(0)), dim);
-        count = e > s ? (e - s + st - 1) / st : 0;
+        count = e > s ? (e - s - 1) / st + 1 : 0;
       } else {
+        const int64_t mag = st == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -st;
         s = std::min(std::max(s, int64_t(-1)), dim - 1);
         e = std::min(std::max(e, int64_t(-1)), dim - 1);
-        count = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+        count = s > e ? (s - e - 1) / mag + 1 : 0;
       }
       begin[size_t(ax)] = s;
       step[size_t(ax)] = st;
