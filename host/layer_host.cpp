@@ -148,14 +148,14 @@ int espdl_conv(ExportGraph& x, EspdlModel& g, int i, EspdlExport& out) {
   const int8_t* w = q8.weights[i];
   if (dw) {
     const std::vector<int8_t> packed = ours_depthwise_filter_to_s3(w, geo.k_h, geo.k_w, geo.in_c);
-    g.initializers.push_back(make_tensor(wname, {geo.k_h, geo.k_w, geo.in_c, 1}, EspdlDataType::Int8, packed.data(),
+    g.initializers.push_back(make_tensor(wname, {geo.k_h, geo.k_w, geo.in_c, 1}, espdl::TensorDataType_INT8, packed.data(),
                                          packed.size(), e_w, s3_filter_layout_doc(geo.in_c, false)));
   } else {
     const std::vector<int8_t> packed = ours_conv_filter_to_s3(w, geo.k_h, geo.k_w, geo.in_c, geo.out_c);
-    g.initializers.push_back(make_tensor(wname, {geo.k_h, geo.k_w, geo.in_c, geo.out_c}, EspdlDataType::Int8,
+    g.initializers.push_back(make_tensor(wname, {geo.k_h, geo.k_w, geo.in_c, geo.out_c}, espdl::TensorDataType_INT8,
                                          packed.data(), packed.size(), e_w, s3_filter_layout_doc(geo.out_c, false)));
   }
-  g.initializers.push_back(make_tensor(bname, {int64_t(lp.bias_count)}, EspdlDataType::Int32, q8.biases[i],
+  g.initializers.push_back(make_tensor(bname, {int64_t(lp.bias_count)}, espdl::TensorDataType_INT32, q8.biases[i],
                                        lp.bias_count, q8.act_exps[i] + e_w, "layout ==> UNK"));
   n.inputs = {x.cur_.name, wname, bname};
   const int pad_bottom = x.end_pad(i, geo.in_h, geo.k_h, geo.stride_h, geo.pad_top, geo.out_h);
@@ -188,9 +188,9 @@ int espdl_dense(ExportGraph& x, EspdlModel& g, int i, EspdlExport& out) {
   x.check_bias(i, lp.bias_count);
   const std::string wname = x.base(i) + ".weight", bname = x.base(i) + ".bias";
   const std::vector<int8_t> packed = ours_conv_filter_to_s3(q8.weights[i], 1, 1, in_n, out_n);
-  g.initializers.push_back(make_tensor(wname, {1, 1, in_n, out_n}, EspdlDataType::Int8, packed.data(), packed.size(),
+  g.initializers.push_back(make_tensor(wname, {1, 1, in_n, out_n}, espdl::TensorDataType_INT8, packed.data(), packed.size(),
                                        e_w, s3_filter_layout_doc(out_n, false)));
-  g.initializers.push_back(make_tensor(bname, {out_n}, EspdlDataType::Int32, q8.biases[i], size_t(out_n),
+  g.initializers.push_back(make_tensor(bname, {out_n}, espdl::TensorDataType_INT32, q8.biases[i], size_t(out_n),
                                        q8.act_exps[i] + e_w, "layout ==> UNK"));
   EspdlNode n = x.node(op_of(x, i), x.base(i), last);
   n.inputs = {x.cur_.name, wname, bname};
@@ -245,7 +245,7 @@ int espdl_lut(ExportGraph& x, EspdlModel& g, int i, EspdlExport& out, std::vecto
   const char* op = op_of(x, i);
   const std::string table = x.lut_name(op);
   g.initializers.push_back(
-      make_tensor(table, {256}, EspdlDataType::Int8, x.q8_->luts[i], 256, x.q8_->act_exps[i + 1], ""));
+      make_tensor(table, {256}, espdl::TensorDataType_INT8, x.q8_->luts[i], 256, x.q8_->act_exps[i + 1], ""));
   EspdlNode n = x.node(op, x.base(i), i);
   n.inputs = {x.cur_.name};
   n.attributes = std::move(extra);
@@ -280,9 +280,9 @@ int espdl_clip(ExportGraph& x, EspdlModel& g, int i, EspdlExport& out) {
   for (int q = -128; q < 128; ++q) lut[q + 128] = int8_t(q < lo ? lo : (q > hi ? hi : q));
   const std::string table = x.lut_name(op_of(x, i));
   const std::string mn = x.base(i) + ".min", mx = x.base(i) + ".max";
-  g.initializers.push_back(make_tensor(mn, {1}, EspdlDataType::Int8, &lo, 1, e_in, "layout ==> UNK"));
-  g.initializers.push_back(make_tensor(mx, {1}, EspdlDataType::Int8, &hi, 1, e_in, "layout ==> UNK"));
-  g.initializers.push_back(make_tensor(table, {256}, EspdlDataType::Int8, lut, 256, e_in, ""));
+  g.initializers.push_back(make_tensor(mn, {1}, espdl::TensorDataType_INT8, &lo, 1, e_in, "layout ==> UNK"));
+  g.initializers.push_back(make_tensor(mx, {1}, espdl::TensorDataType_INT8, &hi, 1, e_in, "layout ==> UNK"));
+  g.initializers.push_back(make_tensor(table, {256}, espdl::TensorDataType_INT8, lut, 256, e_in, ""));
   EspdlNode n = x.node(op_of(x, i), x.base(i), i);
   n.inputs = {x.cur_.name, mn, mx};
   n.attributes = {attr_string("lut", table), attr_string("quant_type", "S8")};

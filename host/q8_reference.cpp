@@ -133,7 +133,7 @@ std::vector<int8_t> q8_reference_run(const Q8Reference& m, const int8_t* input, 
     } else {
       // Without weights there is no accumulator: the core's int8 step of the layer (its unit).
       if (tv::layer_in_place(type)) out = cur;
-      const tv::Status st = tv::layer_unit(type).q8_run(m.engine, i, cur.data(), out.data());
+      const tv::Status st = tv::layer_unit(type).int8.run(m.engine, i, cur.data(), out.data());
       if (!st.ok()) throw Error("layer " + std::to_string(i) + ": " + status_message(st, &plan.desc) + ".");
     }
     cur.swap(out);

@@ -18,7 +18,7 @@ Int8Interval input_interval(const tv::InputDesc& in, int e0) {
 Int8Interval parameterless_interval(const tv::LayerDesc& d, int e_in, int e_out, const Int8Interval& in) {
   const tv::Int8Range r{(int32_t)in.lo, (int32_t)in.hi};
   tv::Int8Range out;
-  if (!tv::layer_unit(d.type).int8_interval(d, e_in, e_out, r, &out))
+  if (!tv::layer_unit(d.type).int8.interval(d, e_in, e_out, r, &out))
     throw Error(std::string("internal error: the output interval of a ") + tv::layer_type_name(d.type) +
                 " layer needs its weights.");
   return Int8Interval{out.lo, out.hi};

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "espdl_generated.h"
+
 namespace tvh {
 
 // The file header: "EDL2", u32 mode, u32 FlatBuffer length, 4 zero bytes.
@@ -19,25 +21,11 @@ constexpr size_t kEspdlHeaderSize = 16;
 
 // ---------------------------------------------------------------- the model view
 
-// Element types (ONNX numbering, as stored in the file).
-enum class EspdlDataType : int32_t {
-  Undefined = 0,
-  Float = 1,
-  UInt8 = 2,
-  Int8 = 3,
-  UInt16 = 4,
-  Int16 = 5,
-  Int32 = 6,
-  Int64 = 7,
-  String = 8,
-  Bool = 9,
-  Float16 = 10,
-  Double = 11,
-  UInt32 = 12,
-  UInt64 = 13,
-};
+// Element types (ONNX numbering, as stored in the file): the schema's own enum, so that the numbers are
+// written once, in host/espdl/espdl.fbs (espdl::TensorDataType_INT8, ...).
+using EspdlDataType = espdl::TensorDataType;
 
-// Bytes per element of a fixed-size type; 0 for Undefined/String.
+// Bytes per element of a fixed-size type; 0 for UNDEFINED/STRING.
 size_t espdl_dtype_size(EspdlDataType t);
 // "[1, 8, 8, 3]": a dims list as messages show it.
 std::string espdl_dims_text(const std::vector<int64_t>& dims);
@@ -53,7 +41,7 @@ constexpr int64_t kMaxExponent = 100;
 struct EspdlTensor {
   std::string name;
   std::vector<int64_t> dims;
-  EspdlDataType dtype = EspdlDataType::Undefined;
+  EspdlDataType dtype = espdl::TensorDataType_UNDEFINED;
   std::vector<uint8_t> raw;        // raw_data, the 16-byte blocks concatenated (may end in padding)
   std::vector<int64_t> exponents;  // power-of-two exponent(s); one on the S3
   std::string doc;                 // doc_string, e.g. "layout ==> (N/16)HWC16"
@@ -74,7 +62,7 @@ struct EspdlTensor {
 struct EspdlValueInfo {
   std::string name;
   std::vector<int64_t> dims;  // empty when the file gives no shape
-  EspdlDataType dtype = EspdlDataType::Undefined;
+  EspdlDataType dtype = espdl::TensorDataType_UNDEFINED;
   std::vector<int64_t> exponents;
 };
 

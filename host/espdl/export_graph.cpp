@@ -63,7 +63,7 @@ EspdlValueInfo ExportGraph::value(const std::string& name, const std::vector<int
   EspdlValueInfo v;
   v.name = name;
   v.dims = dims;
-  v.dtype = EspdlDataType::Int8;
+  v.dtype = espdl::TensorDataType_INT8;
   v.exponents = {exp};
   return v;
 }

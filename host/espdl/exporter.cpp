@@ -214,9 +214,9 @@ class Exporter : public ExportGraph {
 
     EspdlModel& g = out.model;
     g.test_inputs.push_back(
-        make_tensor("input", g.inputs[0].dims, EspdlDataType::Int8, out.test_input.data(), n_in, e0, ""));
+        make_tensor("input", g.inputs[0].dims, espdl::TensorDataType_INT8, out.test_input.data(), n_in, e0, ""));
     g.test_outputs.push_back(
-        make_tensor(cur_.name, cur_.dims, EspdlDataType::Int8, out.test_output.data(), n_out, cur_.exp, ""));
+        make_tensor(cur_.name, cur_.dims, espdl::TensorDataType_INT8, out.test_output.data(), n_out, cur_.exp, ""));
   }
 
   void metadata(const EspdlExportOptions& options, EspdlExport& out) {

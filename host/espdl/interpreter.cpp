@@ -47,7 +47,7 @@ class Runner {
     if (m_.test_inputs.empty() || m_.test_outputs.empty())
       throw Error(m_.source + ": has no embedded test vectors (test_inputs_value / test_outputs_value).");
     for (const EspdlTensor& t : m_.test_inputs) {
-      if (t.dtype != EspdlDataType::Int8)
+      if (t.dtype != espdl::TensorDataType_INT8)
         throw Error(m_.source + ": test input '" + t.name + "' is " + espdl_dtype_name(t.dtype) +
                     "; only INT8 test inputs are supported.");
       Value v;
@@ -366,7 +366,7 @@ class Runner {
     if (!a) return nullptr;
     const EspdlTensor* t = m_.find_initializer(a->s);
     if (!t) fail(n, "names the lookup table '" + a->s + "', which the file lacks");
-    if (t->dtype != EspdlDataType::Int8 || t->element_count() != 256)
+    if (t->dtype != espdl::TensorDataType_INT8 || t->element_count() != 256)
       fail(n, "has a lookup table '" + a->s + "' that is not 256 int8 values");
     if (t->exponents.size() == 1 && t->exponents[0] != e_out)
       fail(n, "has a lookup table at exponent " + std::to_string(t->exponents[0]) + " but an output at " +
@@ -501,7 +501,7 @@ class Runner {
     if (i >= n.inputs.size() || n.inputs[i].empty()) return {};
     const EspdlTensor* t = m_.find_initializer(n.inputs[i]);
     if (!t) fail(n, "reads '" + n.inputs[i] + "' from a non-constant");
-    if (t->dtype == EspdlDataType::Int32) {
+    if (t->dtype == espdl::TensorDataType_INT32) {
       const std::vector<int32_t> v = t->as_int32();
       return std::vector<int64_t>(v.begin(), v.end());
     }
@@ -631,7 +631,7 @@ class Runner {
       report.message = m_.source + ": test output '" + t.name + "' " + why;
       return false;
     };
-    if (t.dtype == EspdlDataType::Int8) {
+    if (t.dtype == espdl::TensorDataType_INT8) {
       if (v.is_float) return differ(0, 0, 0, "is int8 in the file but float here");
       if (t.exponents.size() == 1 && t.exponents[0] != v.exponent)
         return differ(0, double(t.exponents[0]), v.exponent,
@@ -649,7 +649,7 @@ class Runner {
                             ", got " + std::to_string(v.q[i]));
       return true;
     }
-    if (t.dtype == EspdlDataType::Float) {
+    if (t.dtype == espdl::TensorDataType_FLOAT) {
       if (!v.is_float) return differ(0, 0, 0, "is float in the file but int8 here");
       const std::vector<float> want = t.as_float();
       if (want.size() != v.f.size()) return differ(0, double(want.size()), double(v.f.size()), "has a different size");

@@ -27,38 +27,38 @@ size_t espdl_element_count(const std::vector<int64_t>& dims) {
 
 size_t espdl_dtype_size(EspdlDataType t) {
   switch (t) {
-    case EspdlDataType::Float: return 4;
-    case EspdlDataType::UInt8: return 1;
-    case EspdlDataType::Int8: return 1;
-    case EspdlDataType::UInt16: return 2;
-    case EspdlDataType::Int16: return 2;
-    case EspdlDataType::Int32: return 4;
-    case EspdlDataType::Int64: return 8;
-    case EspdlDataType::Bool: return 1;
-    case EspdlDataType::Float16: return 2;
-    case EspdlDataType::Double: return 8;
-    case EspdlDataType::UInt32: return 4;
-    case EspdlDataType::UInt64: return 8;
+    case espdl::TensorDataType_FLOAT: return 4;
+    case espdl::TensorDataType_UINT8: return 1;
+    case espdl::TensorDataType_INT8: return 1;
+    case espdl::TensorDataType_UINT16: return 2;
+    case espdl::TensorDataType_INT16: return 2;
+    case espdl::TensorDataType_INT32: return 4;
+    case espdl::TensorDataType_INT64: return 8;
+    case espdl::TensorDataType_BOOL: return 1;
+    case espdl::TensorDataType_FLOAT16: return 2;
+    case espdl::TensorDataType_DOUBLE: return 8;
+    case espdl::TensorDataType_UINT32: return 4;
+    case espdl::TensorDataType_UINT64: return 8;
     default: return 0;
   }
 }
 
 const char* espdl_dtype_name(EspdlDataType t) {
   switch (t) {
-    case EspdlDataType::Undefined: return "UNDEFINED";
-    case EspdlDataType::Float: return "FLOAT";
-    case EspdlDataType::UInt8: return "UINT8";
-    case EspdlDataType::Int8: return "INT8";
-    case EspdlDataType::UInt16: return "UINT16";
-    case EspdlDataType::Int16: return "INT16";
-    case EspdlDataType::Int32: return "INT32";
-    case EspdlDataType::Int64: return "INT64";
-    case EspdlDataType::String: return "STRING";
-    case EspdlDataType::Bool: return "BOOL";
-    case EspdlDataType::Float16: return "FLOAT16";
-    case EspdlDataType::Double: return "DOUBLE";
-    case EspdlDataType::UInt32: return "UINT32";
-    case EspdlDataType::UInt64: return "UINT64";
+    case espdl::TensorDataType_UNDEFINED: return "UNDEFINED";
+    case espdl::TensorDataType_FLOAT: return "FLOAT";
+    case espdl::TensorDataType_UINT8: return "UINT8";
+    case espdl::TensorDataType_INT8: return "INT8";
+    case espdl::TensorDataType_UINT16: return "UINT16";
+    case espdl::TensorDataType_INT16: return "INT16";
+    case espdl::TensorDataType_INT32: return "INT32";
+    case espdl::TensorDataType_INT64: return "INT64";
+    case espdl::TensorDataType_STRING: return "STRING";
+    case espdl::TensorDataType_BOOL: return "BOOL";
+    case espdl::TensorDataType_FLOAT16: return "FLOAT16";
+    case espdl::TensorDataType_DOUBLE: return "DOUBLE";
+    case espdl::TensorDataType_UINT32: return "UINT32";
+    case espdl::TensorDataType_UINT64: return "UINT64";
   }
   return "UNKNOWN";
 }
@@ -94,16 +94,16 @@ std::vector<T> tensor_values(const EspdlTensor& t, EspdlDataType want) {
 }  // namespace
 
 std::vector<int8_t> EspdlTensor::as_int8() const {
-  return tensor_values<int8_t>(*this, EspdlDataType::Int8);
+  return tensor_values<int8_t>(*this, espdl::TensorDataType_INT8);
 }
 std::vector<int32_t> EspdlTensor::as_int32() const {
-  return tensor_values<int32_t>(*this, EspdlDataType::Int32);
+  return tensor_values<int32_t>(*this, espdl::TensorDataType_INT32);
 }
 std::vector<int64_t> EspdlTensor::as_int64() const {
-  return tensor_values<int64_t>(*this, EspdlDataType::Int64);
+  return tensor_values<int64_t>(*this, espdl::TensorDataType_INT64);
 }
 std::vector<float> EspdlTensor::as_float() const {
-  return tensor_values<float>(*this, EspdlDataType::Float);
+  return tensor_values<float>(*this, espdl::TensorDataType_FLOAT);
 }
 
 // ---------------------------------------------------------------- EspdlNode / EspdlModel

@@ -96,7 +96,7 @@ EspdlTensor convert_tensor(const espdl::Tensor* t, const std::string& source, co
   if (t->data_location() == espdl::DataLocation_EXTERNAL)
     fail(source, what + " keeps its data in an external file, which is not supported");
   const size_t es = espdl_dtype_size(out.dtype);
-  if (es == 0 && count > 0 && out.dtype != EspdlDataType::String)
+  if (es == 0 && count > 0 && out.dtype != espdl::TensorDataType_STRING)
     fail(source,
          what + " has element type " + std::to_string(int(out.dtype)) + ", which is not a fixed-size number type");
   if (es > 0 && uint64_t(count) * es > out.raw.size())

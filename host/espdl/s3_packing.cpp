@@ -104,7 +104,7 @@ EspdlFilter espdl_node_filter(const EspdlModel& model, const EspdlNode& node) {
   if (node.inputs.size() < 2) fail(model.source, where + " has no filter input");
   const EspdlTensor* w = model.find_initializer(node.inputs[1]);
   if (!w) fail(model.source, where + " reads its filter '" + node.inputs[1] + "' from a non-constant");
-  if (w->dtype != EspdlDataType::Int8)
+  if (w->dtype != espdl::TensorDataType_INT8)
     fail(model.source, where + " has a " + espdl_dtype_name(w->dtype) + " filter; only INT8 is supported");
   if (w->exponents.size() != 1)
     fail(model.source, where + " has " + std::to_string(w->exponents.size()) +

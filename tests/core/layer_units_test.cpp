@@ -69,13 +69,13 @@ TEST_P(LayerUnits, InPlaceBackwardNeedsOnlyTheOutput) {
   std::vector<float> x(n), y(n), dy(n), dx_given_x(n), dx_from_y(n);
   for (size_t k = 0; k < n; ++k) x[k] = value(rng), dy[k] = value(rng);
   y = x;
-  unit.forward(plan, 1, nullptr, y.data(), y.data());
+  unit.f32.forward(plan, 1, nullptr, y.data(), y.data());
   // The trainer hands an in-place step a dx buffer too; the step must leave it alone.
   std::vector<float> other(n, 12345.f);
   auto backward = [&](const float* input, std::vector<float>* dx) {
     *dx = dy;  // an in-place backward turns dy into dx where it is
     tv::BackwardStep s{&plan, 1, nullptr, input, y.data(), dx->data(), other.data(), nullptr, true, nullptr, nullptr};
-    unit.backward(s);
+    unit.f32.backward(s);
   };
   backward(x.data(), &dx_given_x);
   backward(y.data(), &dx_from_y);

@@ -10,7 +10,9 @@
 //      so never renumber), kLayerTypeCount + 1, its unit's declaration and its entry in kLayerUnits.
 //   2. common/src/tv/layers/<name>.cpp: its row (pick the rules that describe it; add a rule value
 //      only when none fits) and every hook (the build refuses a unit with a hook left out). Fast
-//      kernels stay in tv/ops (large, shared by several types); the unit names them.
+//      kernels stay in tv/ops (large, shared by several types); the unit names them. An activation
+//      whose int8 form is a 256-entry table gives the table and takes its int8 hooks from
+//      tv/layers/table_activation.h (LeakyReLU, HardSwish).
 //      An in-place row's backward sees only its output: a type whose derivative needs its input is
 //      not in place (the generic test catches it).
 //   3. host/layer_host.cpp: its row (config fields, pruning rule, .espdl emission or refusal).

@@ -16,6 +16,14 @@ LayerDesc layer_of(LayerType type) {
   return l;
 }
 
+// A layer of `type` whose `field` is `value`, every other field at its default.
+template <typename Field, typename Value>
+LayerDesc layer_with(LayerType type, Field LayerDesc::*field, Value value) {
+  LayerDesc l = layer_of(type);
+  l.*field = (Field)value;
+  return l;
+}
+
 // A layer with a square window (kernel x kernel, the same stride both ways).
 LayerDesc windowed(LayerType type, int kernel, int stride) {
   LayerDesc l = layer_of(type);
@@ -47,8 +55,7 @@ LayerDesc avgpool_layer(int kernel, int stride) {
 }
 
 LayerDesc adaptive_avgpool_layer(int out_h, int out_w) {
-  LayerDesc l = layer_of(LayerType::AdaptiveAvgPool2D);
-  l.out_h = (uint16_t)out_h;
+  LayerDesc l = layer_with(LayerType::AdaptiveAvgPool2D, &LayerDesc::out_h, out_h);
   l.out_w = (uint16_t)out_w;
   return l;
 }
@@ -58,9 +65,7 @@ LayerDesc global_avgpool_layer() {
 }
 
 LayerDesc dense_layer(int units) {
-  LayerDesc l = layer_of(LayerType::Dense);
-  l.units = (uint16_t)units;
-  return l;
+  return layer_with(LayerType::Dense, &LayerDesc::units, units);
 }
 
 LayerDesc relu_layer() {
@@ -68,9 +73,7 @@ LayerDesc relu_layer() {
 }
 
 LayerDesc leaky_relu_layer(float alpha) {
-  LayerDesc l = layer_of(LayerType::LeakyReLU);
-  l.alpha = alpha;
-  return l;
+  return layer_with(LayerType::LeakyReLU, &LayerDesc::alpha, alpha);
 }
 
 LayerDesc flatten_layer() {
@@ -78,8 +81,7 @@ LayerDesc flatten_layer() {
 }
 
 LayerDesc clip_layer(float lo, float hi) {
-  LayerDesc l = layer_of(LayerType::Clip);
-  l.lo = lo;
+  LayerDesc l = layer_with(LayerType::Clip, &LayerDesc::lo, lo);
   l.hi = hi;
   return l;
 }
@@ -205,7 +207,7 @@ Status plan_layers(const Shape& input, ModelPlan* plan) {
     LayerType checked;
     if (!layer_type_from_byte((uint8_t)d.type, &checked)) return make_status(StatusCode::UnknownLayer, i, (int)d.type);
     // The type's own checks.
-    const Status checked_params = layer_unit(d.type).check(d, i);
+    const Status checked_params = layer_unit(d.type).plan.check(d, i);
     if (!checked_params.ok()) return checked_params;
     // The output shape, by the row's rule.
     Shape out = cur;
@@ -294,7 +296,7 @@ Status plan_layers(const Shape& input, ModelPlan* plan) {
 }
 
 int weight_dims(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t dims[4]) {
-  return layer_unit(d.type).weight_dims(d, in, out, dims);
+  return layer_unit(d.type).plan.weight_dims(d, in, out, dims);
 }
 
 namespace {

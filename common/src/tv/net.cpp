@@ -57,7 +57,7 @@ bool forward_with_relu(const ModelPlan& plan, int i, const float* params, const 
 }  // namespace
 
 void forward_layer(const ModelPlan& plan, int i, const float* params, const float* in, float* out) {
-  layer_unit(plan.desc.layers[i].type).forward(plan, i, params, in, out);
+  layer_unit(plan.desc.layers[i].type).f32.forward(plan, i, params, in, out);
 }
 
 // ---- Inference ----
@@ -316,7 +316,7 @@ static float train_on_input(Trainer* tr, int lane_index, int label, int* predict
     step.need_dx = i > plan.first_param_layer;
     step.acts = acts;
     step.grad = lane.grad;
-    const BackwardEnd end = unit.backward(step);
+    const BackwardEnd end = unit.f32.backward(step);
     if (unit.row.in_place) continue;  // dy became the input's gradient where it is
     if (end == BackwardEnd::Everything || !step.need_dx) break;
     dy = step.dx;

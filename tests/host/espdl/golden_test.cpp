@@ -42,7 +42,7 @@ TEST(GoldenFiles, ReaderSeesTheExpectedStructure) {
   const tvh::EspdlTensor* w = s3.find_initializer("ops.0.weight");
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->dims, (std::vector<int64_t>{1, 1, 31, 32}));
-  EXPECT_EQ(w->dtype, tvh::EspdlDataType::Int8);
+  EXPECT_EQ(w->dtype, espdl::TensorDataType_INT8);
   EXPECT_EQ(w->exponent(), -9);
   EXPECT_EQ(w->raw.size() % 16, 0u);  // whole 16-byte blocks
   EXPECT_EQ(tvh::espdl_filter_layout(*w, s3.source), tvh::EspdlFilterLayout::S3Packed);

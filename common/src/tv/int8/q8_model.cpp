@@ -35,7 +35,7 @@ Status q8_bind(const BlobView& v, const ModelPlan& plan, Q8Model* m) {
     if (layer_info(d.type).int8 == Int8Exponent::KeepsInput && e_out != e_in)
       return make_status(StatusCode::BlobCorrupt, i, e_out, e_in);
     // What the kernels accept (int8_ops.h): refused here, so that q8_run cannot fail later.
-    const Status accepted = layer_unit(d.type).q8_bind(v, plan, i, m);
+    const Status accepted = layer_unit(d.type).int8.bind(v, plan, i, m);
     if (!accepted.ok()) return accepted;
     if (!layer_has_params(d.type)) continue;
     const BlobTensor* w = blob_find(v, i, TensorRole::Weight);
@@ -72,7 +72,7 @@ Status q8_run(const Q8Model& m, const int8_t* input, int8_t* work, const int8_t*
     const LayerUnit& unit = layer_unit(plan.desc.layers[i].type);
     const size_t n = plan.layers[i].out.size();
     int8_t* out = unit.row.in_place ? cur : (low ? work + total - n : work);
-    Status st = unit.q8_run(m, i, cur, out);
+    Status st = unit.int8.run(m, i, cur, out);
     if (!st.ok()) {
       st.layer = (int16_t)i;
       return st;

@@ -28,7 +28,7 @@ struct Q8Model {
   int8_t weight_exp[kMaxLayers] = {0};
   const int8_t* channel_exps[kMaxLayers] = {nullptr};  // per-output-channel weight exponents, or null
   int8_t act_exps[kMaxLayers + 1] = {0};
-  int8_t luts[kMaxLayers][256];  // LeakyReLU tables (only the rows of LeakyReLU layers are used)
+  int8_t luts[kMaxLayers][256];  // the tables of table activations (tv/layers/table_activation.h)
 };
 
 // The exponents of layer i as the conv / dense kernels take them (no fused ReLU).

@@ -54,13 +54,9 @@ extern const LayerUnit kAdaptiveAvgPool2D;
 constexpr LayerUnit kAdaptiveAvgPool2D = {
     {LayerType::AdaptiveAvgPool2D, "adaptive_avgpool2d", false, false, ShapeRule::AdaptiveBins, Int8Exponent::OwnRange,
      false, true, false, DetailText::None, "AveragePool"},
-    no_checks,
-    no_weights,
-    forward_adaptive_avgpool,
-    backward_adaptive_avgpool,
-    adaptive_avgpool2d::q8_bind,
-    adaptive_avgpool2d::q8_run,
-    interval_rescaled};
+    {no_checks, no_weights},
+    {forward_adaptive_avgpool, backward_adaptive_avgpool},
+    {adaptive_avgpool2d::q8_bind, adaptive_avgpool2d::q8_run, interval_rescaled}};
 
 }  // namespace units
 }  // namespace tv

@@ -32,13 +32,9 @@ Status q8_run(const Q8Model& m, int i, const int8_t* in, int8_t* out) {
 extern const LayerUnit kAvgPool2D;
 constexpr LayerUnit kAvgPool2D = {{LayerType::AvgPool2D, "avgpool2d", false, false, ShapeRule::SlidingWindow,
                                    Int8Exponent::OwnRange, false, true, false, DetailText::Window, "AveragePool"},
-                                  valid_padding_only,
-                                  no_weights,
-                                  avgpool2d::forward,
-                                  avgpool2d::backward,
-                                  avgpool2d::q8_bind,
-                                  avgpool2d::q8_run,
-                                  interval_rescaled};
+                                  {valid_padding_only, no_weights},
+                                  {avgpool2d::forward, avgpool2d::backward},
+                                  {avgpool2d::q8_bind, avgpool2d::q8_run, interval_rescaled}};
 
 }  // namespace units
 }  // namespace tv

@@ -40,13 +40,9 @@ bool interval(const LayerDesc& d, int e_in, int, const Int8Range& in, Int8Range*
 extern const LayerUnit kClip;
 constexpr LayerUnit kClip = {{LayerType::Clip, "clip", false, true, ShapeRule::Unchanged, Int8Exponent::KeepsInput,
                               true, true, false, DetailText::Range, "Clip"},
-                             clip::check,
-                             no_weights,
-                             clip::forward,
-                             backward_passes_through,
-                             q8_no_checks,
-                             clip::q8_run,
-                             clip::interval};
+                             {clip::check, no_weights},
+                             {clip::forward, backward_passes_through},
+                             {q8_no_checks, clip::q8_run, clip::interval}};
 
 }  // namespace units
 }  // namespace tv

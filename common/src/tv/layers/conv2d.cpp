@@ -70,13 +70,10 @@ extern const LayerUnit kConv2D;
 constexpr LayerUnit kConv2D = {
     {LayerType::Conv2D, "conv2d", true, false, ShapeRule::SlidingWindow, Int8Exponent::WithWeights, false, false, true,
      DetailText::FiltersWindowPadding, "Conv"},
-    conv2d::check,
-    conv2d::weight_dims,
-    forward_weighted_window<conv2d_forward>,
-    backward_weighted_window<conv2d_backward_params, conv2d_backward_data, conv2d_backward_data_relu>,
-    conv2d::q8_bind,
-    conv2d::q8_run,
-    interval_from_weights};
+    {conv2d::check, conv2d::weight_dims},
+    {forward_weighted_window<conv2d_forward>,
+     backward_weighted_window<conv2d_backward_params, conv2d_backward_data, conv2d_backward_data_relu>},
+    {conv2d::q8_bind, conv2d::q8_run, interval_from_weights}};
 
 }  // namespace units
 }  // namespace tv

@@ -61,13 +61,9 @@ Status q8_run(const Q8Model& m, int i, const int8_t* in, int8_t* out) {
 extern const LayerUnit kDense;
 constexpr LayerUnit kDense = {{LayerType::Dense, "dense", true, false, ShapeRule::FullyConnected,
                                Int8Exponent::WithWeights, false, false, true, DetailText::Units, "Gemm"},
-                              no_checks,
-                              dense::weight_dims,
-                              dense::forward,
-                              dense::backward,
-                              dense::q8_bind,
-                              dense::q8_run,
-                              interval_from_weights};
+                              {no_checks, dense::weight_dims},
+                              {dense::forward, dense::backward},
+                              {dense::q8_bind, dense::q8_run, interval_from_weights}};
 
 }  // namespace units
 }  // namespace tv

@@ -26,14 +26,11 @@ extern const LayerUnit kDepthwiseConv2D;
 constexpr LayerUnit kDepthwiseConv2D = {
     {LayerType::DepthwiseConv2D, "depthwise_conv2d", true, false, ShapeRule::SlidingWindow, Int8Exponent::WithWeights,
      false, true, false, DetailText::WindowPadding, "Conv"},
-    no_checks,
-    depthwise_conv2d::weight_dims,
-    forward_weighted_window<depthwise_conv2d_forward>,
-    backward_weighted_window<depthwise_conv2d_backward_params, depthwise_conv2d_backward_data,
-                             depthwise_conv2d_backward_data_relu>,
-    q8_no_checks,
-    depthwise_conv2d::q8_run,
-    interval_from_weights};
+    {no_checks, depthwise_conv2d::weight_dims},
+    {forward_weighted_window<depthwise_conv2d_forward>,
+     backward_weighted_window<depthwise_conv2d_backward_params, depthwise_conv2d_backward_data,
+                              depthwise_conv2d_backward_data_relu>},
+    {q8_no_checks, depthwise_conv2d::q8_run, interval_from_weights}};
 
 }  // namespace units
 }  // namespace tv

@@ -18,13 +18,9 @@ extern const LayerUnit kGlobalAvgPool;
 constexpr LayerUnit kGlobalAvgPool = {
     {LayerType::GlobalAvgPool, "global_avgpool", false, false, ShapeRule::GlobalPool, Int8Exponent::OwnRange, false,
      true, false, DetailText::None, "GlobalAveragePool"},
-    no_checks,
-    no_weights,
-    forward_adaptive_avgpool,  // the float kernels of 1 x 1 bins (adaptive_avgpool2d.cpp)
-    backward_adaptive_avgpool,
-    q8_bind_plane_average,
-    global_avgpool::q8_run,
-    interval_rescaled};
+    {no_checks, no_weights},
+    {forward_adaptive_avgpool, backward_adaptive_avgpool},  // the float kernels of 1 x 1 bins (adaptive_avgpool2d.cpp)
+    {q8_bind_plane_average, global_avgpool::q8_run, interval_rescaled}};
 
 }  // namespace units
 }  // namespace tv

@@ -3,8 +3,7 @@
 // (ESP-DL's HardSwish module runs the node's "lut" table as its LUT module).
 #include <math.h>
 
-#include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
+#include "tv/layers/table_activation.h"
 #include "tv/model.h"
 
 namespace tv {
@@ -33,39 +32,19 @@ BackwardEnd backward(const BackwardStep& s) {
 }
 
 // The table as esp-ppq builds one: y of x = q * 2^e_in in float32, quantized at e_out.
-void table_s8(int e_in, int e_out, int8_t table[256]) {
-  for (int q = -128; q <= 127; ++q) table[q + 128] = quantize_one_s8(value(ldexpf((float)q, e_in)), e_out);
-}
-
-Status q8_bind(const BlobView&, const ModelPlan&, int i, Q8Model* m) {
-  table_s8(m->act_exps[i], m->act_exps[i + 1], m->luts[i]);
-  return ok_status();
-}
-
-Status q8_run(const Q8Model& m, int i, const int8_t* in, int8_t* out) {
-  lut_s8(m.luts[i], in, m.plan->layers[i].out.size(), out);
-  return ok_status();
-}
-
-bool interval(const LayerDesc&, int e_in, int e_out, const Int8Range& in, Int8Range* out) {
-  int8_t table[256];
-  table_s8(e_in, e_out, table);
-  interval_of_table(table, in, out);
-  return true;
+void table(const LayerDesc&, int e_in, int e_out, int8_t out[256]) {
+  for (int q = -128; q <= 127; ++q) out[q + 128] = quantize_one_s8(value(ldexpf((float)q, e_in)), e_out);
 }
 
 }  // namespace hardswish
 
 extern const LayerUnit kHardswish;
-constexpr LayerUnit kHardswish = {{LayerType::Hardswish, "hardswish", false, false, ShapeRule::Unchanged,
-                                   Int8Exponent::OwnRange, false, true, false, DetailText::None, "HardSwish"},
-                                  no_checks,
-                                  no_weights,
-                                  hardswish::forward,
-                                  hardswish::backward,
-                                  hardswish::q8_bind,
-                                  hardswish::q8_run,
-                                  hardswish::interval};
+constexpr LayerUnit kHardswish = {
+    {LayerType::Hardswish, "hardswish", false, false, ShapeRule::Unchanged, Int8Exponent::OwnRange, false, true, false,
+     DetailText::None, "HardSwish"},
+    {no_checks, no_weights},
+    {hardswish::forward, hardswish::backward},
+    {q8_bind_table<hardswish::table>, q8_run_table, interval_of_activation<hardswish::table>}};
 
 }  // namespace units
 }  // namespace tv

@@ -68,27 +68,39 @@ struct Int8Range {
   int32_t lo = -128, hi = 127;
 };
 
-// The hooks of one layer type.
-struct LayerUnit {
-  // Its row, in LayerTypeInfo's order: type, name, has_params, in_place, shape, int8, int8_fused,
-  // keeps_channels, per_channel, detail, espdl_op.
-  LayerTypeInfo row;
+// The hooks of one layer type, in three groups: the model's checks, float training, int8.
+struct PlanHooks {
   // plan_model: the type's own parameter checks (the shape follows the row's ShapeRule).
   Hook<Status(const LayerDesc& d, int layer)> check;
   // The weight tensor's dimensions (0 without parameters; its bias has out.c values).
   Hook<int(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t dims[4])> weight_dims;
-  // Float forward of layer i from `in` to `out` (out == in for an in-place row).
+};
+
+struct FloatHooks {
+  // Forward of layer i from `in` to `out` (out == in for an in-place row).
   Hook<void(const ModelPlan& plan, int i, const float* params, const float* in, float* out)> forward;
-  // Float backward (the reference the fast kernels match bit for bit).
+  // Backward (the reference the fast kernels match bit for bit).
   Hook<BackwardEnd(const BackwardStep& s)> backward;
-  // q8_bind: what the int8 kernels accept for this layer (refused here so that q8_run cannot fail
-  // later), and the layer's tables. The weights and exponents are bound by q8_bind itself.
-  Hook<Status(const BlobView& v, const ModelPlan& plan, int i, Q8Model* m)> q8_bind;
-  // q8_run of layer i from `in` to `out` (out == in for an in-place row).
-  Hook<Status(const Q8Model& m, int i, const int8_t* in, int8_t* out)> q8_run;
+};
+
+struct Int8Hooks {
+  // What the int8 kernels accept for this layer (refused here so that run cannot fail later), and the
+  // layer's tables. The weights and exponents are bound by q8_bind itself.
+  Hook<Status(const BlobView& v, const ModelPlan& plan, int i, Q8Model* m)> bind;
+  // Layer i from `in` to `out` (out == in for an in-place row).
+  Hook<Status(const Q8Model& m, int i, const int8_t* in, int8_t* out)> run;
   // The int8 interval of the output for an input in `in` (exponents e_in, e_out); false when the
   // interval needs the weights (interval_from_weights: host/s3_limits.h's filter_sums).
-  Hook<bool(const LayerDesc& d, int e_in, int e_out, const Int8Range& in, Int8Range* out)> int8_interval;
+  Hook<bool(const LayerDesc& d, int e_in, int e_out, const Int8Range& in, Int8Range* out)> interval;
+};
+
+struct LayerUnit {
+  // Its row, in LayerTypeInfo's order: type, name, has_params, in_place, shape, int8, int8_fused,
+  // keeps_channels, per_channel, detail, espdl_op.
+  LayerTypeInfo row;
+  PlanHooks plan;
+  FloatHooks f32;
+  Int8Hooks int8;
 };
 
 // ---- Shared hooks (tv/layers/shared_hooks.cpp): what many units do, or "does not apply" ----
@@ -104,8 +116,6 @@ bool interval_from_weights(const LayerDesc& d, int e_in, int e_out, const Int8Ra
 bool interval_unchanged(const LayerDesc& d, int e_in, int e_out, const Int8Range& in, Int8Range* out);
 // An average stays inside [lo, hi] and its rounding is monotonic: the extremes are lo and hi rescaled.
 bool interval_rescaled(const LayerDesc& d, int e_in, int e_out, const Int8Range& in, Int8Range* out);
-// The values of a 256-entry table over the reachable inputs.
-void interval_of_table(const int8_t table[256], const Int8Range& in, Int8Range* out);
 // The float kernels of AdaptiveAvgPool2D, also GlobalAvgPool's (1 x 1 bins), and the int8 check of
 // an average over the whole plane (tv/layers/adaptive_avgpool2d.cpp).
 void forward_adaptive_avgpool(const ModelPlan& plan, int i, const float* params, const float* in, float* out);

@@ -1,6 +1,5 @@
 // LeakyReLU: x > 0 ? x : alpha * x, in place; int8 as a 256-entry table (ESP-DL's LUT).
-#include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
+#include "tv/layers/table_activation.h"
 #include "tv/model.h"
 
 namespace tv {
@@ -21,35 +20,19 @@ BackwardEnd backward(const BackwardStep& s) {
   return BackwardEnd::Layer;
 }
 
-Status q8_bind(const BlobView&, const ModelPlan& plan, int i, Q8Model* m) {
-  leaky_relu_table_s8(plan.desc.layers[i].alpha, m->act_exps[i], m->act_exps[i + 1], m->luts[i]);
-  return ok_status();
-}
-
-Status q8_run(const Q8Model& m, int i, const int8_t* in, int8_t* out) {
-  lut_s8(m.luts[i], in, m.plan->layers[i].out.size(), out);
-  return ok_status();
-}
-
-bool interval(const LayerDesc& d, int e_in, int e_out, const Int8Range& in, Int8Range* out) {
-  int8_t table[256];
-  leaky_relu_table_s8(d.alpha, e_in, e_out, table);
-  interval_of_table(table, in, out);
-  return true;
+void table(const LayerDesc& d, int e_in, int e_out, int8_t out[256]) {
+  leaky_relu_table_s8(d.alpha, e_in, e_out, out);
 }
 
 }  // namespace leaky_relu
 
 extern const LayerUnit kLeakyReLU;
-constexpr LayerUnit kLeakyReLU = {{LayerType::LeakyReLU, "leaky_relu", false, true, ShapeRule::Unchanged,
-                                   Int8Exponent::OwnRange, false, true, false, DetailText::Alpha, "LeakyRelu"},
-                                  leaky_relu::check,
-                                  no_weights,
-                                  leaky_relu::forward,
-                                  leaky_relu::backward,
-                                  leaky_relu::q8_bind,
-                                  leaky_relu::q8_run,
-                                  leaky_relu::interval};
+constexpr LayerUnit kLeakyReLU = {
+    {LayerType::LeakyReLU, "leaky_relu", false, true, ShapeRule::Unchanged, Int8Exponent::OwnRange, false, true, false,
+     DetailText::Alpha, "LeakyRelu"},
+    {leaky_relu::check, no_weights},
+    {leaky_relu::forward, leaky_relu::backward},
+    {q8_bind_table<leaky_relu::table>, q8_run_table, interval_of_activation<leaky_relu::table>}};
 
 }  // namespace units
 }  // namespace tv

@@ -67,13 +67,9 @@ Status q8_run(const Q8Model& m, int i, const int8_t* in, int8_t* out) {
 extern const LayerUnit kMaxPool2D;
 constexpr LayerUnit kMaxPool2D = {{LayerType::MaxPool2D, "maxpool2d", false, false, ShapeRule::SlidingWindow,
                                    Int8Exponent::KeepsInput, false, true, false, DetailText::Window, "MaxPool"},
-                                  valid_padding_only,
-                                  no_weights,
-                                  maxpool2d::forward,
-                                  maxpool2d::backward,
-                                  q8_no_checks,
-                                  maxpool2d::q8_run,
-                                  interval_unchanged};
+                                  {valid_padding_only, no_weights},
+                                  {maxpool2d::forward, maxpool2d::backward},
+                                  {q8_no_checks, maxpool2d::q8_run, interval_unchanged}};
 
 }  // namespace units
 }  // namespace tv

@@ -33,13 +33,9 @@ bool interval(const LayerDesc&, int, int, const Int8Range& in, Int8Range* out) {
 extern const LayerUnit kReLU;
 constexpr LayerUnit kReLU = {{LayerType::ReLU, "relu", false, true, ShapeRule::Unchanged, Int8Exponent::KeepsInput,
                               true, true, false, DetailText::None, "Relu"},
-                             no_checks,
-                             no_weights,
-                             relu::forward,
-                             relu::backward,
-                             q8_no_checks,
-                             relu::q8_run,
-                             relu::interval};
+                             {no_checks, no_weights},
+                             {relu::forward, relu::backward},
+                             {q8_no_checks, relu::q8_run, relu::interval}};
 
 }  // namespace units
 }  // namespace tv

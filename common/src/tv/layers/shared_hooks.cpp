@@ -51,14 +51,6 @@ bool interval_rescaled(const LayerDesc&, int e_in, int e_out, const Int8Range& i
   return true;
 }
 
-void interval_of_table(const int8_t table[256], const Int8Range& in, Int8Range* out) {
-  *out = Int8Range{127, -128};
-  for (int32_t v = in.lo; v <= in.hi; ++v) {
-    if (table[v + 128] < out->lo) out->lo = table[v + 128];
-    if (table[v + 128] > out->hi) out->hi = table[v + 128];
-  }
-}
-
 bool is_relu(const ModelPlan& plan, int i) {
   return i >= 0 && i < plan.num_layers && plan.desc.layers[i].type == LayerType::ReLU;
 }

@@ -10,12 +10,9 @@ void avgpool2d_forward(const Geom2D& g, const float* in, float* out) {
   for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
     float* o_px = out + px * c_n;
     for (int c = 0; c < c_n; ++c) o_px[c] = 0.0f;
-    for (int ky = ry.begin; ky < ry.end; ++ky) {
-      for (int kx = rx.begin; kx < rx.end; ++kx) {
-        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-        for (int c = 0; c < c_n; ++c) o_px[c] += x[c];
-      }
-    }
+    for_each_tap(g, ry, rx, iy0, ix0, [&](int, int, size_t at) {
+      for (int c = 0; c < c_n; ++c) o_px[c] += in[at + c];
+    });
     for (int c = 0; c < c_n; ++c) o_px[c] /= area;
   });
 }
@@ -26,12 +23,9 @@ void avgpool2d_backward(const Geom2D& g, const float* dout, float* din) {
   for (size_t i = 0, n = (size_t)g.in_h * g.in_w * c_n; i < n; ++i) din[i] = 0.0f;
   for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
     const float* d_px = dout + px * c_n;
-    for (int ky = ry.begin; ky < ry.end; ++ky) {
-      for (int kx = rx.begin; kx < rx.end; ++kx) {
-        float* dx = din + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-        for (int c = 0; c < c_n; ++c) dx[c] += d_px[c] / area;
-      }
-    }
+    for_each_tap(g, ry, rx, iy0, ix0, [&](int, int, size_t at) {
+      for (int c = 0; c < c_n; ++c) din[at + c] += d_px[c] / area;
+    });
   });
 }
 

@@ -4,6 +4,28 @@
 
 namespace tv {
 namespace ref {
+namespace {
+
+// Visits every output gradient d = dout[px][o] that is not 0 (common after ReLU), kernel row by kernel row,
+// as f(d, x_at, w_at, span): the row's taps inside the input are `span` consecutive floats from x_at in the
+// input and from w_at in the weights [out_c][k_h][k_w][in_c].
+template <class F>
+void for_each_gradient_row(const Geom2D& g, const float* dout, F&& f) {
+  const int w_row = g.k_w * g.in_c;
+  const int w_filter = g.k_h * w_row;
+  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
+    const int span = (rx.end - rx.begin) * g.in_c;
+    const float* d_px = dout + px * g.out_c;
+    for (int o = 0; o < g.out_c; ++o) {
+      if (d_px[o] == 0.0f) continue;
+      for (int ky = ry.begin; ky < ry.end; ++ky) {
+        f(d_px[o], tap_at(g, iy0, ix0, ky, rx.begin), (size_t)o * w_filter + ky * w_row + rx.begin * g.in_c, span);
+      }
+    }
+  });
+}
+
+}  // namespace
 
 void conv2d_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out) {
   const int w_row = g.k_w * g.in_c;  // floats in one kernel row of one filter
@@ -18,7 +40,7 @@ void conv2d_forward(const Geom2D& g, const float* in, const float* w, const floa
     for (; o + 4 <= g.out_c; o += 4) {
       float acc0 = b[o], acc1 = b[o + 1], acc2 = b[o + 2], acc3 = b[o + 3];
       for (int ky = ry.begin; ky < ry.end; ++ky) {
-        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
+        const float* x = in + tap_at(g, iy0, ix0, ky, rx.begin);
         const float* k0 = w + (size_t)o * w_filter + ky * w_row + rx.begin * g.in_c;
         const float* k1 = k0 + w_filter;
         const float* k2 = k1 + w_filter;
@@ -38,7 +60,7 @@ void conv2d_forward(const Geom2D& g, const float* in, const float* w, const floa
     for (; o < g.out_c; ++o) {
       float acc = b[o];
       for (int ky = ry.begin; ky < ry.end; ++ky) {
-        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
+        const float* x = in + tap_at(g, iy0, ix0, ky, rx.begin);
         const float* k = w + (size_t)o * w_filter + ky * w_row + rx.begin * g.in_c;
         for (int j = 0; j < span; ++j) acc += x[j] * k[j];
       }
@@ -48,40 +70,20 @@ void conv2d_forward(const Geom2D& g, const float* in, const float* w, const floa
 }
 
 void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
-  const int w_row = g.k_w * g.in_c;
-  const int w_filter = g.k_h * w_row;
   for (size_t i = 0, n = (size_t)g.in_h * g.in_w * g.in_c; i < n; ++i) din[i] = 0.0f;
-  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
-    const int span = (rx.end - rx.begin) * g.in_c;
-    const float* d_px = dout + px * g.out_c;
-    for (int o = 0; o < g.out_c; ++o) {
-      const float d = d_px[o];
-      if (d == 0.0f) continue;  // common after ReLU
-      for (int ky = ry.begin; ky < ry.end; ++ky) {
-        float* dx = din + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
-        const float* k = w + (size_t)o * w_filter + ky * w_row + rx.begin * g.in_c;
-        for (int j = 0; j < span; ++j) dx[j] += d * k[j];
-      }
-    }
+  for_each_gradient_row(g, dout, [&](float d, size_t x_at, size_t w_at, int span) {
+    for (int j = 0; j < span; ++j) din[x_at + j] += d * w[w_at + j];
   });
 }
 
 void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout, float* dw, float* db) {
-  const int w_row = g.k_w * g.in_c;
-  const int w_filter = g.k_h * w_row;
-  for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
-    const int span = (rx.end - rx.begin) * g.in_c;
-    const float* d_px = dout + px * g.out_c;
+  for (size_t px = 0, n = (size_t)g.out_h * g.out_w; px < n; ++px) {
     for (int o = 0; o < g.out_c; ++o) {
-      const float d = d_px[o];
-      if (d == 0.0f) continue;  // common after ReLU
-      db[o] += d;
-      for (int ky = ry.begin; ky < ry.end; ++ky) {
-        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
-        float* dk = dw + (size_t)o * w_filter + ky * w_row + rx.begin * g.in_c;
-        for (int j = 0; j < span; ++j) dk[j] += d * x[j];
-      }
+      if (dout[px * g.out_c + o] != 0.0f) db[o] += dout[px * g.out_c + o];  // as the weights: a -0 sum stays -0
     }
+  }
+  for_each_gradient_row(g, dout, [&](float d, size_t x_at, size_t w_at, int span) {
+    for (int j = 0; j < span; ++j) dw[w_at + j] += d * in[x_at + j];
   });
 }
 

@@ -254,6 +254,68 @@ TV_INLINE int pixels_per_step(bool wide) {
   return wide ? 32 : 16;
 }
 
+// The scratch of a fast pass: a ring of k_h planar rows of `row_channels` planes of pw floats (pw: `columns`
+// rounded up to whole steps, plus `extra`), then the reordered weights. fits is false when both together
+// exceed kScratchFloats; the reference kernel runs instead.
+struct ScratchPlan {
+  bool wide;
+  int pw;
+  size_t ring;
+  bool fits;
+};
+
+TV_INLINE ScratchPlan plan_scratch(const Geom2D& g, int columns, int extra, int row_channels) {
+  ScratchPlan s;
+  s.wide = simd::wide_registers();
+  const int per_step = pixels_per_step(s.wide);
+  s.pw = (columns + per_step - 1) / per_step * per_step + extra;
+  s.ring = (size_t)g.k_h * row_channels * s.pw;
+  s.fits = s.ring + (size_t)g.out_c * (g.k_h * g.k_w * g.in_c) <= (size_t)kScratchFloats;
+  return s;
+}
+
+// forward's weights per block of output channels, as [ky][kx][ic][o in block] (what forward_block reads),
+// written to dst; returns dst.
+TV_INLINE const float* forward_weights_by_block(const Geom2D& g, const float* w, float* dst) {
+  const int filter = g.k_h * g.k_w * g.in_c;
+  for (int o0 = 0, ob; o0 < g.out_c; o0 += ob) {
+    ob = block_size(g.out_c - o0);
+    float* block = dst + (size_t)o0 * filter;
+    for (int t = 0; t < filter; ++t)
+      for (int j = 0; j < ob; ++j) block[t * ob + j] = w[(size_t)(o0 + j) * filter + t];
+  }
+  return dst;
+}
+
+// backward_data's weights per block of input channels, as [ky][kx][o][ic in block] (what data_block reads),
+// written to dst; returns dst.
+TV_INLINE const float* data_weights_by_block(const Geom2D& g, const float* w, float* dst) {
+  const int filter = g.k_h * g.k_w * g.in_c;
+  for (int i0 = 0, ib; i0 < g.in_c; i0 += ib) {
+    ib = block_size(g.in_c - i0);
+    float* block = dst + (size_t)i0 * g.k_h * g.k_w * g.out_c;
+    for (int ky = 0; ky < g.k_h; ++ky)
+      for (int kx = 0; kx < g.k_w; ++kx)
+        for (int o = 0; o < g.out_c; ++o)
+          for (int j = 0; j < ib; ++j)
+            block[(((size_t)ky * g.k_w + kx) * g.out_c + o) * ib + j] =
+                w[(size_t)o * filter + ((size_t)ky * g.k_w + kx) * g.in_c + i0 + j];
+  }
+  return dst;
+}
+
+// The reference kernels, then the epilogue over the whole result: the geometries without a fast path.
+TV_INLINE void reference_forward(const Geom2D& g, const float* in, const float* w, const float* b, float* out,
+                                 const Epilogue& e) {
+  ref::conv2d_forward(g, in, w, b, out);
+  apply_epilogue(e, out, 0, (size_t)g.out_h * g.out_w * g.out_c);
+}
+
+TV_INLINE void reference_data(const Geom2D& g, const float* w, const float* dout, float* din, const Epilogue& e) {
+  ref::conv2d_backward_data(g, w, dout, din);
+  apply_epilogue(e, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
+}
+
 // ---- backward_data ----
 
 // Input channels [i0, i0 + IB) of one row of din, NV vectors of 8 pixels per step. drow[k]: the
@@ -310,10 +372,7 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
                        const Epilogue& e) {
   if (pointwise_forward(g, in, w, b, out, e)) return;
   const int sh = g.stride_h, sw = g.stride_w;
-  if (sh < 1 || sw < 1 || sw > kMaxStride || g.k_h > kMaxKernelRows) {
-    ref::conv2d_forward(g, in, w, b, out);
-    return apply_epilogue(e, out, 0, (size_t)g.out_h * g.out_w * g.out_c);
-  }
+  if (sh < 1 || sw < 1 || sw > kMaxStride || g.k_h > kMaxKernelRows) return reference_forward(g, in, w, b, out, e);
   // Interior: output pixels whose whole window lies inside the input.
   int oy_lo, oy_hi, ox_lo, ox_hi;
   inside_range(g.in_h, g.k_h, sh, g.pad_top, g.out_h, &oy_lo, &oy_hi);
@@ -321,24 +380,11 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
   const bool interior = ox_hi > ox_lo && oy_hi > oy_lo;
   const int nx = interior ? ox_hi - ox_lo : 0;
   const int filter = g.k_h * g.k_w * g.in_c;
-  const bool wide = simd::wide_registers();
-  const int per_step = pixels_per_step(wide);
-  const int pw = (nx + per_step - 1) / per_step * per_step + (g.k_w - 1) / sw;  // room for a whole last step
-  const size_t ring = (size_t)g.k_h * g.in_c * sw * pw, weights = (size_t)g.out_c * filter;
-  if (ring + weights > (size_t)kScratchFloats) {
-    ref::conv2d_forward(g, in, w, b, out);
-    return apply_epilogue(e, out, 0, (size_t)g.out_h * g.out_w * g.out_c);
-  }
-
-  float scratch[kScratchFloats] __attribute__((aligned(32)));
-  float* ring_rows = scratch;
-  float* wt = scratch + ring;
-  for (int o0 = 0, ob; o0 < g.out_c; o0 += ob) {  // weights per block as [ky][kx][ic][o in block]
-    ob = block_size(g.out_c - o0);
-    float* dst = wt + (size_t)o0 * filter;
-    for (int t = 0; t < filter; ++t)
-      for (int j = 0; j < ob; ++j) dst[t * ob + j] = w[(size_t)(o0 + j) * filter + t];
-  }
+  const ScratchPlan plan = plan_scratch(g, nx, (g.k_w - 1) / sw, g.in_c * sw);  // room for a whole last step
+  if (!plan.fits) return reference_forward(g, in, w, b, out, e);
+  float scratch[kScratchFloats] __attribute__((aligned(32)));  // the ring of planar rows, then the weights
+  const float* wt = forward_weights_by_block(g, w, scratch + plan.ring);
+  const int pw = plan.pw;
   // Border rows and columns, pixel by pixel.
   for (int oy = 0; oy < g.out_h; ++oy) {
     if (interior && oy >= oy_lo && oy < oy_hi) {
@@ -359,18 +405,18 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
     if (next_row < iy0) next_row = iy0;  // rows a stride larger than the kernel skips
     for (; next_row < iy0 + g.k_h; ++next_row)
       to_planar_strided(in + ((size_t)next_row * g.in_w + x0) * g.in_c, g.in_w - x0, g.in_c, sw, pw,
-                        ring_rows + (size_t)(next_row % g.k_h) * g.in_c * sw * pw);
-    for (int ky = 0; ky < g.k_h; ++ky) rows[ky] = ring_rows + (size_t)((iy0 + ky) % g.k_h) * g.in_c * sw * pw;
+                        scratch + (size_t)(next_row % g.k_h) * g.in_c * sw * pw);
+    for (int ky = 0; ky < g.k_h; ++ky) rows[ky] = scratch + (size_t)((iy0 + ky) % g.k_h) * g.in_c * sw * pw;
     float* out_row = out + ((size_t)oy * g.out_w + ox_lo) * g.out_c;
     for (int o0 = 0, ob; o0 < g.out_c; o0 += ob) {
       ob = block_size(g.out_c - o0);
       const float* wb = wt + (size_t)o0 * filter;
       if (sw == 1)
-        forward_blocks<1>(wide, ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+        forward_blocks<1>(plan.wide, ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
       else if (sw == 2)
-        forward_blocks<2>(wide, ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+        forward_blocks<2>(plan.wide, ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
       else
-        forward_blocks<0>(wide, ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
+        forward_blocks<0>(plan.wide, ob, g, rows, pw, nx, wb, b + o0, out_row + o0);
     }
     apply_epilogue_row(e, out, oy, g.out_w, g.out_c);
   }
@@ -378,34 +424,13 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
 
 TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout, float* din, const Epilogue& e) {
   if (pointwise_backward_data(g, w, dout, din, e)) return;
-  if (g.stride_h != 1 || g.stride_w != 1 || g.k_h > kMaxKernelRows) {
-    ref::conv2d_backward_data(g, w, dout, din);
-    return apply_epilogue(e, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
-  }
+  if (g.stride_h != 1 || g.stride_w != 1 || g.k_h > kMaxKernelRows) return reference_data(g, w, dout, din, e);
+  const ScratchPlan plan = plan_scratch(g, g.in_w, g.k_w - 1, g.out_c);
+  if (!plan.fits) return reference_data(g, w, dout, din, e);
 
-  const int filter = g.k_h * g.k_w * g.in_c;
-  const bool wide = simd::wide_registers();
-  const int per_step = pixels_per_step(wide);
-  const int pw = (g.in_w + per_step - 1) / per_step * per_step + g.k_w - 1;
-  const size_t ring = (size_t)g.k_h * g.out_c * pw, weights = (size_t)g.out_c * filter;
-  if (ring + weights > (size_t)kScratchFloats) {
-    ref::conv2d_backward_data(g, w, dout, din);
-    return apply_epilogue(e, din, 0, (size_t)g.in_h * g.in_w * g.in_c);
-  }
-
-  float scratch[kScratchFloats] __attribute__((aligned(32)));
-  float* ring_rows = scratch;
-  float* wd = scratch + ring;
-  for (int i0 = 0, ib; i0 < g.in_c; i0 += ib) {  // weights per block as [ky][kx][o][ic in block]
-    ib = block_size(g.in_c - i0);
-    float* dst = wd + (size_t)i0 * g.k_h * g.k_w * g.out_c;
-    for (int ky = 0; ky < g.k_h; ++ky)
-      for (int kx = 0; kx < g.k_w; ++kx)
-        for (int o = 0; o < g.out_c; ++o)
-          for (int j = 0; j < ib; ++j)
-            dst[(((size_t)ky * g.k_w + kx) * g.out_c + o) * ib + j] =
-                w[(size_t)o * filter + ((size_t)ky * g.k_w + kx) * g.in_c + i0 + j];
-  }
+  float scratch[kScratchFloats] __attribute__((aligned(32)));  // the ring of planar rows, then the weights
+  const float* wd = data_weights_by_block(g, w, scratch + plan.ring);
+  const int pw = plan.pw;
   // Planar dout rows: index s holds output column s - lead, lead = k_w - 1 - pad_left (columns
   // outside [0, out_w) are zero).
   const int lead = g.k_w - 1 - g.pad_left;
@@ -426,13 +451,13 @@ TV_INLINE void backward_data(const Geom2D& g, const float* w, const float* dout,
     }
     for (; next_row <= iy + g.pad_top - ky_lo; ++next_row)
       to_planar_any(dout + ((size_t)next_row * g.out_w + first_col) * g.out_c, cols > 0 ? cols : 0, lead > 0 ? lead : 0,
-                    g.out_c, pw, ring_rows + (size_t)(next_row % g.k_h) * g.out_c * pw);
+                    g.out_c, pw, scratch + (size_t)(next_row % g.k_h) * g.out_c * pw);
     for (int ky = ky_hi; ky >= ky_lo; --ky)
-      drow[ky_hi - ky] = ring_rows + (size_t)((iy + g.pad_top - ky) % g.k_h) * g.out_c * pw;
+      drow[ky_hi - ky] = scratch + (size_t)((iy + g.pad_top - ky) % g.k_h) * g.out_c * pw;
     for (int i0 = 0, ib; i0 < g.in_c; i0 += ib) {
       ib = block_size(g.in_c - i0);
       const float* wb = wd + (size_t)i0 * g.k_h * g.k_w * g.out_c;
-      data_blocks(wide, ib, g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
+      data_blocks(plan.wide, ib, g, drow, ky_hi, ky_lo, pw, wb, din_row + i0);
     }
     apply_epilogue_row(e, din, iy, g.in_w, g.in_c);
   }

@@ -10,13 +10,10 @@ void depthwise_conv2d_forward(const Geom2D& g, const float* in, const float* w, 
     float* o_px = out + px * c_n;
     for (int c = 0; c < c_n; ++c) o_px[c] = b[c];
     // Each channel sums bias + taps in (ky, kx) order.
-    for (int ky = ry.begin; ky < ry.end; ++ky) {
-      for (int kx = rx.begin; kx < rx.end; ++kx) {
-        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-        const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
-        for (int c = 0; c < c_n; ++c) o_px[c] += x[c] * k[c];
-      }
-    }
+    for_each_tap(g, ry, rx, iy0, ix0, [&](int ky, int kx, size_t at) {
+      const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
+      for (int c = 0; c < c_n; ++c) o_px[c] += in[at + c] * k[c];
+    });
   });
 }
 
@@ -25,13 +22,10 @@ void depthwise_conv2d_backward_data(const Geom2D& g, const float* w, const float
   for (size_t i = 0, n = (size_t)g.in_h * g.in_w * c_n; i < n; ++i) din[i] = 0.0f;
   for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
     const float* d_px = dout + px * c_n;
-    for (int ky = ry.begin; ky < ry.end; ++ky) {
-      for (int kx = rx.begin; kx < rx.end; ++kx) {
-        float* dx = din + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-        const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
-        for (int c = 0; c < c_n; ++c) dx[c] += d_px[c] * k[c];
-      }
-    }
+    for_each_tap(g, ry, rx, iy0, ix0, [&](int ky, int kx, size_t at) {
+      const float* k = w + ((size_t)ky * g.k_w + kx) * c_n;
+      for (int c = 0; c < c_n; ++c) din[at + c] += d_px[c] * k[c];
+    });
   });
 }
 
@@ -40,13 +34,10 @@ void depthwise_conv2d_backward_params(const Geom2D& g, const float* in, const fl
   for_each_window(g, [&](TapRange ry, TapRange rx, int iy0, int ix0, size_t px) {
     const float* d_px = dout + px * c_n;
     for (int c = 0; c < c_n; ++c) db[c] += d_px[c];
-    for (int ky = ry.begin; ky < ry.end; ++ky) {
-      for (int kx = rx.begin; kx < rx.end; ++kx) {
-        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-        float* dk = dw + ((size_t)ky * g.k_w + kx) * c_n;
-        for (int c = 0; c < c_n; ++c) dk[c] += d_px[c] * x[c];
-      }
-    }
+    for_each_tap(g, ry, rx, iy0, ix0, [&](int ky, int kx, size_t at) {
+      float* dk = dw + ((size_t)ky * g.k_w + kx) * c_n;
+      for (int c = 0; c < c_n; ++c) dk[c] += d_px[c] * in[at + c];
+    });
   });
 }
 

@@ -48,6 +48,21 @@ inline void for_each_window(const Geom2D& g, F&& f) {
   }
 }
 
+// The index of tap (ky, kx)'s input pixel (its channel 0) in the HWC input, for the window whose tap
+// (0, 0) sits at input coordinates (iy0, ix0).
+inline size_t tap_at(const Geom2D& g, int iy0, int ix0, int ky, int kx) {
+  return ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * g.in_c;
+}
+
+// Visits the taps of one window that land inside the input, in row-major order, as f(ky, kx, at) with
+// at = tap_at(g, iy0, ix0, ky, kx).
+template <class F>
+inline void for_each_tap(const Geom2D& g, TapRange ry, TapRange rx, int iy0, int ix0, F&& f) {
+  for (int ky = ry.begin; ky < ry.end; ++ky) {
+    for (int kx = rx.begin; kx < rx.end; ++kx) f(ky, kx, tap_at(g, iy0, ix0, ky, kx));
+  }
+}
+
 // Max pooling (float and int8 alike): every output pixel takes, channel by channel, the largest of
 // the window's taps inside the input (the first tap, then each larger one in row-major order); a
 // window wholly in the padding gives 0.
@@ -60,14 +75,12 @@ inline void maxpool_windows(const Geom2D& g, const T* in, T* out) {
       for (int c = 0; c < c_n; ++c) o_px[c] = 0;
       return;
     }
-    const T* first = in + ((size_t)(iy0 + ry.begin) * g.in_w + (ix0 + rx.begin)) * c_n;
+    const T* first = in + tap_at(g, iy0, ix0, ry.begin, rx.begin);
     for (int c = 0; c < c_n; ++c) o_px[c] = first[c];
-    for (int ky = ry.begin; ky < ry.end; ++ky) {
-      for (int kx = rx.begin; kx < rx.end; ++kx) {
-        const T* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
-        for (int c = 0; c < c_n; ++c) o_px[c] = x[c] > o_px[c] ? x[c] : o_px[c];
-      }
-    }
+    for_each_tap(g, ry, rx, iy0, ix0, [&](int, int, size_t at) {
+      const T* x = in + at;
+      for (int c = 0; c < c_n; ++c) o_px[c] = x[c] > o_px[c] ? x[c] : o_px[c];
+    });
   });
 }
 
