@@ -95,7 +95,7 @@ struct LayerTimes {
   Row fwd, bdata, bparams;
 };
 
-void time_dense(int reps, const tv::LayerPlan& lp, Buffers& bf, LayerTimes* t) {
+void time_dense(int reps, const tv::LayerDesc&, const tv::LayerPlan& lp, Buffers& bf, LayerTimes* t) {
   const int in_n = (int)lp.in.size(), out_n = lp.out.c;
   t->fwd.macs = t->bdata.macs = t->bparams.macs = (double)in_n * out_n;
   time_phase(reps, &t->fwd, [&](bool fast) {
@@ -145,7 +145,8 @@ void time_pool(int reps, const tv::LayerDesc& d, const tv::LayerPlan& lp, Buffer
 
 // In place: each call works on a fresh copy of the same data (repeated LeakyReLU would shrink it to
 // denormals); the copy's own time is subtracted.
-void time_activation(int reps, const tv::LayerDesc& d, size_t n_out, Buffers& bf, LayerTimes* t) {
+void time_activation(int reps, const tv::LayerDesc& d, const tv::LayerPlan& lp, Buffers& bf, LayerTimes* t) {
+  const size_t n_out = lp.out.size();
   const std::vector<float> x = bf.dout;
   const float alpha = d.alpha, lo = d.lo, hi = d.hi;
   const tv::LayerType type = d.type;
@@ -180,37 +181,46 @@ void time_activation(int reps, const tv::LayerDesc& d, size_t n_out, Buffers& bf
   });
 }
 
-// Times layer i's kernels; false for a layer without any (Flatten) or without a fast twin to compare.
+void time_conv2d(int reps, const tv::LayerDesc&, const tv::LayerPlan& lp, Buffers& bf, LayerTimes* t) {
+  time_window_layer(
+      reps, lp.geom, bf,
+      WindowOps{tv::ref::conv2d_forward, tv::ref::conv2d_backward_data, tv::ref::conv2d_backward_params},
+      WindowOps{tv::fast::conv2d_forward, tv::fast::conv2d_backward_data, tv::fast::conv2d_backward_params}, &t->fwd,
+      &t->bdata, &t->bparams);
+  t->fwd.macs = t->bdata.macs = t->bparams.macs = (double)lp.weight_count * lp.out.h * lp.out.w;
+}
+
+void time_depthwise(int reps, const tv::LayerDesc&, const tv::LayerPlan& lp, Buffers& bf, LayerTimes* t) {
+  time_window_layer(reps, lp.geom, bf,
+                    WindowOps{tv::ref::depthwise_conv2d_forward, tv::ref::depthwise_conv2d_backward_data,
+                              tv::ref::depthwise_conv2d_backward_params},
+                    WindowOps{tv::fast::depthwise_conv2d_forward, tv::fast::depthwise_conv2d_backward_data,
+                              tv::fast::depthwise_conv2d_backward_params},
+                    &t->fwd, &t->bdata, &t->bparams);
+  t->fwd.macs = t->bdata.macs = t->bparams.macs = (double)lp.weight_count * lp.out.h * lp.out.w;
+}
+
+// The layer types whose kernels have a fast twin, and how to time them. A type not listed has no
+// kernel of its own (Flatten) or no fast twin to compare (HardSwish): the bench leaves it out, so a
+// new layer type needs no edit here unless it brings fast kernels.
+struct TimedType {
+  tv::LayerType type;
+  void (*time)(int reps, const tv::LayerDesc& d, const tv::LayerPlan& lp, Buffers& bf, LayerTimes* t);
+};
+const TimedType kTimedTypes[] = {
+    {tv::LayerType::Conv2D, time_conv2d},        {tv::LayerType::DepthwiseConv2D, time_depthwise},
+    {tv::LayerType::Dense, time_dense},          {tv::LayerType::MaxPool2D, time_pool},
+    {tv::LayerType::AvgPool2D, time_pool},       {tv::LayerType::AdaptiveAvgPool2D, time_pool},
+    {tv::LayerType::GlobalAvgPool, time_pool},   {tv::LayerType::ReLU, time_activation},
+    {tv::LayerType::LeakyReLU, time_activation}, {tv::LayerType::Clip, time_activation},
+};
+
+// Times layer i's kernels; false for a layer type kTimedTypes leaves out.
 bool time_layer(int reps, const tv::LayerDesc& d, const tv::LayerPlan& lp, Buffers& bf, LayerTimes* t) {
-  const tv::Geom2D& g = lp.geom;
-  switch (d.type) {
-    case tv::LayerType::Conv2D:
-      time_window_layer(
-          reps, g, bf,
-          WindowOps{tv::ref::conv2d_forward, tv::ref::conv2d_backward_data, tv::ref::conv2d_backward_params},
-          WindowOps{tv::fast::conv2d_forward, tv::fast::conv2d_backward_data, tv::fast::conv2d_backward_params},
-          &t->fwd, &t->bdata, &t->bparams);
-      t->fwd.macs = t->bdata.macs = t->bparams.macs = (double)lp.weight_count * lp.out.h * lp.out.w;
-      return true;
-    case tv::LayerType::DepthwiseConv2D:
-      time_window_layer(reps, g, bf,
-                        WindowOps{tv::ref::depthwise_conv2d_forward, tv::ref::depthwise_conv2d_backward_data,
-                                  tv::ref::depthwise_conv2d_backward_params},
-                        WindowOps{tv::fast::depthwise_conv2d_forward, tv::fast::depthwise_conv2d_backward_data,
-                                  tv::fast::depthwise_conv2d_backward_params},
-                        &t->fwd, &t->bdata, &t->bparams);
-      t->fwd.macs = t->bdata.macs = t->bparams.macs = (double)lp.weight_count * lp.out.h * lp.out.w;
-      return true;
-    case tv::LayerType::Dense: time_dense(reps, lp, bf, t); return true;
-    case tv::LayerType::MaxPool2D:
-    case tv::LayerType::AvgPool2D:
-    case tv::LayerType::AdaptiveAvgPool2D:
-    case tv::LayerType::GlobalAvgPool: time_pool(reps, d, lp, bf, t); return true;
-    case tv::LayerType::ReLU:
-    case tv::LayerType::LeakyReLU:
-    case tv::LayerType::Clip: time_activation(reps, d, lp.out.size(), bf, t); return true;
-    case tv::LayerType::Flatten:
-    case tv::LayerType::Hardswish: return false;  // no kernel of its own (Flatten), no fast twin (Hardswish)
+  for (const TimedType& timed : kTimedTypes) {
+    if (timed.type != d.type) continue;
+    timed.time(reps, d, lp, bf, t);
+    return true;
   }
   return false;
 }
