@@ -14,9 +14,9 @@ namespace tvh {
 std::string status_figures_text(const tv::Status& st) {
   const std::string a = std::to_string(st.a), b = std::to_string(st.b);
   switch (st.figures) {
-    case tv::StatusFigures::Unnamed: return st.a != 0 || st.b != 0 ? " (" + a + " vs " + b + ")" : "";
     case tv::StatusFigures::None: return "";
     case tv::StatusFigures::FoundLimit: return " (" + a + ", at most " + b + ")";
+    case tv::StatusFigures::FoundMinimum: return " (" + a + ", at least " + b + ")";
     case tv::StatusFigures::FoundExpected: return " (" + a + " where " + b + " is required)";
     case tv::StatusFigures::HaveNeed: return " (" + a + " where " + b + " are needed)";
     case tv::StatusFigures::TensorElement:
@@ -24,6 +24,8 @@ std::string status_figures_text(const tv::Status& st) {
     case tv::StatusFigures::Element: return " (element " + a + ")";
     case tv::StatusFigures::ClassPair: return " (classes " + a + " and " + b + ")";
     case tv::StatusFigures::Value: return " (" + a + ")";
+    case tv::StatusFigures::ChannelValue: return " (channel " + a + ": " + b + ")";
+    case tv::StatusFigures::PlanFigure: return std::string(" (") + tv::plan_figure_name(st.a) + ")";
   }
   return "";
 }

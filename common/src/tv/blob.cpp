@@ -111,17 +111,17 @@ size_t blob_encoded_size(const BlobContents& c) {
 
 Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* written) {
   if (!c.model || !out || (c.num_labels > 0 && !c.labels) || (c.num_tensors > 0 && !c.tensors))
-    return make_status(StatusCode::InvalidArgument);
+    return status_plain(StatusCode::InvalidArgument);
   if (c.num_labels != c.model->num_classes || c.num_tensors > kMaxBlobTensors || c.num_act_exps > kMaxLayers + 1)
-    return make_status(StatusCode::InvalidArgument);
+    return status_plain(StatusCode::InvalidArgument);
   for (int i = 0; i < c.num_labels; ++i) {
-    if (strlen(c.labels[i]) > 0xFFFF) return make_status(StatusCode::InvalidArgument);
+    if (strlen(c.labels[i]) > 0xFFFF) return status_plain(StatusCode::InvalidArgument);
     for (int j = 0; j < i; ++j)
-      if (strcmp(c.labels[j], c.labels[i]) == 0) return make_status(StatusCode::BlobDuplicateLabel, -1, j, i);
+      if (strcmp(c.labels[j], c.labels[i]) == 0) return status_classes(StatusCode::BlobDuplicateLabel, j, i);
   }
   const size_t total = blob_encoded_size(c);
-  if (total > cap) return make_status(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)total);
-  if (total > 0xFFFFFFFFu) return make_status(StatusCode::Overflow);
+  if (total > cap) return status_too_small(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)total);
+  if (total > 0xFFFFFFFFu) return status_plain(StatusCode::Overflow);
   memset(out, 0, total);
   memcpy(out, kMagic, 4);
   write_le16(out + 4, kBlobMajor);
@@ -161,7 +161,7 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
     const BlobTensor& t = c.tensors[i];
     if (t.ndim < 1 || t.ndim > 4 || t.elements() * dtype_size(t.dtype) != t.bytes || (t.bytes && !t.data) ||
         (t.exp_count && !t.channel_exps))
-      return make_status(StatusCode::InvalidArgument, t.layer);
+      return status_plain(StatusCode::InvalidArgument, t.layer);
     b = begin(kTagTensor, tensor_payload(t));
     b[0] = (uint8_t)t.dtype;
     b[1] = t.ndim;
@@ -217,17 +217,17 @@ namespace {
 
 // The model section: the input and every layer's record.
 Status read_model_section(const uint8_t* b, size_t len, BlobView* v, const uint8_t** input_scale_offset) {
-  if (len < 4 + kModelHeader) return make_status(StatusCode::BlobCorrupt);
+  if (len < 4 + kModelHeader) return status_plain(StatusCode::BlobCorrupt);
   ModelDesc& m = v->model;
   m.num_classes = read_le16(b);
   m.num_layers = b[2];
   if (m.num_layers > kMaxLayers || len != 4 + kModelHeader + kLayerRecord * m.num_layers)
-    return make_status(StatusCode::BlobCorrupt);
+    return status_plain(StatusCode::BlobCorrupt);
   const uint8_t* p = b + 4;
   m.input.height = read_le16(p);
   m.input.width = read_le16(p + 2);
   m.input.channels = read_le16(p + 4);
-  if (p[6] > 2) return make_status(StatusCode::BlobCorrupt);
+  if (p[6] > 2) return status_plain(StatusCode::BlobCorrupt);
   m.input.order = (ChannelOrder)p[6];
   *input_scale_offset = p + 8;
   m.input.scale = read_le_f32(p + 8);
@@ -235,7 +235,7 @@ Status read_model_section(const uint8_t* b, size_t len, BlobView* v, const uint8
   for (int i = 0; i < m.num_layers; ++i) {
     const uint8_t* r = p + kModelHeader + kLayerRecord * i;
     LayerDesc& l = m.layers[i];
-    if (!layer_type_from_byte(r[0], &l.type) || r[1] > 1) return make_status(StatusCode::BlobCorrupt, i);
+    if (!layer_type_from_byte(r[0], &l.type) || r[1] > 1) return status_plain(StatusCode::BlobCorrupt, i);
     l.padding = (Padding)r[1];
     l.units = read_le16(r + 2);
     l.kernel_h = r[4];
@@ -253,16 +253,16 @@ Status read_model_section(const uint8_t* b, size_t len, BlobView* v, const uint8
 
 // The labels section: a count, then each label's length and bytes, filling the section exactly.
 Status read_labels_section(const uint8_t* b, size_t len, BlobView* v) {
-  if (len < 2) return make_status(StatusCode::BlobCorrupt);
+  if (len < 2) return status_plain(StatusCode::BlobCorrupt);
   const int count = read_le16(b);
   size_t q = 2;
   for (int i = 0; i < count; ++i) {
-    if (len - q < 2) return make_status(StatusCode::BlobCorrupt);
+    if (len - q < 2) return status_plain(StatusCode::BlobCorrupt);
     size_t l = read_le16(b + q);
-    if (len - q - 2 < l) return make_status(StatusCode::BlobCorrupt);
+    if (len - q - 2 < l) return status_plain(StatusCode::BlobCorrupt);
     q += 2 + l;
   }
-  if (q != len) return make_status(StatusCode::BlobCorrupt);
+  if (q != len) return status_plain(StatusCode::BlobCorrupt);
   v->num_labels = count;
   v->labels = b + 2;
   v->labels_bytes = len - 2;
@@ -271,9 +271,9 @@ Status read_labels_section(const uint8_t* b, size_t len, BlobView* v) {
 
 // One tensor section: its entry (type, shape, exponents, name), then its per-channel exponents and data.
 Status read_tensor_section(const uint8_t* b, size_t len, BlobView* v) {
-  if (v->num_tensors >= kMaxBlobTensors || len < kTensorEntry) return make_status(StatusCode::BlobCorrupt);
+  if (v->num_tensors >= kMaxBlobTensors || len < kTensorEntry) return status_plain(StatusCode::BlobCorrupt);
   BlobTensor& x = v->tensors[v->num_tensors];
-  if (!valid_dtype(b[0]) || b[1] < 1 || b[1] > 4 || b[3] > 1) return make_status(StatusCode::BlobCorrupt);
+  if (!valid_dtype(b[0]) || b[1] < 1 || b[1] > 4 || b[3] > 1) return status_plain(StatusCode::BlobCorrupt);
   x.dtype = (DType)b[0];
   x.ndim = b[1];
   x.exponent = (int8_t)b[2];
@@ -285,17 +285,17 @@ Status read_tensor_section(const uint8_t* b, size_t len, BlobView* v) {
     x.dims[d] = read_le32(b + 8 + 4 * d);
     if (d < x.ndim) {
       elems *= x.dims[d];
-      if (elems > 0xFFFFFFFFull) return make_status(StatusCode::BlobCorrupt);
+      if (elems > 0xFFFFFFFFull) return status_plain(StatusCode::BlobCorrupt);
     } else if (x.dims[d] != 0) {
-      return make_status(StatusCode::BlobCorrupt);
+      return status_plain(StatusCode::BlobCorrupt);
     }
   }
   x.bytes = read_le32(b + 24);
-  if (elems * dtype_size(x.dtype) != x.bytes) return make_status(StatusCode::BlobCorrupt);
+  if (elems * dtype_size(x.dtype) != x.bytes) return status_plain(StatusCode::BlobCorrupt);
   memcpy(x.name, b + 32, kTensorNameMax);
   x.name[kTensorNameMax] = 0;
-  if (b[32 + kTensorNameMax] != 0) return make_status(StatusCode::BlobCorrupt);
-  if (len != kTensorEntry + pad16(x.exp_count) + x.bytes) return make_status(StatusCode::BlobCorrupt);
+  if (b[32 + kTensorNameMax] != 0) return status_plain(StatusCode::BlobCorrupt);
+  if (len != kTensorEntry + pad16(x.exp_count) + x.bytes) return status_plain(StatusCode::BlobCorrupt);
   x.channel_exps = x.exp_count ? (const int8_t*)(b + kTensorEntry) : nullptr;
   x.data = b + kTensorEntry + pad16(x.exp_count);
   v->num_tensors++;
@@ -306,19 +306,20 @@ Status read_tensor_section(const uint8_t* b, size_t len, BlobView* v) {
 // finite float weights (an infinite or NaN weight computes nothing useful: refused here, once, for every
 // loader).
 Status check_decoded(const BlobView& v, const uint8_t* input_scale_offset) {
-  if (v.num_labels != v.model.num_classes) return make_status(StatusCode::BlobCorrupt);
+  if (v.num_labels != v.model.num_classes) return status_plain(StatusCode::BlobCorrupt);
   // Two classes with one label cannot be told apart (nor kept in separate folders).
   int first = 0, second = 0;
-  if (duplicate_label(v, &first, &second)) return make_status(StatusCode::BlobDuplicateLabel, -1, first, second);
+  if (duplicate_label(v, &first, &second)) return status_classes(StatusCode::BlobDuplicateLabel, first, second);
   for (int i = 0; i < v.num_tensors; ++i)
-    if (v.tensors[i].layer >= v.model.num_layers) return make_status(StatusCode::BlobCorrupt, v.tensors[i].layer);
-  if (first_non_finite_f32(input_scale_offset, 2) != 2) return make_status(StatusCode::NonFiniteWeight, -1, -1, 0);
+    if (v.tensors[i].layer >= v.model.num_layers) return status_plain(StatusCode::BlobCorrupt, v.tensors[i].layer);
+  if (first_non_finite_f32(input_scale_offset, 2) != 2)
+    return status_at_tensor_element(StatusCode::NonFiniteWeight, -1, -1, 0);
   for (int i = 0; i < v.num_tensors; ++i) {
     const BlobTensor& x = v.tensors[i];
     if (x.dtype != DType::F32) continue;
     const size_t n = x.elements();
     const size_t bad = first_non_finite_f32((const uint8_t*)x.data, n);
-    if (bad != n) return make_status(StatusCode::NonFiniteWeight, x.layer, i, (int32_t)bad);
+    if (bad != n) return status_at_tensor_element(StatusCode::NonFiniteWeight, x.layer, i, (int32_t)bad);
   }
   return ok_status();
 }
@@ -326,17 +327,17 @@ Status check_decoded(const BlobView& v, const uint8_t* input_scale_offset) {
 }  // namespace
 
 Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
-  if (!data || !v) return make_status(StatusCode::InvalidArgument);
+  if (!data || !v) return status_plain(StatusCode::InvalidArgument);
   if (size < kBlobHeaderBytes)
-    return make_status(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)kBlobHeaderBytes);
-  if (memcmp(data, kMagic, 4) != 0) return make_status(StatusCode::BlobBadMagic);
+    return status_too_small(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)kBlobHeaderBytes);
+  if (memcmp(data, kMagic, 4) != 0) return status_plain(StatusCode::BlobBadMagic);
   const uint16_t major = read_le16(data + 4), minor = read_le16(data + 6);
-  if (major != kBlobMajor) return make_status(StatusCode::BlobBadVersion, -1, major, kBlobMajor);
+  if (major != kBlobMajor) return status_not_expected(StatusCode::BlobBadVersion, -1, major, kBlobMajor);
   const uint32_t total = read_le32(data + 8);
-  if (total > size) return make_status(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)total);
-  if (total < kBlobHeaderBytes || total % 16) return make_status(StatusCode::BlobCorrupt);
+  if (total > size) return status_too_small(StatusCode::BlobTruncated, -1, (int32_t)size, (int32_t)total);
+  if (total < kBlobHeaderBytes || total % 16) return status_plain(StatusCode::BlobCorrupt);
   const uint32_t crc = read_le32(data + 12);
-  if (crc32(0, data + 16, total - 16) != crc) return make_status(StatusCode::BlobBadCrc);
+  if (crc32(0, data + 16, total - 16) != crc) return status_plain(StatusCode::BlobBadCrc);
 
   *v = BlobView();
   v->base = data;
@@ -350,18 +351,18 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   const uint8_t* input_scale_offset = nullptr;  // the model's input scale and offset (two float32)
   size_t off = kBlobHeaderBytes;
   for (uint32_t s = 0; s < sections; ++s) {
-    if (total - off < kSectionHeader) return make_status(StatusCode::BlobCorrupt);
+    if (total - off < kSectionHeader) return status_plain(StatusCode::BlobCorrupt);
     const uint32_t t = read_le32(data + off);
     const size_t len = read_le32(data + off + 4);
     const uint8_t* b = data + off + kSectionHeader;
     const size_t room = total - off - kSectionHeader;
-    if (len > room || pad16(len) > room) return make_status(StatusCode::BlobCorrupt);
+    if (len > room || pad16(len) > room) return status_plain(StatusCode::BlobCorrupt);
     Status st = ok_status();
     if (t == kTagModel) {
-      st = have_model ? make_status(StatusCode::BlobCorrupt) : read_model_section(b, len, v, &input_scale_offset);
+      st = have_model ? status_plain(StatusCode::BlobCorrupt) : read_model_section(b, len, v, &input_scale_offset);
       have_model = true;
     } else if (t == kTagLabels) {
-      st = have_labels ? make_status(StatusCode::BlobCorrupt) : read_labels_section(b, len, v);
+      st = have_labels ? status_plain(StatusCode::BlobCorrupt) : read_labels_section(b, len, v);
       have_labels = true;
     } else if (t == kTagProv) {
       v->provenance = (const char*)b;
@@ -369,7 +370,7 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
     } else if (t == kTagTensor) {
       st = read_tensor_section(b, len, v);
     } else if (t == kTagActExps) {
-      if (len < 1 || b[0] > kMaxLayers + 1 || len != 1 + (size_t)b[0]) return make_status(StatusCode::BlobCorrupt);
+      if (len < 1 || b[0] > kMaxLayers + 1 || len != 1 + (size_t)b[0]) return status_plain(StatusCode::BlobCorrupt);
       v->num_act_exps = b[0];
       memcpy(v->act_exps, b + 1, b[0]);
     }
@@ -377,8 +378,8 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
     // Unknown tags from newer minor versions are skipped.
     off += kSectionHeader + pad16(len);
   }
-  if (off != total) return make_status(StatusCode::BlobCorrupt);
-  if (!have_model || !have_labels) return make_status(StatusCode::BlobCorrupt);
+  if (off != total) return status_plain(StatusCode::BlobCorrupt);
+  if (!have_model || !have_labels) return status_plain(StatusCode::BlobCorrupt);
   return check_decoded(*v, input_scale_offset);
 }
 
@@ -454,10 +455,10 @@ int float_tensors(const ModelPlan& plan, const float* params, BlobTensor* out) {
 }
 
 Status blob_load_float_params(const BlobView& v, const ModelPlan& expected, float* params) {
-  if (!params) return make_status(StatusCode::InvalidArgument);
-  if (v.is_int8()) return make_status(StatusCode::NotSupported);
+  if (!params) return status_plain(StatusCode::InvalidArgument);
+  if (v.is_int8()) return status_plain(StatusCode::NotSupported);
   if (!same_model(v.model, expected.desc))
-    return make_status(StatusCode::BlobModelMismatch, -1, v.model.num_classes, expected.desc.num_classes);
+    return status_not_expected(StatusCode::BlobModelMismatch, -1, v.model.num_classes, expected.desc.num_classes);
   // Check every tensor first, copy after: no partial loads.
   for (int pass = 0; pass < 2; ++pass) {
     for (int i = 0; i < expected.num_layers; ++i) {
@@ -465,10 +466,10 @@ Status blob_load_float_params(const BlobView& v, const ModelPlan& expected, floa
       if (!layer_has_params(expected.desc.layers[i].type)) continue;
       const BlobTensor* w = blob_find(v, i, TensorRole::Weight);
       const BlobTensor* b = blob_find(v, i, TensorRole::Bias);
-      if (!w || !b) return make_status(StatusCode::BlobMissingTensor, i);
+      if (!w || !b) return status_plain(StatusCode::BlobMissingTensor, i);
       if (w->dtype != DType::F32 || b->dtype != DType::F32 || w->elements() != lp.weight_count ||
           b->elements() != lp.bias_count)
-        return make_status(StatusCode::BlobModelMismatch, i, (int32_t)w->elements(), (int32_t)lp.weight_count);
+        return status_not_expected(StatusCode::BlobModelMismatch, i, (int32_t)w->elements(), (int32_t)lp.weight_count);
       if (pass == 1) {
         memcpy(params + lp.param_offset, w->data, w->bytes);
         memcpy(params + lp.param_offset + lp.weight_count, b->data, b->bytes);

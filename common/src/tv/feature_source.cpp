@@ -66,8 +66,8 @@ Status feature_source_init(FeatureSource* fs, const FeatureSourceSetup& setup, f
   if (!fs || !setup.full || !setup.params || !setup.images.image || !setup.images.label || setup.n_samples < 0 ||
       setup.first <= 0 || setup.first >= setup.full->num_layers || !slot || !lane_arena || cache_rows < 0 ||
       (cache_rows > 0 && !cache) || (setup.augment && !setup.recipe))
-    return make_status(StatusCode::InvalidArgument);
-  if ((uintptr_t)lane_arena % kArenaAlign) return make_status(StatusCode::Misaligned);
+    return status_plain(StatusCode::InvalidArgument);
+  if ((uintptr_t)lane_arena % kArenaAlign) return status_plain(StatusCode::Misaligned);
   const FeatureSourceMemory need = feature_source_memory(setup, cache_rows);
   const int lanes = lane_count(setup);
   if (lane_arena_bytes < need.lane_bytes * (size_t)lanes)

@@ -499,10 +499,10 @@ __attribute__((noinline)) Status write_self_planned(const BlobView& blob, uint32
 
 Status write_tinyvision_header(const BlobView& blob, uint32_t blob_crc, const HeaderOptions& opt, const TextSink& sink,
                                const ModelPlan* plan) {
-  if (!sink.write || !blob.base || !valid_prefix(opt.prefix)) return make_status(StatusCode::InvalidArgument);
-  if (crc32(0, blob.base, blob.size) != blob_crc) return make_status(StatusCode::BlobBadCrc);
+  if (!sink.write || !blob.base || !valid_prefix(opt.prefix)) return status_plain(StatusCode::InvalidArgument);
+  if (crc32(0, blob.base, blob.size) != blob_crc) return status_plain(StatusCode::BlobBadCrc);
   if (!plan) return write_self_planned(blob, blob_crc, opt, sink);
-  if (!same_model(plan->desc, blob.model)) return make_status(StatusCode::BlobModelMismatch);
+  if (!same_model(plan->desc, blob.model)) return status_plain(StatusCode::BlobModelMismatch);
   return write_planned(blob, blob_crc, opt, sink, plan);
 }
 

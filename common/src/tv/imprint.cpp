@@ -93,7 +93,7 @@ int imprint_layer(const ModelPlan& plan) {
 }
 
 Status plan_with_classes(const ModelPlan& old, int num_classes, ModelPlan* grown) {
-  if (!grown) return make_status(StatusCode::InvalidArgument);
+  if (!grown) return status_plain(StatusCode::InvalidArgument);
   const int d = imprint_layer(old);
   if (d < 0) return status_plain(StatusCode::NotSupported, old.num_layers - 1);
   if (num_classes < old.desc.num_classes || num_classes > 0xffff)
@@ -120,7 +120,7 @@ Status imprint_class(const ModelPlan& plan, float* params, int cls, const float*
   const int d = imprint_layer(plan);
   if (d < 0) return status_plain(StatusCode::NotSupported, plan.num_layers - 1);
   if (!params || !features || !labels || !scratch || n < 0 || cls < 0 || cls >= plan.desc.num_classes)
-    return make_status(StatusCode::InvalidArgument);
+    return status_plain(StatusCode::InvalidArgument);
   const LayerPlan& lp = plan.layers[d];
   const size_t F = lp.in.size();
   float* W = params + lp.param_offset;

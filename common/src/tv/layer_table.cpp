@@ -17,13 +17,13 @@ constexpr LayerTypeInfo kUnknownRow = {
     false,        DetailText::None, ""};
 
 Status unknown_check(const LayerDesc&, int layer) {
-  return make_status(StatusCode::UnknownLayer, layer);
+  return status_plain(StatusCode::UnknownLayer, layer);
 }
 Status unknown_q8_bind(const BlobView&, const ModelPlan&, int i, Q8Model*) {
-  return make_status(StatusCode::UnknownLayer, i);
+  return status_plain(StatusCode::UnknownLayer, i);
 }
 Status unknown_q8_run(const Q8Model&, int i, const int8_t*, int8_t*) {
-  return make_status(StatusCode::UnknownLayer, i);
+  return status_plain(StatusCode::UnknownLayer, i);
 }
 
 // The unit of a value outside the enumeration: every hook refuses it or does nothing.

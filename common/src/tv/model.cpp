@@ -147,14 +147,14 @@ uint64_t shape_floats(const Shape& s) {
 bool over_limit(ModelPlan* plan, PlanFigure what, uint64_t floats, int layer, Status* st) {
   if (floats <= kMaxPlanFloats) return false;
   plan->overflow_floats = floats;
-  *st = make_status(StatusCode::Overflow, layer, (int32_t)what);
+  *st = status_plan_figure(StatusCode::Overflow, layer, what);
   return true;
 }
 
 // Output size and leading pad of a sliding window along one axis.
 Status window_axis(int layer, int in, int k, int stride, Padding pad, int* out, int* pad_before) {
-  if (k <= 0) return make_status(StatusCode::ZeroDimension, layer);
-  if (stride <= 0) return make_status(StatusCode::BadStride, layer);
+  if (k <= 0) return status_plain(StatusCode::ZeroDimension, layer);
+  if (stride <= 0) return status_plain(StatusCode::BadStride, layer);
   if (pad == Padding::Same) {
     int o = (in + stride - 1) / stride;
     int total = (o - 1) * stride + k - in;
@@ -163,7 +163,7 @@ Status window_axis(int layer, int in, int k, int stride, Padding pad, int* out, 
     *pad_before = total / 2;
     return ok_status();
   }
-  if (k > in) return make_status(StatusCode::KernelTooLarge, layer, k, in);
+  if (k > in) return status_over_limit(StatusCode::KernelTooLarge, layer, k, in);
   *out = (in - k) / stride + 1;
   *pad_before = 0;
   return ok_status();
@@ -172,19 +172,21 @@ Status window_axis(int layer, int in, int k, int stride, Padding pad, int* out, 
 }  // namespace
 
 Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
-  if (!plan) return make_status(StatusCode::InvalidArgument);
+  if (!plan) return status_plain(StatusCode::InvalidArgument);
   *plan = ModelPlan();
   plan->desc = desc;
   plan->first_param_layer = -1;
-  if (desc.num_layers == 0) return make_status(StatusCode::NoLayers);
-  if (desc.num_layers > kMaxLayers) return make_status(StatusCode::TooManyLayers, -1, desc.num_layers, kMaxLayers);
+  if (desc.num_layers == 0) return status_plain(StatusCode::NoLayers);
+  if (desc.num_layers > kMaxLayers)
+    return status_over_limit(StatusCode::TooManyLayers, -1, desc.num_layers, kMaxLayers);
   if (desc.input.height == 0 || desc.input.width == 0 || desc.input.channels == 0)
-    return make_status(StatusCode::ZeroDimension, -1);
+    return status_plain(StatusCode::ZeroDimension, -1);
   if (desc.input.channels != 1 && desc.input.channels != 3)
-    return make_status(StatusCode::BadParameter, -1, desc.input.channels, 3);
+    return status_value(StatusCode::BadParameter, -1, desc.input.channels);
   if ((desc.input.channels == 1) != (desc.input.order == ChannelOrder::GRAY))
-    return make_status(StatusCode::ChannelMismatch, -1, desc.input.channels, (int)desc.input.order);
-  if (desc.num_classes < 2) return make_status(StatusCode::ClassCountMismatch, -1, desc.num_classes, 2);
+    return status_not_expected(StatusCode::ChannelMismatch, -1, desc.input.channels,
+                               desc.input.order == ChannelOrder::GRAY ? 1 : 3);
+  if (desc.num_classes < 2) return status_under_minimum(StatusCode::ClassCountMismatch, -1, desc.num_classes, 2);
   return plan_layers(Shape{desc.input.height, desc.input.width, desc.input.channels}, plan);
 }
 
@@ -205,7 +207,7 @@ Status plan_layers(const Shape& input, ModelPlan* plan) {
     LayerPlan& lp = plan->layers[i];
     lp.in = cur;
     LayerType checked;
-    if (!layer_type_from_byte((uint8_t)d.type, &checked)) return make_status(StatusCode::UnknownLayer, i, (int)d.type);
+    if (!layer_type_from_byte((uint8_t)d.type, &checked)) return status_value(StatusCode::UnknownLayer, i, (int)d.type);
     // The type's own checks.
     const Status checked_params = layer_unit(d.type).plan.check(d, i);
     if (!checked_params.ok()) return checked_params;
@@ -224,8 +226,9 @@ Status plan_layers(const Shape& input, ModelPlan* plan) {
         break;
       }
       case ShapeRule::AdaptiveBins:
-        if (d.out_h == 0 || d.out_w == 0) return make_status(StatusCode::ZeroDimension, i);
-        if (d.out_h > cur.h || d.out_w > cur.w) return make_status(StatusCode::KernelTooLarge, i, d.out_h, cur.h);
+        if (d.out_h == 0 || d.out_w == 0) return status_plain(StatusCode::ZeroDimension, i);
+        if (d.out_h > cur.h) return status_over_limit(StatusCode::KernelTooLarge, i, d.out_h, cur.h);
+        if (d.out_w > cur.w) return status_over_limit(StatusCode::KernelTooLarge, i, d.out_w, cur.w);
         out = Shape{d.out_h, d.out_w, cur.c};
         break;
       case ShapeRule::GlobalPool: out = Shape{1, 1, cur.c}; break;
@@ -242,12 +245,12 @@ Status plan_layers(const Shape& input, ModelPlan* plan) {
       for (int k = 0; k < ndim; ++k) {  // each dimension below 2^31: the product is checked at every step
         if (!checked_mul(wcount, dims[k], &wcount)) {
           plan->overflow_floats = 0;  // more than 2^31; not kept
-          return make_status(StatusCode::Overflow, i, (int32_t)PlanFigure::Weights);
+          return status_plan_figure(StatusCode::Overflow, i, PlanFigure::Weights);
         }
       }
       bcount = (uint64_t)out.c;
     }
-    if (out.h <= 0 || out.w <= 0 || out.c <= 0) return make_status(StatusCode::ZeroDimension, i);
+    if (out.h <= 0 || out.w <= 0 || out.c <= 0) return status_plain(StatusCode::ZeroDimension, i);
     const uint64_t out_size = shape_floats(out);
     if (over_limit(plan, PlanFigure::Tensor, out_size, i, &too_large)) return too_large;
     lp.out = out;
@@ -273,9 +276,10 @@ Status plan_layers(const Shape& input, ModelPlan* plan) {
     cur = out;
     cur_size = out_size;
   }
-  if (plan->first_param_layer < 0) return make_status(StatusCode::NotSupported, -1);
+  if (plan->first_param_layer < 0) return status_plain(StatusCode::NotSupported, -1);
   if ((int)cur_size != desc.num_classes)
-    return make_status(StatusCode::ClassCountMismatch, desc.num_layers - 1, (int32_t)cur_size, desc.num_classes);
+    return status_not_expected(StatusCode::ClassCountMismatch, desc.num_layers - 1, (int32_t)cur_size,
+                               desc.num_classes);
   if (infer == 0) infer = cur_size * 2;
   // Backward scratch: two ends of one buffer hold dL/d(output) and dL/d(input) of the layer being
   // differentiated; the first layer with parameters never computes its input gradient.

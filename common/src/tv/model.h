@@ -83,6 +83,10 @@ constexpr uint64_t kMaxPlanFloats = (uint64_t)SIZE_MAX / 128 < 0x7fffffffULL ? (
 
 // Which figure of a plan was too large (Status.a of plan_model's StatusCode::Overflow).
 enum class PlanFigure : int32_t { Tensor = 0, Weights, InferenceWork, TrainingActivations, BackwardScratch };
+// A status about the plan's figure `figure` (StatusFigures::PlanFigure).
+inline Status status_plan_figure(StatusCode code, int layer, PlanFigure figure) {
+  return make_status_of(StatusFigures::PlanFigure, code, layer, (int32_t)figure, 0);
+}
 // "the inference work buffer", ... for Status.a of an Overflow.
 const char* plan_figure_name(int32_t what);
 

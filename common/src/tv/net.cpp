@@ -71,11 +71,11 @@ InferenceMemory inference_memory(const ModelPlan& plan) {
 }
 
 Status inference_init(Inference* inf, const ModelPlan* plan, const float* params, void* arena, size_t arena_bytes) {
-  if (!inf || !plan || !params || !arena) return make_status(StatusCode::InvalidArgument);
-  if (!aligned(arena)) return make_status(StatusCode::Misaligned);
+  if (!inf || !plan || !params || !arena) return status_plain(StatusCode::InvalidArgument);
+  if (!aligned(arena)) return status_plain(StatusCode::Misaligned);
   InferenceMemory need = inference_memory(*plan);
   if (arena_bytes < need.work_bytes)
-    return make_status(StatusCode::ArenaTooSmall, -1, (int32_t)arena_bytes, (int32_t)need.work_bytes);
+    return status_too_small(StatusCode::ArenaTooSmall, -1, (int32_t)arena_bytes, (int32_t)need.work_bytes);
   inf->plan = plan;
   inf->params = params;
   inf->work = (float*)arena;
@@ -103,7 +103,7 @@ Status check_finite_output(int layer, const float* x, size_t n) {
     for (size_t k = start; k < end; ++k) {
       uint32_t bits;
       memcpy(&bits, x + k, sizeof bits);
-      if (non_finite_bits(bits)) return make_status(StatusCode::NonFiniteActivation, layer, (int32_t)k);
+      if (non_finite_bits(bits)) return status_at_element(StatusCode::NonFiniteActivation, layer, (int32_t)k);
     }
   }
   return ok_status();
@@ -184,12 +184,13 @@ TrainMemory training_memory(const ModelPlan& plan, const TrainOptions& opt) {
 }
 
 Status trainer_init(Trainer* tr, const ModelPlan* plan, const TrainOptions& opt, void* arena, size_t arena_bytes) {
-  if (!tr || !plan || !arena) return make_status(StatusCode::InvalidArgument);
-  if (opt.lanes < 1 || opt.lanes > kMaxLanes) return make_status(StatusCode::InvalidArgument, -1, opt.lanes, kMaxLanes);
-  if (!aligned(arena)) return make_status(StatusCode::Misaligned);
+  if (!tr || !plan || !arena) return status_plain(StatusCode::InvalidArgument);
+  if (opt.lanes < 1) return status_under_minimum(StatusCode::InvalidArgument, -1, opt.lanes, 1);
+  if (opt.lanes > kMaxLanes) return status_over_limit(StatusCode::InvalidArgument, -1, opt.lanes, kMaxLanes);
+  if (!aligned(arena)) return status_plain(StatusCode::Misaligned);
   TrainMemory need = training_memory(*plan, opt);
   if (arena_bytes < need.total_bytes)
-    return make_status(StatusCode::ArenaTooSmall, -1, (int32_t)arena_bytes, (int32_t)need.total_bytes);
+    return status_too_small(StatusCode::ArenaTooSmall, -1, (int32_t)arena_bytes, (int32_t)need.total_bytes);
   memset(arena, 0, need.total_bytes);
   *tr = Trainer();
   tr->plan = plan;

@@ -57,8 +57,8 @@ bool raw_weights_compatible(const ModelPlan& plan) {
 }
 
 Status raw_weights_import(const uint8_t* data, size_t size, const ModelPlan& plan, float* params) {
-  if (!data || !params) return make_status(StatusCode::InvalidArgument);
-  if (!raw_weights_compatible(plan)) return make_status(StatusCode::NotSupported);
+  if (!data || !params) return status_plain(StatusCode::InvalidArgument);
+  if (!raw_weights_compatible(plan)) return status_plain(StatusCode::NotSupported);
   const int k = plan.desc.num_classes;
   if (size != raw_weights_size(k))
     return status_not_expected(StatusCode::RawWeightsSizeMismatch, -1, (int32_t)size, (int32_t)raw_weights_size(k));
@@ -88,8 +88,8 @@ Status raw_weights_import(const uint8_t* data, size_t size, const ModelPlan& pla
 }
 
 Status raw_weights_export(const ModelPlan& plan, const float* params, uint8_t* out, size_t cap) {
-  if (!out || !params) return make_status(StatusCode::InvalidArgument);
-  if (!raw_weights_compatible(plan)) return make_status(StatusCode::NotSupported);
+  if (!out || !params) return status_plain(StatusCode::InvalidArgument);
+  if (!raw_weights_compatible(plan)) return status_plain(StatusCode::NotSupported);
   const int k = plan.desc.num_classes;
   if (cap < raw_weights_size(k))
     return status_too_small(StatusCode::BlobTooSmall, -1, (int32_t)cap, (int32_t)raw_weights_size(k));
@@ -110,12 +110,12 @@ Status raw_weights_export(const ModelPlan& plan, const float* params, uint8_t* o
 
 Status write_webmcu_header_raw(const uint8_t* raw, size_t size, const char* const* labels, int num_labels,
                                const TextSink& sink) {
-  if (!raw || !sink.write || (num_labels > 0 && !labels)) return make_status(StatusCode::InvalidArgument);
+  if (!raw || !sink.write || (num_labels > 0 && !labels)) return status_plain(StatusCode::InvalidArgument);
   const int classes = raw_weights_classes_for_size(size);
   if (classes == 0) return status_value(StatusCode::RawWeightsSizeMismatch, -1, (int32_t)size);
   if (num_labels != classes) return status_not_expected(StatusCode::ClassCountMismatch, -1, num_labels, classes);
   for (int i = 0; i < num_labels; ++i)
-    if (!labels[i]) return make_status(StatusCode::InvalidArgument);
+    if (!labels[i]) return status_plain(StatusCode::InvalidArgument);
   const size_t floats = size / 4;
   for (size_t k = 0; k < floats; ++k)
     if (!is_finite_float(read_le_f32(raw + 4 * k)))

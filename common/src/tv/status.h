@@ -38,25 +38,27 @@ enum class StatusCode : uint8_t {
   BlobDuplicateLabel,      // two classes have the same label (a, b: their indices)
 };
 
-// What a status's two numbers (Status::a, Status::b) are. The named constructors below set it, so a
-// message can say what each number is; make_status leaves it Unnamed (the numbers as the caller chose).
+// What a status's two numbers (Status::a, Status::b) are. Every status comes from one of the named
+// constructors below, which set it, so that a message can say what each number is.
 enum class StatusFigures : uint8_t {
-  Unnamed = 0,    // a and b as passed to make_status (printed as "a vs b")
-  None,           // no number
+  None = 0,       // no number
   FoundLimit,     // a: the value found; b: the largest the code accepts
+  FoundMinimum,   // a: the value found; b: the smallest the code accepts
   FoundExpected,  // a: the value found; b: the value it has to be
   HaveNeed,       // a: the size there is (bytes, floats, samples); b: the size needed
   TensorElement,  // a: the tensor's index in the blob (-1: the input scale/offset or a raw file); b: the element
   Element,        // a: the element index
   ClassPair,      // a, b: two class indices
   Value,          // a: the offending value (a count, a shift, a class)
+  ChannelValue,   // a: the channel; b: its offending value (a shift)
+  PlanFigure,     // a: which of the plan's figures (tv::PlanFigure, named by plan_figure_name)
 };
 
 // A status: what went wrong, at which layer (-1 when not about a layer), and up to two numbers
 // that explain it (their meaning: figures). Ok when code == StatusCode::Ok.
 struct Status {
   StatusCode code = StatusCode::Ok;
-  StatusFigures figures = StatusFigures::Unnamed;
+  StatusFigures figures = StatusFigures::None;
   int16_t layer = -1;
   int32_t a = 0;
   int32_t b = 0;
@@ -66,17 +68,14 @@ struct Status {
 inline Status ok_status() {
   return Status{};
 }
-inline Status make_status(StatusCode code, int layer = -1, int32_t a = 0, int32_t b = 0) {
+// The one builder behind the named constructors.
+inline Status make_status_of(StatusFigures figures, StatusCode code, int layer, int32_t a, int32_t b) {
   Status s;
   s.code = code;
+  s.figures = figures;
   s.layer = (int16_t)layer;
   s.a = a;
   s.b = b;
-  return s;
-}
-inline Status make_status_of(StatusFigures figures, StatusCode code, int layer, int32_t a, int32_t b) {
-  Status s = make_status(code, layer, a, b);
-  s.figures = figures;
   return s;
 }
 
@@ -92,6 +91,10 @@ inline Status status_over_limit(StatusCode code, int layer, int32_t found, int32
 // `found` where `expected` is required.
 inline Status status_not_expected(StatusCode code, int layer, int32_t found, int32_t expected) {
   return make_status_of(StatusFigures::FoundExpected, code, layer, found, expected);
+}
+// `found` is less than `minimum`, the smallest accepted.
+inline Status status_under_minimum(StatusCode code, int layer, int32_t found, int32_t minimum) {
+  return make_status_of(StatusFigures::FoundMinimum, code, layer, found, minimum);
 }
 // `have` (bytes, floats, samples) where `need` are needed.
 inline Status status_too_small(StatusCode code, int layer, int32_t have, int32_t need) {
@@ -113,6 +116,12 @@ inline Status status_classes(StatusCode code, int32_t first, int32_t second) {
 inline Status status_value(StatusCode code, int layer, int32_t value) {
   return make_status_of(StatusFigures::Value, code, layer, value, 0);
 }
+
+// Channel `channel`'s offending `value`.
+inline Status status_channel_value(StatusCode code, int layer, int32_t channel, int32_t value) {
+  return make_status_of(StatusFigures::ChannelValue, code, layer, channel, value);
+}
+// status_plan_figure (the plan's figure that overflows) is in tv/model.h, beside PlanFigure.
 
 // One short English phrase for a status code ("kernel larger than its input", ...).
 const char* status_text(StatusCode code);

@@ -25,8 +25,8 @@ SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_
 Status session_init(TrainSession* s, const SessionSetup& setup) {
   if (!s || !setup.plan || !setup.recipe || !setup.source.label || !setup.train || setup.n_train <= 0 || !setup.order ||
       !setup.probs || !setup.eval_arena || (setup.n_val > 0 && !setup.val) || setup.n_val < 0)
-    return make_status(StatusCode::InvalidArgument);
-  if (!setup.source.image == !setup.source.features) return make_status(StatusCode::InvalidArgument);
+    return status_plain(StatusCode::InvalidArgument);
+  if (!setup.source.image == !setup.source.features) return status_plain(StatusCode::InvalidArgument);
   s->setup = setup;
   s->options = session_options(*setup.recipe, setup.n_val, setup.source.features != nullptr);
   const Status st = trainer_init(&s->trainer, setup.plan, s->options, setup.train_arena, setup.train_arena_bytes);

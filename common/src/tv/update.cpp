@@ -98,9 +98,9 @@ int weighted_layer_count(const ModelPlan& plan) {
 }
 
 Status update_first_layer(const ModelPlan& plan, const UpdateSpec& spec, int* first) {
-  if (!first) return make_status(StatusCode::InvalidArgument);
+  if (!first) return status_plain(StatusCode::InvalidArgument);
   const int weighted = weighted_layer_count(plan);
-  if (weighted == 0) return make_status(StatusCode::NotSupported);
+  if (weighted == 0) return status_plain(StatusCode::NotSupported);
   int k = 0;
   switch (spec.mode) {
     case UpdateMode::Full: *first = 0; return ok_status();
@@ -122,7 +122,7 @@ Status update_first_layer(const ModelPlan& plan, const UpdateSpec& spec, int* fi
 }
 
 Status plan_suffix(const ModelPlan& full, int first, ModelPlan* suffix) {
-  if (!suffix || first < 0 || first >= full.num_layers) return make_status(StatusCode::InvalidArgument);
+  if (!suffix || first < 0 || first >= full.num_layers) return status_plain(StatusCode::InvalidArgument);
   *suffix = ModelPlan();
   ModelDesc& d = suffix->desc;
   d = full.desc;

@@ -22,7 +22,7 @@ int8_t average_s8(int64_t sum, int64_t area, int shift_up) {
 }  // namespace
 
 Status maxpool2d_s8(const Geom2D& g, const int8_t* in, int8_t* out) {
-  if (!in || !out) return make_status(StatusCode::InvalidArgument);
+  if (!in || !out) return status_plain(StatusCode::InvalidArgument);
   const Status gs = int8_detail::check_geom(g);
   if (!gs.ok()) return gs;
   if (g.out_c != g.in_c) return status_not_expected(StatusCode::ChannelMismatch, -1, g.out_c, g.in_c);
@@ -31,7 +31,7 @@ Status maxpool2d_s8(const Geom2D& g, const int8_t* in, int8_t* out) {
 }
 
 Status avgpool2d_s8(const Geom2D& g, const int8_t* in, int e_in, int e_out, int8_t* out) {
-  if (!in || !out) return make_status(StatusCode::InvalidArgument);
+  if (!in || !out) return status_plain(StatusCode::InvalidArgument);
   const Status gs = int8_detail::check_geom(g);
   if (!gs.ok()) return gs;
   if (g.out_c != g.in_c) return status_not_expected(StatusCode::ChannelMismatch, -1, g.out_c, g.in_c);
@@ -52,8 +52,8 @@ Status avgpool2d_s8(const Geom2D& g, const int8_t* in, int e_in, int e_out, int8
 }
 
 Status global_avgpool_s8(int h, int w, int c, const int8_t* in, int e_in, int e_out, int8_t* out) {
-  if (!in || !out) return make_status(StatusCode::InvalidArgument);
-  if (h <= 0 || w <= 0 || c <= 0) return make_status(StatusCode::ZeroDimension);
+  if (!in || !out) return status_plain(StatusCode::InvalidArgument);
+  if (h <= 0 || w <= 0 || c <= 0) return status_plain(StatusCode::ZeroDimension);
   const int64_t area = (int64_t)h * w;
   if (area > kInt8MaxPoolArea)
     return status_over_limit(StatusCode::InvalidArgument, -1, (int32_t)area, (int32_t)kInt8MaxPoolArea);

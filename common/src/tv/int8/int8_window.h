@@ -17,16 +17,16 @@ using tv::valid_taps;
 inline Status check_geom(const Geom2D& g) {
   if (g.in_h <= 0 || g.in_w <= 0 || g.in_c <= 0 || g.out_h <= 0 || g.out_w <= 0 || g.out_c <= 0 || g.k_h <= 0 ||
       g.k_w <= 0)
-    return make_status(StatusCode::ZeroDimension);
-  if (g.stride_h <= 0 || g.stride_w <= 0) return make_status(StatusCode::BadStride);
-  if (g.pad_top < 0 || g.pad_left < 0) return make_status(StatusCode::InvalidArgument);
+    return status_plain(StatusCode::ZeroDimension);
+  if (g.stride_h <= 0 || g.stride_w <= 0) return status_plain(StatusCode::BadStride);
+  if (g.pad_top < 0 || g.pad_left < 0) return status_plain(StatusCode::InvalidArgument);
   return ok_status();
 }
 
 // The requantisation shift of a conv/dense layer into *shift: Ok when it is >= 0 (the ESP-DL contract),
 // BadParameter otherwise; InvalidArgument for a missing buffer.
 inline Status check_requant(const void* in, const void* w, const void* out, const Q8Layer& q, int* shift) {
-  if (!in || !w || !out) return make_status(StatusCode::InvalidArgument);
+  if (!in || !w || !out) return status_plain(StatusCode::InvalidArgument);
   *shift = q.shift();
   if (*shift < 0) return status_value(StatusCode::BadParameter, -1, *shift);
   return ok_status();

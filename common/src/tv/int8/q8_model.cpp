@@ -20,11 +20,11 @@ Q8Memory q8_memory(const ModelPlan& plan) {
 }
 
 Status q8_bind(const BlobView& v, const ModelPlan& plan, Q8Model* m) {
-  if (!m) return make_status(StatusCode::InvalidArgument);
-  if (!v.is_int8()) return make_status(StatusCode::NotSupported);
-  if (!same_model(v.model, plan.desc)) return make_status(StatusCode::BlobModelMismatch);
+  if (!m) return status_plain(StatusCode::InvalidArgument);
+  if (!v.is_int8()) return status_plain(StatusCode::NotSupported);
+  if (!same_model(v.model, plan.desc)) return status_plain(StatusCode::BlobModelMismatch);
   const int L = plan.num_layers;
-  if (v.num_act_exps != L + 1) return make_status(StatusCode::BlobCorrupt, -1, v.num_act_exps, L + 1);
+  if (v.num_act_exps != L + 1) return status_not_expected(StatusCode::BlobCorrupt, -1, v.num_act_exps, L + 1);
   *m = Q8Model();
   m->plan = &plan;
   memcpy(m->act_exps, v.act_exps, (size_t)L + 1);
@@ -33,36 +33,36 @@ Status q8_bind(const BlobView& v, const ModelPlan& plan, Q8Model* m) {
     const LayerPlan& lp = plan.layers[i];
     const int e_in = m->act_exps[i], e_out = m->act_exps[i + 1];
     if (layer_info(d.type).int8 == Int8Exponent::KeepsInput && e_out != e_in)
-      return make_status(StatusCode::BlobCorrupt, i, e_out, e_in);
+      return status_not_expected(StatusCode::BlobCorrupt, i, e_out, e_in);
     // What the kernels accept (int8_ops.h): refused here, so that q8_run cannot fail later.
     const Status accepted = layer_unit(d.type).int8.bind(v, plan, i, m);
     if (!accepted.ok()) return accepted;
     if (!layer_has_params(d.type)) continue;
     const BlobTensor* w = blob_find(v, i, TensorRole::Weight);
     const BlobTensor* b = blob_find(v, i, TensorRole::Bias);
-    if (!w || !b) return make_status(StatusCode::BlobMissingTensor, i);
+    if (!w || !b) return status_plain(StatusCode::BlobMissingTensor, i);
     if (w->dtype != DType::I8 || b->dtype != DType::I32 || w->elements() != lp.weight_count ||
         b->elements() != lp.bias_count)
-      return make_status(StatusCode::BlobModelMismatch, i);
+      return status_plain(StatusCode::BlobModelMismatch, i);
     m->weights[i] = (const int8_t*)w->data;
     m->biases[i] = (const int32_t*)b->data;
     m->weight_exp[i] = w->exponent;
     if (w->exp_count) {
       if (w->exp_count != lp.bias_count || !layer_info(d.type).per_channel)
-        return make_status(StatusCode::NotSupported, i);
+        return status_plain(StatusCode::NotSupported, i);
       m->channel_exps[i] = w->channel_exps;
       for (int c = 0; c < w->exp_count; ++c)
         if (e_out - e_in - w->channel_exps[c] < 0)
-          return make_status(StatusCode::BadParameter, i, c, e_out - e_in - w->channel_exps[c]);
+          return status_channel_value(StatusCode::BadParameter, i, c, e_out - e_in - w->channel_exps[c]);
     } else if (e_out - e_in - w->exponent < 0) {
-      return make_status(StatusCode::BadParameter, i, e_out - e_in - w->exponent, 0);
+      return status_value(StatusCode::BadParameter, i, e_out - e_in - w->exponent);
     }
   }
   return ok_status();
 }
 
 Status q8_run(const Q8Model& m, const int8_t* input, int8_t* work, const int8_t** output) {
-  if (!m.plan || !input || !work || !output) return make_status(StatusCode::InvalidArgument);
+  if (!m.plan || !input || !work || !output) return status_plain(StatusCode::InvalidArgument);
   const ModelPlan& plan = *m.plan;
   const size_t total = plan.infer_floats;
   int8_t* cur = work;
@@ -87,7 +87,7 @@ Status q8_run(const Q8Model& m, const int8_t* input, int8_t* work, const int8_t*
 }
 
 Status q8_infer_u8(const Q8Model& m, const uint8_t* image, int8_t* work, float* probs, int8_t* logits) {
-  if (!m.plan || !image || !work) return make_status(StatusCode::InvalidArgument);
+  if (!m.plan || !image || !work) return status_plain(StatusCode::InvalidArgument);
   const ModelPlan& plan = *m.plan;
   const size_t n = plan.input.size();
   const float scale = plan.desc.input.scale, offset = plan.desc.input.offset;

@@ -27,14 +27,15 @@ BackwardEnd backward_adaptive_avgpool(const BackwardStep& s) {
 Status q8_bind_plane_average(const BlobView&, const ModelPlan& plan, int i, Q8Model*) {
   const LayerPlan& lp = plan.layers[i];
   if ((int64_t)lp.in.h * lp.in.w > kInt8MaxPoolArea)
-    return make_status(StatusCode::NotSupported, i, (int32_t)((int64_t)lp.in.h * lp.in.w), (int32_t)kInt8MaxPoolArea);
+    return status_over_limit(StatusCode::NotSupported, i, (int32_t)((int64_t)lp.in.h * lp.in.w),
+                             (int32_t)kInt8MaxPoolArea);
   return ok_status();
 }
 
 namespace adaptive_avgpool2d {
 
 Status q8_bind(const BlobView& v, const ModelPlan& plan, int i, Q8Model* m) {
-  if (!equal_bins(plan.layers[i])) return make_status(StatusCode::NotSupported, i);
+  if (!equal_bins(plan.layers[i])) return status_plain(StatusCode::NotSupported, i);
   return q8_bind_plane_average(v, plan, i, m);  // a window of equal bins is at most the whole plane
 }
 

@@ -19,7 +19,7 @@ BackwardEnd backward(const BackwardStep& s) {
 Status q8_bind(const BlobView&, const ModelPlan& plan, int i, Q8Model*) {
   const Geom2D& g = plan.layers[i].geom;
   if ((int64_t)g.k_h * g.k_w > kInt8MaxPoolArea)
-    return make_status(StatusCode::NotSupported, i, g.k_h * g.k_w, (int32_t)kInt8MaxPoolArea);
+    return status_over_limit(StatusCode::NotSupported, i, g.k_h * g.k_w, (int32_t)kInt8MaxPoolArea);
   return ok_status();
 }
 

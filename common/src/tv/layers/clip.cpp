@@ -9,7 +9,7 @@ namespace clip {
 
 Status check(const LayerDesc& d, int layer) {
   // Zero must stay inside the range so that a clipped activation keeps its sign.
-  if (!(d.lo < d.hi && d.lo <= 0.f && d.hi > 0.f)) return make_status(StatusCode::BadParameter, layer);
+  if (!(d.lo < d.hi && d.lo <= 0.f && d.hi > 0.f)) return status_plain(StatusCode::BadParameter, layer);
   return ok_status();
 }
 

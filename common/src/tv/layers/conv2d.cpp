@@ -9,7 +9,7 @@ namespace units {
 namespace conv2d {
 
 Status check(const LayerDesc& d, int layer) {
-  if (d.units == 0) return make_status(StatusCode::ZeroDimension, layer);
+  if (d.units == 0) return status_plain(StatusCode::ZeroDimension, layer);
   return ok_status();
 }
 
@@ -25,7 +25,7 @@ int weight_dims(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t 
 Status q8_bind(const BlobView&, const ModelPlan& plan, int i, Q8Model*) {
   const LayerPlan& lp = plan.layers[i];
   const int64_t fan_in = (int64_t)lp.geom.k_h * lp.geom.k_w * lp.in.c;
-  if (fan_in > kInt8MaxFanIn) return make_status(StatusCode::NotSupported, i, (int32_t)fan_in, kInt8MaxFanIn);
+  if (fan_in > kInt8MaxFanIn) return status_over_limit(StatusCode::NotSupported, i, (int32_t)fan_in, kInt8MaxFanIn);
   return ok_status();
 }
 

@@ -30,7 +30,7 @@ BackwardEnd backward(const BackwardStep& s) {
 Status q8_bind(const BlobView&, const ModelPlan& plan, int i, Q8Model*) {
   const LayerPlan& lp = plan.layers[i];
   if ((int64_t)lp.in.size() > kInt8MaxFanIn)
-    return make_status(StatusCode::NotSupported, i, (int32_t)lp.in.size(), kInt8MaxFanIn);
+    return status_over_limit(StatusCode::NotSupported, i, (int32_t)lp.in.size(), kInt8MaxFanIn);
   return ok_status();
 }
 

@@ -7,7 +7,7 @@ namespace units {
 namespace leaky_relu {
 
 Status check(const LayerDesc& d, int layer) {
-  if (!(d.alpha >= 0.f && d.alpha < 1.f)) return make_status(StatusCode::BadParameter, layer);
+  if (!(d.alpha >= 0.f && d.alpha < 1.f)) return status_plain(StatusCode::BadParameter, layer);
   return ok_status();
 }
 

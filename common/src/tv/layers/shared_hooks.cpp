@@ -12,7 +12,7 @@ Status no_checks(const LayerDesc&, int) {
 }
 
 Status valid_padding_only(const LayerDesc& d, int layer) {
-  if (d.padding != Padding::Valid) return make_status(StatusCode::BadParameter, layer);
+  if (d.padding != Padding::Valid) return status_plain(StatusCode::BadParameter, layer);
   return ok_status();
 }
 

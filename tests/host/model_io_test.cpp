@@ -1,0 +1,99 @@
+// The sentences of host/model_io.h for the core's statuses: each number says what it is.
+#include "host/model_io.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tv/model.h"
+#include "tv/presets.h"
+
+namespace {
+
+tv::ModelDesc tinyvision(int classes) {
+  tv::ModelDesc d;
+  EXPECT_TRUE(tv::preset_model("tinyvision", classes, &d));
+  return d;
+}
+
+// A two-class description of an h x w gray input, without layers yet.
+tv::ModelDesc gray_input(int h, int w) {
+  tv::ModelDesc d;
+  d.input.height = (uint16_t)h;
+  d.input.width = (uint16_t)w;
+  d.input.channels = 1;
+  d.input.order = tv::ChannelOrder::GRAY;
+  return d;
+}
+
+std::string plan_message(const tv::ModelDesc& d) {
+  tv::ModelPlan plan;
+  const tv::Status st = tv::plan_model(d, &plan);
+  EXPECT_FALSE(st.ok());
+  return tvh::status_message(st, &d);
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(StatusMessage, AGrayInputWithThreeChannelsSaysWhatIsRequired) {
+  tv::ModelDesc d = tinyvision(3);
+  d.input.order = tv::ChannelOrder::GRAY;  // 3 channels
+  const std::string m = plan_message(d);
+  EXPECT_TRUE(has(m, "(3 where 1 is required)")) << m;
+}
+
+TEST(StatusMessage, OneClassSaysTheSmallestAccepted) {
+  const std::string m = plan_message(tinyvision(1));
+  EXPECT_TRUE(has(m, "(1, at least 2)")) << m;
+}
+
+TEST(StatusMessage, AnAdaptivePoolWiderThanItsInputNamesTheWidth) {
+  tv::ModelDesc d = gray_input(8, 4);
+  d.num_classes = 2;
+  tv::add_layer(&d, tv::adaptive_avgpool_layer(2, 6));  // fits the height (8), not the width (4)
+  tv::add_layer(&d, tv::flatten_layer());
+  tv::add_layer(&d, tv::dense_layer());
+  const std::string m = plan_message(d);
+  EXPECT_TRUE(has(m, "layer 0 (adaptive_avgpool2d)")) << m;
+  EXPECT_TRUE(has(m, "(6, at most 4)")) << m;
+}
+
+TEST(StatusMessage, AWindowLargerThanItsInputSaysTheLimit) {
+  tv::ModelDesc d = gray_input(4, 4);
+  d.num_classes = 2;
+  tv::add_layer(&d, tv::conv2d_layer(4, 5, 1, tv::Padding::Valid));
+  tv::add_layer(&d, tv::flatten_layer());
+  tv::add_layer(&d, tv::dense_layer());
+  const std::string m = plan_message(d);
+  EXPECT_TRUE(has(m, "layer 0 (conv2d)")) << m;
+  EXPECT_TRUE(has(m, "(5, at most 4)")) << m;
+}
+
+// Every kind of figures has its words, and none prints two bare numbers side by side.
+TEST(StatusFiguresText, EveryKindSaysWhatItsNumbersAre) {
+  const tv::Status kinds[] = {
+      tv::status_over_limit(tv::StatusCode::TooManyLayers, -1, 70, 64),
+      tv::status_under_minimum(tv::StatusCode::InvalidArgument, -1, 0, 1),
+      tv::status_not_expected(tv::StatusCode::BlobBadVersion, -1, 3, 1),
+      tv::status_too_small(tv::StatusCode::ArenaTooSmall, -1, 100, 200),
+      tv::status_at_tensor_element(tv::StatusCode::NonFiniteWeight, 2, 4, 17),
+      tv::status_at_element(tv::StatusCode::NonFiniteActivation, 2, 17),
+      tv::status_classes(tv::StatusCode::BlobDuplicateLabel, 1, 3),
+      tv::status_value(tv::StatusCode::UnknownLayer, 0, 99),
+      tv::status_channel_value(tv::StatusCode::BadParameter, 1, 5, -2),
+      tv::status_plan_figure(tv::StatusCode::Overflow, 1, tv::PlanFigure::Weights),
+  };
+  const char* words[] = {
+      "(70, at most 64)",       "(0, at least 1)", "(3 where 1 is required)", "(100 where 200 are needed)",
+      "(tensor 4, element 17)", "(element 17)",    "(classes 1 and 3)",       "(99)",
+      "(channel 5: -2)",        "(the weights)"};
+  for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k) {
+    const std::string text = tvh::status_figures_text(kinds[k]);
+    EXPECT_TRUE(has(text, words[k])) << "kind " << k << ": " << text;
+  }
+  EXPECT_EQ(tvh::status_figures_text(tv::status_plain(tv::StatusCode::NoLayers)), "");
+}
+
+}  // namespace
