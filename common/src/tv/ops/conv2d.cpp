@@ -72,7 +72,9 @@ void conv2d_forward(const Geom2D& g, const float* in, const float* w, const floa
 void conv2d_backward_data(const Geom2D& g, const float* w, const float* dout, float* din) {
   for (size_t i = 0, n = (size_t)g.in_h * g.in_w * g.in_c; i < n; ++i) din[i] = 0.0f;
   for_each_gradient_row(g, dout, [&](float d, size_t x_at, size_t w_at, int span) {
-    for (int j = 0; j < span; ++j) din[x_at + j] += d * w[w_at + j];
+    float* dx = din + x_at;
+    const float* k = w + w_at;
+    for (int j = 0; j < span; ++j) dx[j] += d * k[j];
   });
 }
 
@@ -83,7 +85,9 @@ void conv2d_backward_params(const Geom2D& g, const float* in, const float* dout,
     }
   }
   for_each_gradient_row(g, dout, [&](float d, size_t x_at, size_t w_at, int span) {
-    for (int j = 0; j < span; ++j) dw[w_at + j] += d * in[x_at + j];
+    const float* x = in + x_at;
+    float* dk = dw + w_at;
+    for (int j = 0; j < span; ++j) dk[j] += d * x[j];
   });
 }
 
