@@ -7,13 +7,12 @@
 #include "host/model_io.h"
 #include "host/quantize.h"
 #include "tv/net.h"
+#include "tv/presets.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   tv::ModelDesc d;
-  d.input.height = d.input.width = 8;
-  d.input.channels = 1;
-  d.input.order = tv::ChannelOrder::GRAY;
+  tv::set_input(&d, 8, 8, 1);
   d.num_classes = 2;
   tv::add_layer(&d, tv::conv2d_layer(2, 3));
   tv::add_layer(&d, tv::relu_layer());

@@ -9,6 +9,7 @@
 
 #include "tv/blob.h"
 #include "tv/model.h"
+#include "tv/presets.h"
 
 namespace tvtest {
 
@@ -17,9 +18,7 @@ constexpr uint64_t kForgedWorkFloats = 256ull * 256ull + kForgedConvFloats;  // 
 
 inline tv::ModelDesc forged_model(int side = 256) {
   tv::ModelDesc d;
-  d.input.height = d.input.width = (uint16_t)side;
-  d.input.channels = 1;
-  d.input.order = tv::ChannelOrder::GRAY;
+  tv::set_input(&d, side, side, 1);
   d.num_classes = 2;
   tv::add_layer(&d, tv::conv2d_layer(32767, 1));
   tv::add_layer(&d, tv::global_avgpool_layer());

@@ -278,9 +278,7 @@ TEST(HeaderWriter, EscapesLabelsAndProvenance) {
 
 TEST(HeaderWriter, Int8BlobWithExponentsAndDuplicateNames) {
   tv::ModelDesc d;
-  d.input.height = d.input.width = 4;
-  d.input.channels = 1;
-  d.input.order = tv::ChannelOrder::GRAY;
+  tv::set_input(&d, 4, 4, 1);
   d.input.scale = 0.5f;
   d.input.offset = -1.f;
   d.num_classes = 2;

@@ -16,16 +16,6 @@ tv::ModelDesc tinyvision(int classes) {
   return d;
 }
 
-// A two-class description of an h x w gray input, without layers yet.
-tv::ModelDesc gray_input(int h, int w) {
-  tv::ModelDesc d;
-  d.input.height = (uint16_t)h;
-  d.input.width = (uint16_t)w;
-  d.input.channels = 1;
-  d.input.order = tv::ChannelOrder::GRAY;
-  return d;
-}
-
 std::string plan_message(const tv::ModelDesc& d) {
   tv::ModelPlan plan;
   const tv::Status st = tv::plan_model(d, &plan);
@@ -49,24 +39,25 @@ TEST(StatusMessage, OneClassSaysTheSmallestAccepted) {
   EXPECT_TRUE(has(m, "(1, at least 2)")) << m;
 }
 
-TEST(StatusMessage, AnAdaptivePoolWiderThanItsInputNamesTheWidth) {
-  tv::ModelDesc d = gray_input(8, 4);
+// The sentence plan_model's refusal gives for `layer` on an h x w gray input, before a dense head.
+std::string first_layer_message(int h, int w, const tv::LayerDesc& layer) {
+  tv::ModelDesc d;
+  tv::set_input(&d, h, w, 1);
   d.num_classes = 2;
-  tv::add_layer(&d, tv::adaptive_avgpool_layer(2, 6));  // fits the height (8), not the width (4)
+  tv::add_layer(&d, layer);
   tv::add_layer(&d, tv::flatten_layer());
   tv::add_layer(&d, tv::dense_layer());
-  const std::string m = plan_message(d);
+  return plan_message(d);
+}
+
+TEST(StatusMessage, AnAdaptivePoolWiderThanItsInputNamesTheWidth) {
+  const std::string m = first_layer_message(8, 4, tv::adaptive_avgpool_layer(2, 6));  // fits the height only
   EXPECT_TRUE(has(m, "layer 0 (adaptive_avgpool2d)")) << m;
   EXPECT_TRUE(has(m, "(6, at most 4)")) << m;
 }
 
 TEST(StatusMessage, AWindowLargerThanItsInputSaysTheLimit) {
-  tv::ModelDesc d = gray_input(4, 4);
-  d.num_classes = 2;
-  tv::add_layer(&d, tv::conv2d_layer(4, 5, 1, tv::Padding::Valid));
-  tv::add_layer(&d, tv::flatten_layer());
-  tv::add_layer(&d, tv::dense_layer());
-  const std::string m = plan_message(d);
+  const std::string m = first_layer_message(4, 4, tv::conv2d_layer(4, 5, 1, tv::Padding::Valid));
   EXPECT_TRUE(has(m, "layer 0 (conv2d)")) << m;
   EXPECT_TRUE(has(m, "(5, at most 4)")) << m;
 }

@@ -192,9 +192,7 @@ TEST(Tvexport, TinyvisionModelWithAwkwardLabelsCompiles) {
 TEST(Tvexport, Int8BlobCompilesWithItsExponents) {
   std::string dir = tvtest::temp_dir("tvexport-int8");
   tv::ModelDesc d;
-  d.input.height = d.input.width = 4;
-  d.input.channels = 1;
-  d.input.order = tv::ChannelOrder::GRAY;
+  tv::set_input(&d, 4, 4, 1);
   d.num_classes = 2;
   tv::add_layer(&d, tv::conv2d_layer(2, 3));
   tv::add_layer(&d, tv::relu_layer());

@@ -148,9 +148,7 @@ TEST(Tvquant, ReportsTheLayerWhoseAccumulationWouldLeave20Bits) {
   std::string ds = tvtest::shapes_subset("acc-ds", 4);
   std::string dir = tvtest::temp_dir("acc-out");
   tv::ModelDesc d;
-  d.input.height = d.input.width = 16;
-  d.input.channels = 1;
-  d.input.order = tv::ChannelOrder::GRAY;
+  tv::set_input(&d, 16, 16, 1);
   d.num_classes = 3;
   tv::add_layer(&d, tv::flatten_layer());
   tv::add_layer(&d, tv::dense_layer());

@@ -12,6 +12,7 @@
 #include "tv/blob.h"
 #include "tv/int8/int8_ops.h"
 #include "tv/model.h"
+#include "tv/presets.h"
 
 namespace {
 
@@ -81,10 +82,7 @@ struct Int8Blob {
 
 tv::ModelDesc gray_model(int h, int w) {
   tv::ModelDesc d;
-  d.input.height = (uint16_t)h;
-  d.input.width = (uint16_t)w;
-  d.input.channels = 1;
-  d.input.order = tv::ChannelOrder::GRAY;
+  tv::set_input(&d, h, w, 1);
   d.num_classes = 2;
   return d;
 }
