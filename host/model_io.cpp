@@ -12,33 +12,15 @@
 namespace tvh {
 
 std::string status_figures_text(const tv::Status& st) {
-  const std::string a = std::to_string(st.a), b = std::to_string(st.b);
-  switch (st.figures) {
-    case tv::StatusFigures::None: return "";
-    case tv::StatusFigures::FoundLimit: return " (" + a + ", at most " + b + ")";
-    case tv::StatusFigures::FoundMinimum: return " (" + a + ", at least " + b + ")";
-    case tv::StatusFigures::FoundExpected: return " (" + a + " where " + b + " is required)";
-    case tv::StatusFigures::HaveNeed: return " (" + a + " where " + b + " are needed)";
-    case tv::StatusFigures::TensorElement:
-      return st.a < 0 ? " (element " + b + ")" : " (tensor " + a + ", element " + b + ")";
-    case tv::StatusFigures::Element: return " (element " + a + ")";
-    case tv::StatusFigures::ClassPair: return " (classes " + a + " and " + b + ")";
-    case tv::StatusFigures::Value: return " (" + a + ")";
-    case tv::StatusFigures::ChannelValue: return " (channel " + a + ": " + b + ")";
-    case tv::StatusFigures::PlanFigure: return std::string(" (") + tv::plan_figure_name(st.a) + ")";
-  }
-  return "";
+  char text[128];
+  tv::status_figures_text(st, text, (int)sizeof(text));
+  return text;
 }
 
 std::string status_message(const tv::Status& st, const tv::ModelDesc* desc) {
-  std::string s;
-  if (st.layer >= 0) {
-    s = "layer " + std::to_string(st.layer);
-    if (desc && st.layer < desc->num_layers)
-      s += std::string(" (") + tv::layer_type_name(desc->layers[st.layer].type) + ")";
-    s += ": ";
-  }
-  return s + tv::status_text(st.code) + status_figures_text(st);
+  char text[256];
+  tv::status_message_text(st, desc, text, (int)sizeof(text));
+  return text;
 }
 
 std::string blob_status_message(const tv::Status& st, const tv::BlobView& view) {

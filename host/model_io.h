@@ -12,10 +12,12 @@
 
 namespace tvh {
 
-// One sentence for a core status, naming the layer when there is one, e.g.
+// One sentence for a core status (tv::status_message_text: the words the board prints too), naming the
+// layer when there is one, e.g.
 // "layer 3 (conv2d): the window is larger than its input, so the layer has no output (5, at most 3)".
 std::string status_message(const tv::Status& st, const tv::ModelDesc* desc = nullptr);
-// The status's numbers in words, by what they are (tv::StatusFigures), e.g. " (5, at most 4)"; "" without.
+// The status's numbers in words, by what they are (tv::status_figures_text), e.g. " (5, at most 4)"; ""
+// without.
 std::string status_figures_text(const tv::Status& st);
 
 // One sentence for a blob_decode refusal: like status_message, but a non-finite weight names its tensor

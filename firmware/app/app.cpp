@@ -478,8 +478,7 @@ void App::infer_frame() {
   if (int8_engine()) {
     const tv::Status st = tv::q8_infer_u8(q8_, input_, q8_work_, probs_);
     if (!st.ok()) {
-      say("Frame %u: the int8 model failed at layer %d: %s", (unsigned)frame_number_, (int)st.layer,
-          tv::status_text(st.code));
+      say("Frame %u: the int8 model failed: %s", (unsigned)frame_number_, StatusWords(st, &plan_.desc).text);
       return;
     }
   } else {

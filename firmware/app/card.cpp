@@ -15,6 +15,14 @@ void Reason::set(const char* fmt, ...) {
   va_end(ap);
 }
 
+void Reason::set_status(const char* what, const tv::Status& st, const tv::ModelDesc* desc) {
+  const StatusWords words(st, desc);
+  if (what)
+    set("%s: %s", what, words.text);
+  else
+    set("%s", words.text);
+}
+
 bool join_path(char* out, const char* a, const char* b, const char* c, const char* d) {
   const int n = snprintf(out, kPathMax, "%s%s%s%s", a, b, c, d);
   return n >= 0 && (size_t)n < kPathMax;

@@ -15,16 +15,28 @@
 #include <stdint.h>
 
 #include "hal.h"
+#include "tv/model.h"
 
 namespace tvfw {
 
 constexpr size_t kPathMax = 160;
 constexpr size_t kReasonMax = 200;
 
+// The core's sentence for a status (tv::status_message_text: the layer, its type when desc is given,
+// what the numbers are), worded as the PC's tools word it: say("...: %s", StatusWords(st).text).
+struct StatusWords {
+  char text[kReasonMax];
+  explicit StatusWords(const tv::Status& st, const tv::ModelDesc* desc = nullptr) {
+    tv::status_message_text(st, desc, text, (int)sizeof(text));
+  }
+};
+
 // A one-sentence reason, filled when something fails.
 struct Reason {
   char text[kReasonMax] = {0};
   void set(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  // "what: " (nothing for a null what) and StatusWords(st, desc).
+  void set_status(const char* what, const tv::Status& st, const tv::ModelDesc* desc = nullptr);
 };
 
 // "base" + "suffix" into out (kPathMax); false when it does not fit.

@@ -181,7 +181,7 @@ bool App::plan_learning(LearnRun& run) {
   else if (st.ok())
     run.grown = plan_;
   if (!st.ok()) {
-    say("Cannot learn: the model does not plan with %d classes: %s", num_classes_, tv::status_text(st.code));
+    say("Cannot learn: the model does not plan with %d classes: %s", num_classes_, StatusWords(st).text);
     return false;
   }
   const size_t bytes = run.grown.param_count * sizeof(float);
@@ -227,7 +227,7 @@ bool App::cache_card_features(LearnRun& run) {
     return false;
   }
   tv::Status st = tv::feature_source_init(&run.fs, s, run.cache, d.list.count, run.slot, run.lane, m.lane_bytes);
-  if (!st.ok()) fatal("feature_source_init: %s", tv::status_text(st.code));
+  if (!st.ok()) fatal("feature_source_init: %s", StatusWords(st).text);
   d.cache_bytes = m.cache_bytes;
   int* keep = d.list.label + d.list.count;
   const uint64_t t0 = hal_.micros();
@@ -261,7 +261,7 @@ bool App::cache_features(LearnRun& run, int index, const char* path) {
         "float); the model is unchanged",
         path, (int)st.layer, tv::layer_type_name(run.grown.desc.layers[st.layer].type));
   else
-    say("Cannot learn: caching the features of %s failed: %s", path, tv::status_text(st.code));
+    say("Cannot learn: caching the features of %s failed: %s", path, StatusWords(st, &run.grown.desc).text);
   return false;
 }
 
@@ -306,7 +306,7 @@ bool App::imprint_new_classes(LearnRun& run) {
 bool App::run_head_update(LearnRun& run) {
   tv::Status st = tv::plan_suffix(run.grown, run.first, &run.suffix);
   if (!st.ok()) {
-    say("Cannot learn: the model's last layer does not plan on its own: %s", tv::status_text(st.code));
+    say("Cannot learn: the model's last layer does not plan on its own: %s", StatusWords(st).text);
     return false;
   }
   const size_t base = run.grown.layers[run.first].param_offset;

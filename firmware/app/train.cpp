@@ -186,7 +186,7 @@ bool App::start_session(TrainRun& run, const SessionPlan& sp, tv::TrainSession& 
   setup.order = run.list.label + run.list.count;  // `keep` is no longer needed: its ints become the order
   setup.probs = probs_;
   const tv::Status ts = tv::session_init(&s, setup);
-  if (!ts.ok()) fatal("session_init: %s", tv::status_text(ts.code));
+  if (!ts.ok()) fatal("session_init: %s", StatusWords(ts).text);
   say("Training arena: %u bytes in PSRAM (weights %u, gradients %u for %d lanes, optimizer %u, activations %u, "
       "scratch %u); %u bytes still free",
       (unsigned)tm.total_bytes, (unsigned)tm.params_bytes, (unsigned)tm.grad_bytes, s.options.lanes,

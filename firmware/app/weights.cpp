@@ -54,7 +54,7 @@ bool App::ensure_float_buffers(Reason* why) {
   }
   const tv::Status is = tv::inference_init(&inf_, &plan_, params_, infer_arena_, im.work_bytes);
   if (!is.ok()) {
-    why->set("the float engine refused the network: %s", tv::status_text(is.code));
+    why->set_status("the float engine refused the network", is, &plan_.desc);
     return false;
   }
   return true;
@@ -75,7 +75,7 @@ bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8
     return false;
   }
   if (!st.ok()) {
-    why->set("its network does not plan: %s (layer %d)", tv::status_text(st.code), st.layer);
+    why->set_status("its network does not plan", st, &desc);
     return false;
   }
   desc_ = desc;
@@ -114,7 +114,7 @@ bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8
     }
     const tv::Status ls = tv::blob_load_float_params(view_, plan_, params_);
     if (!ls.ok()) {
-      why->set("%s", tv::status_text(ls.code));
+      why->set_status(nullptr, ls, &plan_.desc);
       return false;
     }
     read_labels_and_recipe();  // view_ points into the file: what else it names is taken before it goes
@@ -171,8 +171,8 @@ bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why
     why->set("classes %d and %d have the same label, so the model cannot tell them apart", (int)st.a, (int)st.b);
     return false;
   }
-  if (!st.ok()) {
-    why->set("%s", tv::status_text(st.code));
+  if (!st.ok()) {  // the network is read before the weights are checked: a non-finite one names its layer's type
+    why->set_status(nullptr, st, st.code == tv::StatusCode::NonFiniteWeight ? &view_.model : nullptr);
     return false;
   }
   const bool int8 = view_.is_int8();
@@ -184,7 +184,7 @@ bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why
   if (int8) {
     const tv::Status qs = tv::q8_bind(view_, plan_, &q8_);
     if (!qs.ok()) {
-      why->set("the int8 engine cannot run it: %s (layer %d)", tv::status_text(qs.code), qs.layer);
+      why->set_status("the int8 engine cannot run it", qs, &plan_.desc);
       release_model();
       return false;
     }
@@ -195,7 +195,7 @@ bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why
   } else if (!copied) {
     const tv::Status ls = tv::blob_load_float_params(view_, plan_, params_);
     if (!ls.ok()) {
-      why->set("%s", tv::status_text(ls.code));
+      why->set_status(nullptr, ls, &plan_.desc);
       release_model();
       return false;
     }
@@ -263,7 +263,7 @@ bool App::try_raw_weights_file(const char* path, Reason* why) {
   const tv::Status st = tv::raw_weights_import(data, size, plan_, params_);
   hal_.psram_free(data);
   if (!st.ok()) {
-    why->set("%s", tv::status_text(st.code));
+    why->set_status(nullptr, st);
     release_model();
     return false;
   }
@@ -374,7 +374,7 @@ bool write_header(void* ctx, CardWriter* out, Reason* why) {
   const tv::TextSink sink{&job, sink_write};
   const tv::Status st = tv::write_tinyvision_header(*job.view, job.crc, board_header_options(), sink, job.plan);
   if (!st.ok()) {
-    why->set("the header writer refused the model: %s", tv::status_text(st.code));
+    why->set_status("the header writer refused the model", st, job.plan ? &job.plan->desc : nullptr);
     return false;
   }
   return true;
@@ -445,7 +445,7 @@ bool App::save_model(Reason* why) {
   hal_.psram_free(tensors);
   if (!es.ok()) {
     hal_.psram_free(blob);
-    why->set("cannot encode the model: %s", tv::status_text(es.code));
+    why->set_status("cannot encode the model", es);
     return false;
   }
   const uint32_t crc = tv::crc32(0, blob, size);
@@ -464,7 +464,7 @@ bool App::save_model(Reason* why) {
   Reason hwhy;
   HeaderJob job{&view_, crc, &plan_, nullptr};
   const tv::Status ds = tv::blob_decode(blob, size, &view_);
-  if (!ds.ok()) hwhy.set("the saved blob does not decode: %s", tv::status_text(ds.code));
+  if (!ds.ok()) hwhy.set_status("the saved blob does not decode", ds);
   if (ds.ok() && replace_file_atomic(hal_, kHeaderPath, write_header, &job, false, &hwhy))
     say("Header written: %s (copy it next to the sketch and rebuild to bake the model in)", kHeaderPath);
   else

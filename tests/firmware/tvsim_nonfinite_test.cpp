@@ -28,7 +28,10 @@ TEST(TvsimBoard, AModelWithANanWeightIsRefusedByTheBoard) {
       .write((const char*)blob.data(), (std::streamsize)blob.size());
   const tvtest::CommandResult r = tvtest::run_capture("'" + bin + "' --labels a,b --sd '" + card + "' < /dev/null");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("SD /header/model.tvb refused: a weight is infinite or NaN"), std::string::npos) << r.out;
+  // The core's sentence, as tvtrain's: the layer, its type, the tensor and the element.
+  EXPECT_NE(r.out.find("SD /header/model.tvb refused: layer 8 (dense): a weight is infinite or NaN"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(tensor 4, element 2)"), std::string::npos) << r.out;
 }
 
 // A forged model whose inference work buffer is 2^31 floats: tvsim (64-bit) printed the 32-bit wrapped

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tv/crc32.h"
+#include "tv/in_place.h"
 #include "tv/little_endian.h"
 
 namespace tv {
@@ -339,7 +340,7 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   const uint32_t crc = read_le32(data + 12);
   if (crc32(0, data + 16, total - 16) != crc) return status_plain(StatusCode::BlobBadCrc);
 
-  *v = BlobView();
+  reset_in_place(v);
   v->base = data;
   v->size = total;
   v->major = major;

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "tv/in_place.h"
 #include "tv/update.h"
 
 namespace tv {
@@ -73,7 +74,7 @@ Status feature_source_init(FeatureSource* fs, const FeatureSourceSetup& setup, f
   if (lane_arena_bytes < need.lane_bytes * (size_t)lanes)
     return status_too_small(StatusCode::ArenaTooSmall, -1, (int32_t)lane_arena_bytes,
                             (int32_t)(need.lane_bytes * (size_t)lanes));
-  *fs = FeatureSource();
+  reset_in_place(fs);
   fs->setup = setup;
   fs->feature_floats = prefix_feature_floats(*setup.full, setup.first);
   fs->cache = cache;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tv/float_text.h"
+#include "tv/in_place.h"
 #include "tv/layers/layer_unit.h"
 
 namespace tv {
@@ -173,7 +174,7 @@ Status window_axis(int layer, int in, int k, int stride, Padding pad, int* out, 
 
 Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
   if (!plan) return status_plain(StatusCode::InvalidArgument);
-  *plan = ModelPlan();
+  reset_in_place(plan);
   plan->desc = desc;
   plan->first_param_layer = -1;
   if (desc.num_layers == 0) return status_plain(StatusCode::NoLayers);
@@ -385,6 +386,93 @@ const char* plan_figure_name(int32_t what) {
     case PlanFigure::BackwardScratch: return "the backward scratch";
   }
   return "a size";
+}
+
+namespace {
+
+void put_figures(const Status& st, TextBuf* t) {
+  switch (st.figures) {
+    case StatusFigures::None: return;
+    case StatusFigures::FoundLimit:
+    case StatusFigures::FoundMinimum:
+      t->str(" (");
+      t->num(st.a);
+      t->str(st.figures == StatusFigures::FoundLimit ? ", at most " : ", at least ");
+      t->num(st.b);
+      break;
+    case StatusFigures::FoundExpected:
+    case StatusFigures::HaveNeed:
+      t->str(" (");
+      t->num(st.a);
+      t->str(" where ");
+      t->num(st.b);
+      t->str(st.figures == StatusFigures::FoundExpected ? " is required" : " are needed");
+      break;
+    case StatusFigures::TensorElement:
+      t->str(" (");
+      if (st.a >= 0) {
+        t->str("tensor ");
+        t->num(st.a);
+        t->str(", ");
+      }
+      t->str("element ");
+      t->num(st.b);
+      break;
+    case StatusFigures::Element:
+      t->str(" (element ");
+      t->num(st.a);
+      break;
+    case StatusFigures::ClassPair:
+      t->str(" (classes ");
+      t->num(st.a);
+      t->str(" and ");
+      t->num(st.b);
+      break;
+    case StatusFigures::Value:
+      t->str(" (");
+      t->num(st.a);
+      break;
+    case StatusFigures::ChannelValue:
+      t->str(" (channel ");
+      t->num(st.a);
+      t->str(": ");
+      t->num(st.b);
+      break;
+    case StatusFigures::PlanFigure:
+      t->str(" (");
+      t->str(plan_figure_name(st.a));
+      break;
+  }
+  t->str(")");
+}
+
+}  // namespace
+
+int status_figures_text(const Status& st, char* buf, int n) {
+  if (!buf || n <= 0) return 0;
+  TextBuf t{buf, n, 0};
+  buf[0] = 0;
+  put_figures(st, &t);
+  return t.len;
+}
+
+int status_message_text(const Status& st, const ModelDesc* desc, char* buf, int n) {
+  if (!buf || n <= 0) return 0;
+  TextBuf t{buf, n, 0};
+  buf[0] = 0;
+  if (st.layer >= 0) {
+    t.str("layer ");
+    t.num(st.layer);
+    if (desc && st.layer < desc->num_layers) {
+      t.str(" (");
+      t.str(layer_type_name(desc->layers[st.layer].type));
+      t.str(")");
+    }
+    t.str(": ");
+  }
+  t.str(status_text(st.code));
+  put_figures(st, &t);
+  return t.len;
 }
 
 bool same_model(const ModelDesc& a, const ModelDesc& b) {

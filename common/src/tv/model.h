@@ -89,6 +89,13 @@ inline Status status_plan_figure(StatusCode code, int layer, PlanFigure figure) 
 }
 // "the inference work buffer", ... for Status.a of an Overflow.
 const char* plan_figure_name(int32_t what);
+// One sentence for a status, without a final period, the same on the PC and the board, e.g.
+// "layer 3 (conv2d): the window is larger than its input, so the layer has no output (5, at most 3)":
+// the layer (and its type when desc is given), status_text, and what its numbers are. Writes at most
+// n - 1 characters and a NUL; returns the length.
+int status_message_text(const Status& st, const ModelDesc* desc, char* buf, int n);
+// Only what its numbers are: " (5, at most 3)", "" for a status without numbers.
+int status_figures_text(const Status& st, char* buf, int n);
 
 // Everything derived from a description.
 struct ModelPlan {

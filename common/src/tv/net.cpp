@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "tv/in_place.h"
 #include "tv/layers/layer_unit.h"
 #include "tv/ops.h"
 #include "tv/ops/kernel_variants.h"
@@ -192,7 +193,7 @@ Status trainer_init(Trainer* tr, const ModelPlan* plan, const TrainOptions& opt,
   if (arena_bytes < need.total_bytes)
     return status_too_small(StatusCode::ArenaTooSmall, -1, (int32_t)arena_bytes, (int32_t)need.total_bytes);
   memset(arena, 0, need.total_bytes);
-  *tr = Trainer();
+  reset_in_place(tr);
   tr->plan = plan;
   tr->opt = opt;
   float* f = (float*)arena;

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "tv/in_place.h"
 #include "tv/train_loop.h"
 
 namespace tv {
@@ -123,7 +124,7 @@ Status update_first_layer(const ModelPlan& plan, const UpdateSpec& spec, int* fi
 
 Status plan_suffix(const ModelPlan& full, int first, ModelPlan* suffix) {
   if (!suffix || first < 0 || first >= full.num_layers) return status_plain(StatusCode::InvalidArgument);
-  *suffix = ModelPlan();
+  reset_in_place(suffix);
   ModelDesc& d = suffix->desc;
   d = full.desc;
   d.num_layers = (uint8_t)(full.num_layers - first);

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "tv/in_place.h"
 #include "tv/layers/layer_unit.h"
 
 namespace tv {
@@ -25,7 +26,7 @@ Status q8_bind(const BlobView& v, const ModelPlan& plan, Q8Model* m) {
   if (!same_model(v.model, plan.desc)) return status_plain(StatusCode::BlobModelMismatch);
   const int L = plan.num_layers;
   if (v.num_act_exps != L + 1) return status_not_expected(StatusCode::BlobCorrupt, -1, v.num_act_exps, L + 1);
-  *m = Q8Model();
+  reset_in_place(m);
   m->plan = &plan;
   memcpy(m->act_exps, v.act_exps, (size_t)L + 1);
   for (int i = 0; i < L; ++i) {
