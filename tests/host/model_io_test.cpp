@@ -85,6 +85,9 @@ TEST(StatusFiguresText, EveryKindSaysWhatItsNumbersAre) {
     EXPECT_TRUE(has(text, words[k])) << "kind " << k << ": " << text;
   }
   EXPECT_EQ(tvh::status_figures_text(tv::status_plain(tv::StatusCode::NoLayers)), "");
+  // Tensor -1: the input scale/offset or a raw file, which has no tensor index.
+  EXPECT_EQ(tvh::status_figures_text(tv::status_at_tensor_element(tv::StatusCode::NonFiniteWeight, -1, -1, 1)),
+            " (element 1)");
 }
 
 }  // namespace

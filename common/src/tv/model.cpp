@@ -390,58 +390,48 @@ const char* plan_figure_name(int32_t what) {
 
 namespace {
 
+// The words around a status's numbers, per StatusFigures: " (" before_a a before_b b after ")"; no b
+// when before_b is null.
+struct FiguresWords {
+  const char* before_a;
+  const char* before_b;
+  const char* after;
+};
+
+FiguresWords figures_words(StatusFigures f) {
+  switch (f) {
+    case StatusFigures::FoundLimit: return {"", ", at most ", ""};
+    case StatusFigures::FoundMinimum: return {"", ", at least ", ""};
+    case StatusFigures::FoundExpected: return {"", " where ", " is required"};
+    case StatusFigures::HaveNeed: return {"", " where ", " are needed"};
+    case StatusFigures::TensorElement: return {"tensor ", ", element ", ""};
+    case StatusFigures::Element: return {"element ", nullptr, ""};
+    case StatusFigures::ClassPair: return {"classes ", " and ", ""};
+    case StatusFigures::Value: return {"", nullptr, ""};
+    case StatusFigures::ChannelValue: return {"channel ", ": ", ""};
+    case StatusFigures::None:
+    case StatusFigures::PlanFigure: break;  // no number / a name: put_figures
+  }
+  return {"", nullptr, ""};
+}
+
 void put_figures(const Status& st, TextBuf* t) {
-  switch (st.figures) {
-    case StatusFigures::None: return;
-    case StatusFigures::FoundLimit:
-    case StatusFigures::FoundMinimum:
-      t->str(" (");
-      t->num(st.a);
-      t->str(st.figures == StatusFigures::FoundLimit ? ", at most " : ", at least ");
+  if (st.figures == StatusFigures::None) return;
+  t->str(" (");
+  if (st.figures == StatusFigures::PlanFigure) {
+    t->str(plan_figure_name(st.a));
+  } else if (st.figures == StatusFigures::TensorElement && st.a < 0) {  // the input scale/offset, a raw file
+    t->str("element ");
+    t->num(st.b);
+  } else {
+    const FiguresWords w = figures_words(st.figures);
+    t->str(w.before_a);
+    t->num(st.a);
+    if (w.before_b) {
+      t->str(w.before_b);
       t->num(st.b);
-      break;
-    case StatusFigures::FoundExpected:
-    case StatusFigures::HaveNeed:
-      t->str(" (");
-      t->num(st.a);
-      t->str(" where ");
-      t->num(st.b);
-      t->str(st.figures == StatusFigures::FoundExpected ? " is required" : " are needed");
-      break;
-    case StatusFigures::TensorElement:
-      t->str(" (");
-      if (st.a >= 0) {
-        t->str("tensor ");
-        t->num(st.a);
-        t->str(", ");
-      }
-      t->str("element ");
-      t->num(st.b);
-      break;
-    case StatusFigures::Element:
-      t->str(" (element ");
-      t->num(st.a);
-      break;
-    case StatusFigures::ClassPair:
-      t->str(" (classes ");
-      t->num(st.a);
-      t->str(" and ");
-      t->num(st.b);
-      break;
-    case StatusFigures::Value:
-      t->str(" (");
-      t->num(st.a);
-      break;
-    case StatusFigures::ChannelValue:
-      t->str(" (channel ");
-      t->num(st.a);
-      t->str(": ");
-      t->num(st.b);
-      break;
-    case StatusFigures::PlanFigure:
-      t->str(" (");
-      t->str(plan_figure_name(st.a));
-      break;
+    }
+    t->str(w.after);
   }
   t->str(")");
 }
