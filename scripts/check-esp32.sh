@@ -6,7 +6,8 @@
 #   core 2.0.14 (ESP-IDF 4.4.6): as gnu++17 (what platformio.ini and the Arduino IDE's platform.local.txt
 #     set), and as gnu++2a/gnu++2b (3.x's standards, on 2.x's headers);
 #   core 3.x (3.0.4, ESP-IDF 5.1; what the Arduino IDE installs today): as the standard of its own flags
-#     file (gnu++2b) with its own include folders and defines.
+#     file (gnu++2b) with its own include folders and defines, and as gnu++17 (firmware/esp32/platformio.ini's
+#     standard, which a PlatformIO 3.x platform such as pioarduino puts after the core's).
 # Each core's control: its esp_arduino_version.h says its major version, and ledcSetup(), which 3.x
 # removed, compiles against 2.x and is refused against 3.x (so the 3.x checks do read 3.x's headers).
 # Also checks that the core refuses, with its #error, to build below C++17 (the Arduino IDE's default for
@@ -143,7 +144,10 @@ for core in "${CORES[@]}"; do
       fi
       ;;
     gnu++17 | gnu++2? | c++17 | c++2?)
-      STDS=$own  # C++17 or later already: an Arduino IDE build needs no platform.local.txt
+      # C++17 or later already: an Arduino IDE build needs no platform.local.txt. PlatformIO with a 3.x
+      # platform (pioarduino) adds platformio.ini's -std=gnu++17 after the core's own: checked too.
+      STDS=$own
+      [ "$own" = gnu++17 ] || STDS="$own gnu++17"
       echo "  ok   $A: the core compiles C++ as $own, which the core's C++17 #error accepts (nothing to add)"
       ;;
     *)
