@@ -117,12 +117,13 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--work", default="/tmp/update-acc")
     p.add_argument("--no-adapt", dest="adapt", action="store_false", help="only the new-class part")
+    p.add_argument("--folds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="the folds to run (0..4)")
     a = p.parse_args()
     root = class_root(a.dataset)
     by_class = photos_by_class(root)
     rows = []
     for seed in a.seeds:
-        for fold in range(5):
+        for fold in a.folds:
             row = one_fold(a, root, by_class, seed, fold, a.work)
             print(json.dumps(row), flush=True)
             rows.append(row)

@@ -181,6 +181,17 @@ TrainRequest train_request(const tv::ModelPlan& plan, const tv::TrainRecipe& rec
   return req;
 }
 
+std::vector<int> training_samples(const TrainRequest& req) {
+  if (req.first_new_class < 0 || !req.dataset || !req.plan) return req.train;
+  const int* labels = req.dataset->labels.data();
+  const int classes = req.plan->desc.num_classes, n = (int)req.train.size();
+  const int count = tv::balanced_samples(req.train.data(), n, labels, classes, req.first_new_class, nullptr);
+  if (count < 0) return req.train;
+  std::vector<int> samples((size_t)count);
+  tv::balanced_samples(req.train.data(), n, labels, classes, req.first_new_class, samples.data());
+  return samples;
+}
+
 TrainResult train_model(const TrainRequest& req) {
   const tv::ModelPlan& full = *req.plan;
   const Dataset& ds = *req.dataset;
@@ -213,18 +224,19 @@ TrainResult train_model(const TrainRequest& req) {
   }
   const tv::ModelPlan& plan = first > 0 ? partial.suffix : full;
   const tv::SampleSource src = first > 0 ? partial.cache->source() : source_of(ds);
-  const tv::SessionMemory mem = tv::session_memory(plan, recipe, (int)req.train.size(), (int)req.val.size(), first > 0);
+  const std::vector<int> samples = training_samples(req);
+  const tv::SessionMemory mem = tv::session_memory(plan, recipe, (int)samples.size(), (int)req.val.size(), first > 0);
   res.memory = mem.trainer;
   res.infer_memory = tv::inference_memory(full);
   AlignedBuffer arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
-  std::vector<int> order(req.train.size());
+  std::vector<int> order(samples.size());
   std::vector<float> probs((size_t)full.desc.num_classes);
   tv::SessionSetup setup;
   setup.plan = &plan;
   setup.recipe = &recipe;
   setup.source = src;
-  setup.train = req.train.data();
-  setup.n_train = (int)req.train.size();
+  setup.train = samples.data();
+  setup.n_train = (int)samples.size();
   setup.val = req.val.data();
   setup.n_val = (int)req.val.size();
   setup.seed = req.seed;
@@ -263,6 +275,7 @@ TrainResult train_model(const TrainRequest& req) {
   res.params = std::move(params);
   tv::UpdateRun run;
   run.train_images = (int)req.train.size();
+  run.train_samples = (int)samples.size();
   run.val_images = (int)req.val.size();
   run.epochs = recipe.epochs;
   run.augment = res.augmented;

@@ -51,6 +51,9 @@ struct TrainRequest {
   std::vector<int> keep_rows;
   const Dataset* dataset = nullptr;
   std::vector<int> train, val;  // indices into the dataset
+  // The first class the starting model lacks (appended, imprinted): its classes' photos are repeated up
+  // to the old classes' mean count every epoch (training_samples); -1: no class was added.
+  int first_new_class = -1;
   uint64_t seed = 1;
   int threads = 1;
   const std::vector<float>* init = nullptr;  // start from these weights instead of He init
@@ -58,6 +61,9 @@ struct TrainRequest {
   std::function<void(int epoch, int done, int total)> on_batch;
   std::function<void(const EpochRecord&)> on_epoch;
 };
+
+// The samples every epoch trains on: req.train, or with classes added, tv::balanced_samples of it.
+std::vector<int> training_samples(const TrainRequest& req);
 
 struct TrainResult {
   std::vector<float> params;

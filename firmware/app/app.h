@@ -251,6 +251,7 @@ class App {
   bool cache_card_features(LearnRun& run);
   bool cache_features(LearnRun& run, int index, const char* path);
   bool imprint_new_classes(LearnRun& run);
+  bool balance_new_classes(TrainRun& data, int first_new);
   bool run_head_update(LearnRun& run);
   void report_learning(LearnRun& run, float total_seconds);
   bool adopt_learned(LearnRun& run);

@@ -302,6 +302,24 @@ bool App::imprint_new_classes(LearnRun& run) {
   return st.ok();
 }
 
+// The samples the head trains on: the new classes' photos repeat up to the old classes' mean count
+// (tv::balanced_samples, as tvtrain does), so that 5 new photos weigh about as much as an old class.
+bool App::balance_new_classes(TrainRun& data, int first_new) {
+  const TrainRun& d = data;
+  const int count = tv::balanced_samples(d.train_idx, d.n_train, d.list.label, num_classes_, first_new, nullptr);
+  if (count <= d.n_train) return true;                   // nothing to repeat (or too many: trained as they are)
+  const size_t bytes = 2 * (size_t)count * sizeof(int);  // the samples, then the session's order
+  data.samples = bytes <= hal_.psram_free_bytes() ? (int*)hal_.psram_alloc(bytes) : nullptr;
+  if (!data.samples) {
+    say("Cannot learn: no PSRAM for the %d training samples (%u bytes)", count, (unsigned)bytes);
+    return false;
+  }
+  data.n_samples = tv::balanced_samples(d.train_idx, d.n_train, d.list.label, num_classes_, first_new, data.samples);
+  say("The new classes' photos repeat up to the old classes' mean count: %d samples per epoch from %d photos",
+      data.n_samples, d.n_train);
+  return true;
+}
+
 // The head trained on the cached features, from the imprinted weights.
 bool App::run_head_update(LearnRun& run) {
   tv::Status st = tv::plan_suffix(run.grown, run.first, &run.suffix);
@@ -321,6 +339,7 @@ bool App::run_head_update(LearnRun& run) {
     }
     memcpy(run.before, run.params, bytes);
   }
+  if (num_classes_ > run.old_classes && !balance_new_classes(run.data, run.old_classes)) return false;
   SessionPlan sp;
   sp.plan = &run.suffix;
   sp.recipe = &run.recipe;
@@ -360,6 +379,7 @@ void App::report_learning(LearnRun& run, float total_s) {
       report_.samples ? (double)run.result.train_us / 1e3 / report_.samples : 0.0, (double)total_s);
   tv::UpdateRun u;
   u.train_images = d.n_train;
+  u.train_samples = d.samples ? d.n_samples : d.n_train;
   u.val_images = d.n_val;
   u.epochs = run.recipe.epochs;
   const tv::TrainOptions opt = tv::session_options(run.recipe, d.n_val, true);

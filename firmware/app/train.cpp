@@ -154,7 +154,8 @@ bool App::split_training_images(TrainRun& run) {
 bool App::start_session(TrainRun& run, const SessionPlan& sp, tv::TrainSession& s) {
   const tv::ModelPlan& plan = *sp.plan;
   run.first_layer = sp.first_layer;
-  const tv::SessionMemory m = tv::session_memory(plan, *sp.recipe, run.n_train, run.n_val, sp.features);
+  const int n_train = run.samples ? run.n_samples : run.n_train;
+  const tv::SessionMemory m = tv::session_memory(plan, *sp.recipe, n_train, run.n_val, sp.features);
   const tv::TrainMemory& tm = m.trainer;
   const size_t free_bytes = hal_.psram_free_bytes();
   const size_t eval_bytes = sp.plan == &plan_ ? 0 : m.eval_work_bytes;  // the loaded plan's inference arena is idle
@@ -174,8 +175,8 @@ bool App::start_session(TrainRun& run, const SessionPlan& sp, tv::TrainSession& 
   setup.plan = &plan;
   setup.recipe = sp.recipe;
   setup.source = sp.source;
-  setup.train = run.train_idx;
-  setup.n_train = run.n_train;
+  setup.train = run.samples ? run.samples : run.train_idx;
+  setup.n_train = n_train;
   setup.val = run.val_idx;
   setup.n_val = run.n_val;
   setup.seed = cfg_.seed;  // as tvtrain: the same images, seed and lanes train the same bits as on the host
@@ -183,7 +184,8 @@ bool App::start_session(TrainRun& run, const SessionPlan& sp, tv::TrainSession& 
   setup.train_arena_bytes = tm.total_bytes;
   setup.eval_arena = eval_bytes ? run.eval_arena : infer_arena_;
   setup.eval_arena_bytes = m.eval_work_bytes;
-  setup.order = run.list.label + run.list.count;  // `keep` is no longer needed: its ints become the order
+  // `keep` is no longer needed: its ints become the order (n_samples more after the samples' own)
+  setup.order = run.samples ? run.samples + run.n_samples : run.list.label + run.list.count;
   setup.probs = probs_;
   const tv::Status ts = tv::session_init(&s, setup);
   if (!ts.ok()) fatal("session_init: %s", StatusWords(ts).text);
@@ -248,9 +250,9 @@ tv::SessionHooks App::training_hooks(BoardProgress& p) {
 bool App::run_session(TrainRun& run, tv::TrainSession& s, const char* title, tv::SessionResult* out) {
   const tv::TrainRecipe& recipe = *s.setup.recipe;
   const int bs = recipe.batch_size > 0 ? recipe.batch_size : 1;
-  const int batches_per_epoch = (run.n_train + bs - 1) / bs;
+  const int batches_per_epoch = (s.setup.n_train + bs - 1) / bs;  // samples: more than images when balanced
   say("Val: %d images  Train: %d images", run.n_val, run.n_train);
-  say("Training: %d images, %d batches (%d epochs of %d, batch %d, %d gradient lanes on %d core%s)", run.n_train,
+  say("Training: %d samples, %d batches (%d epochs of %d, batch %d, %d gradient lanes on %d core%s)", s.setup.n_train,
       batches_per_epoch * recipe.epochs, recipe.epochs, batches_per_epoch, bs, s.options.lanes, hal_.cores(),
       hal_.cores() == 1 ? "" : "s");
   BoardProgress progress;
@@ -311,13 +313,10 @@ void App::report_training(TrainRun& run, float train_s) {
 
 // Frees what the run holds (each pointer once: they are cleared).
 void App::release_training(TrainRun& run) {
-  void** bufs[] = {(void**)&run.list.pool,
-                   (void**)&run.list.name_at,
-                   (void**)&run.list.label,
-                   (void**)&run.pixels,
-                   &run.arena,
-                   &run.eval_arena,
-                   (void**)&rgb_};
+  void** bufs[] = {(void**)&run.list.pool,  (void**)&run.list.name_at,
+                   (void**)&run.list.label, (void**)&run.pixels,
+                   (void**)&run.samples,    &run.arena,
+                   &run.eval_arena,         (void**)&rgb_};
   for (void** b : bufs) {
     if (*b) hal_.psram_free(*b);
     *b = nullptr;

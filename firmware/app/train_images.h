@@ -41,6 +41,10 @@ struct TrainRun {
   int* train_idx = nullptr;  // the split, into the list's indices
   int* val_idx = nullptr;
   int n_train = 0, n_val = 0;
+  // What every epoch trains on instead of train_idx, with its own order buffer (n_samples ints each, one
+  // PSRAM block): Learn's samples with the new classes' photos repeated (tv::balanced_samples).
+  int* samples = nullptr;
+  int n_samples = 0;
   float decode_ms = 0;
   void* arena = nullptr;       // the session's training arena
   void* eval_arena = nullptr;  // its evaluation arena, when the loaded model's inference arena does not fit it

@@ -327,6 +327,55 @@ TEST(Update, FlopsMatchHandCounts) {
   EXPECT_EQ(s.eval, 25u * 90 + 10u * (13824 + 1152 + 768));  // the final evaluation of the training samples
 }
 
+TEST(Update, BalancedSamplesTrainAsManyTimes) {
+  const tv::ModelPlan p = planned(small_model());
+  tv::UpdateRun run;
+  run.train_images = 10, run.train_samples = 16, run.val_images = 3, run.epochs = 4;
+  const tv::UpdateFlops h = tv::update_run_flops(p, 10, run);
+  EXPECT_EQ(h.train, 4u * 16 * (30 + 30));              // every sample trains
+  EXPECT_EQ(h.cache, 13u * (13824 + 1152 + 768 + 60));  // each photo is cached once
+  EXPECT_EQ(h.eval, 25u * 30);                          // and evaluated once
+}
+
+// The new classes' samples repeat up to the old classes' mean count; the old ones stay as they are.
+TEST(BalancedSamples, NewClassesRepeatUpToTheOldClassesMean) {
+  // sample index -> class: old classes 0 (4 samples) and 1 (6 samples), new classes 2 (2) and 3 (1)
+  const int labels[] = {0, 1, 2, 0, 1, 1, 3, 0, 1, 1, 2, 0, 1, 9};
+  const int train[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};  // 13 has a label outside the classes
+  const int n = 14;
+  ASSERT_EQ(tv::balanced_samples(train, n, labels, 4, 2, nullptr), 10 + 5 + 5);
+  std::vector<int> out(20, -1);
+  ASSERT_EQ(tv::balanced_samples(train, n, labels, 4, 2, out.data()), 20);
+  EXPECT_EQ(out, (std::vector<int>{0, 1,  3, 4,  5, 7, 8, 9, 11, 12,  // the old classes' samples, in order
+                                   2, 10, 2, 10, 2,                   // class 2's two, in turn
+                                   6, 6,  6, 6,  6}));                // class 3's one, five times
+}
+
+TEST(BalancedSamples, ANewClassAsLargeAsTheOldOnesAndNoNewClassChangeNothing) {
+  const int labels[] = {0, 0, 1, 1, 2, 2, 2};
+  const int train[] = {6, 5, 4, 3, 2, 1, 0};
+  std::vector<int> out(7, -1);
+  EXPECT_EQ(tv::balanced_samples(train, 7, labels, 3, 2, out.data()), 7);
+  EXPECT_EQ(out, (std::vector<int>{3, 2, 1, 0, 6, 5, 4}));
+  EXPECT_EQ(tv::balanced_samples(train, 7, labels, 3, 3, nullptr), 7);  // every class is old
+  EXPECT_EQ(tv::balanced_samples(train, 0, labels, 3, 2, nullptr), 0);
+  EXPECT_EQ(tv::balanced_samples(nullptr, 7, labels, 3, 2, nullptr), 0);
+}
+
+TEST(BalancedSamples, MoreThanTheLimitIsRefused) {
+  // one old class of 4,096 samples and 4,097 new classes of one photo each: 4,096 + 4,097 x 4,096 samples
+  const int old = 4096, added = 4097, n = old + added;
+  std::vector<int> labels(n), train(n);
+  for (int i = 0; i < n; ++i) {
+    labels[i] = i < old ? 0 : 1 + (i - old);
+    train[i] = i;
+  }
+  ASSERT_GT((int64_t)old + (int64_t)added * old, (int64_t)tv::kMaxBalancedSamples);
+  EXPECT_EQ(tv::balanced_samples(train.data(), n, labels.data(), 1 + added, 1, nullptr), -1);
+  // two new classes fewer: 4,096 + 4,095 x 4,096 = 2^24 samples, the limit itself
+  EXPECT_EQ(tv::balanced_samples(train.data(), n - 2, labels.data(), added - 1, 1, nullptr), tv::kMaxBalancedSamples);
+}
+
 TEST(Update, BoardPeakIsTheDocumentedSum) {
   tv::ModelDesc d;
   ASSERT_TRUE(tv::preset_model("tinyvision", 3, &d));

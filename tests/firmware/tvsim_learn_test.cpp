@@ -3,6 +3,7 @@
 // from the serial port ('n NAME') and from the touch pad (class<k>), captured, learned and recognised.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <regex>
@@ -54,19 +55,22 @@ std::string tvtrain_init(const std::string& images, const std::string& model, in
 }
 
 // The card's model learned on the board against tvtrain --init on the same card: the same weights and labels.
-void expect_learns_as_tvtrain(const std::string& card, const std::string& model, size_t model_classes, int epochs) {
+// Returns the board's output.
+std::string expect_learns_as_tvtrain(const std::string& card, const std::string& model, size_t model_classes,
+                                     int epochs) {
   fs::create_directories(card + "/header");
   fs::copy_file(model, card + "/header/model.tvb", fs::copy_options::overwrite_existing);
   const SimRun r = sim("--sd " + card + " --epochs " + std::to_string(epochs), to_learn(model_classes));
-  ASSERT_EQ(r.status, 0) << r.err;
-  ASSERT_TRUE(has(r.out, "--- Learning Complete ---")) << r.out;
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "--- Learning Complete ---")) << r.out;
   const std::string host = tvtrain_init(card + "/images", model, epochs);
   const tvh::LoadedModel device = tvh::load_model(card + "/header/model.tvb");
   const tvh::LoadedModel laptop = tvh::load_model(host);
   EXPECT_EQ(device.labels, laptop.labels);
-  ASSERT_EQ(device.params.size(), laptop.params.size());
+  EXPECT_EQ(device.params.size(), laptop.params.size());
   EXPECT_TRUE(device.params == laptop.params) << "the board's learned weights differ from tvtrain --init's";
   EXPECT_NE(device.provenance.find("update=head"), std::string::npos) << device.provenance;
+  return r.out;
 }
 
 }  // namespace
@@ -261,4 +265,27 @@ TEST(TvsimLearn, TooLittlePsramChangesNothingAndTrainNamesTheNewFolder) {
                   "classes"))
       << t.out;
   EXPECT_TRUE(has(t.out, "--- Training Complete ---")) << t.out;
+}
+
+// A new class with fewer photos than the old ones: its photos repeat up to the old classes' mean count
+// (tv::balanced_samples), on the board as in tvtrain (the same bytes), and the board says so.
+TEST(TvsimLearn, AFewPhotosOfANewClassRepeatUpToTheOldClassesMeanAsInTvtrain) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvtrain");
+  TV_REQUIRE_SHARED("datasets/webmcu-b/images");
+  const std::string model = base_model("tinyvision", 10, 4);
+  const std::string card = make_card(webmcu_b(), kAll, 10);
+  std::vector<fs::path> pens;
+  for (const auto& e : fs::directory_iterator(card + "/images/2Pen")) pens.push_back(e.path());
+  std::sort(pens.begin(), pens.end());
+  for (size_t i = 4; i < pens.size(); ++i) fs::remove(pens[i]);  // 4 photos
+  const std::string out = expect_learns_as_tvtrain(card, model, 2, 4);
+  // 7 training photos in each old class, 1 of the new class (3 validate): it repeats to 7, 21 samples
+  // from 15 photos, 3 batches of 8 per epoch
+  EXPECT_TRUE(has(out,
+                  "The new classes' photos repeat up to the old classes' mean count: 21 samples per epoch "
+                  "from 15 photos"))
+      << out;
+  EXPECT_TRUE(has(out, "Training: 21 samples, 12 batches (4 epochs of 3, batch 8")) << out;
+  EXPECT_FALSE(has(out, "Batch 13/12")) << out;
 }

@@ -136,7 +136,7 @@ TEST(Tvsim, TrainsFromTheCardDecodingEachImageOnceThenRebootsFromSD) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Starting fresh training"));
   EXPECT_TRUE(has(r.out, "Val: 6 images  Train: 12 images"));
-  EXPECT_TRUE(has(r.out, "Training: 12 images, 40 batches"));
+  EXPECT_TRUE(has(r.out, "Training: 12 samples, 40 batches"));
   EXPECT_TRUE(has(r.out, "--- Epoch 20/20 ---"));
   EXPECT_TRUE(has(r.out, "Batch 40/40 - Loss: "));
   EXPECT_TRUE(has(r.out, "--- Training Complete ---"));

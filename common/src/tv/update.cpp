@@ -194,16 +194,49 @@ uint64_t backward_flops(const ModelPlan& plan, int first) {
   return flops;
 }
 
+int balanced_samples(const int* train, int n, const int* labels, int num_classes, int first_new, int* out) {
+  if (!train || !labels || n <= 0 || num_classes <= 0) return 0;
+  if (first_new < 0) first_new = 0;
+  int old_samples = 0, old_classes = 0;
+  for (int c = 0; c < first_new && c < num_classes; ++c) {
+    int count = 0;
+    for (int i = 0; i < n; ++i) count += labels[train[i]] == c;
+    old_samples += count;
+    old_classes += count > 0;
+  }
+  const int64_t mean_old = old_classes > 0 ? old_samples / old_classes : 0;
+  int64_t total = old_samples;
+  for (int c = first_new; c < num_classes; ++c) {
+    int64_t count = 0;
+    for (int i = 0; i < n; ++i) count += labels[train[i]] == c;
+    total += count > 0 && count < mean_old ? mean_old : count;
+  }
+  if (total > kMaxBalancedSamples) return -1;
+  if (!out) return (int)total;
+  int at = 0;
+  for (int i = 0; i < n; ++i)
+    if (labels[train[i]] >= 0 && labels[train[i]] < first_new && labels[train[i]] < num_classes) out[at++] = train[i];
+  for (int c = first_new; c < num_classes; ++c) {
+    const int begin = at;
+    for (int i = 0; i < n; ++i)
+      if (labels[train[i]] == c) out[at++] = train[i];
+    const int count = at - begin;
+    for (int64_t k = count; count > 0 && k < mean_old; ++k) out[at++] = out[begin + (int)(k % count)];
+  }
+  return at;
+}
+
 UpdateFlops update_run_flops(const ModelPlan& full, int first, const UpdateRun& run) {
   UpdateFlops r;
   const uint64_t prefix = forward_flops(full, 0, first);
   const uint64_t suffix = forward_flops(full, first, full.num_layers);
   const uint64_t train = (uint64_t)(run.train_images < 0 ? 0 : run.train_images);
+  const uint64_t samples = run.train_samples < 0 ? train : (uint64_t)run.train_samples;
   const uint64_t val = (uint64_t)(run.val_images < 0 ? 0 : run.val_images);
   const uint64_t epochs = (uint64_t)(run.epochs < 0 ? 0 : run.epochs);
   if (first > 0) r.cache = (run.augment ? val : train + val) * prefix;
   const uint64_t per_sample = suffix + backward_flops(full, first) + (first > 0 && run.augment ? prefix : 0);
-  r.train = epochs * train * per_sample;
+  r.train = epochs * samples * per_sample;
   r.eval = ((epochs + 1) * val + train) * suffix + (first > 0 && run.augment ? train * prefix : 0);
   r.total = r.cache + r.train + r.eval;
   return r;

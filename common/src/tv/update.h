@@ -71,6 +71,19 @@ size_t prefix_work_floats(const ModelPlan& full);
 Status prefix_forward(const ModelPlan& full, int first, const float* params, const uint8_t* image, float* work,
                       float* features);
 
+// ---- Class-balanced training samples ----
+
+// The training samples of an update that adds classes first_new..num_classes-1: the old classes'
+// samples as they are (in the order of `train`), then each new class's samples repeated in turn up to
+// the old classes' mean count, so that a class learned from 5 photos weighs about as much in training
+// as one with 800 (without it the head learns to leave the new class out: docs/on-device-learning.md).
+// train: n sample indices; labels: the class of every sample index (labels[train[i]]; a label outside
+// 0..num_classes-1 is left out). Writes the samples to `out` when it is not null and returns their
+// count; -1 beyond kMaxBalancedSamples (train on `train` as it is then). The session shuffles them.
+// No allocation; O(n * (num_classes - first_new + 1)).
+constexpr int kMaxBalancedSamples = 1 << 24;
+int balanced_samples(const int* train, int n, const int* labels, int num_classes, int first_new, int* out);
+
 // ---- FLOPs (2 per multiply-add, the convention of ModelPlan::flops_forward) ----
 
 // Forward FLOPs of layers [from, to).
@@ -83,6 +96,8 @@ uint64_t backward_flops(const ModelPlan& plan, int first);
 // What a run trains and evaluates, for the FLOPs and memory of a whole run.
 struct UpdateRun {
   int train_images = 0;
+  int train_samples = -1;  // training samples per epoch: more than the images when classes are balanced
+                           // (balanced_samples); -1: train_images
   int val_images = 0;
   int epochs = 0;
   bool augment = false;  // the recipe augments (never with head): the prefix runs per training sample
@@ -91,7 +106,7 @@ struct UpdateRun {
 // The FLOPs a run performs under an update whose first trained layer is `first` (0 = full):
 //   cache  = (train + val) * forward(0..first)           once, when first > 0 and nothing augments;
 //            val * forward(0..first)                     once, when it augments (validation is not augmented);
-//   train  = epochs * train * (forward(first..end) + backward(first) [+ forward(0..first) when augmenting]);
+//   train  = epochs * samples * (forward(first..end) + backward(first) [+ forward(0..first) when augmenting]);
 //   eval   = (epochs + 1) * val * forward(first..end) + train * forward(first..end)
 //            [+ train * forward(0..first) when augmenting: the training samples are not cached]
 //            (validation after every epoch, then the final evaluation of both splits; on cached features
