@@ -148,8 +148,8 @@ int espdl_conv(ExportGraph& x, EspdlModel& g, int i, EspdlExport& out) {
   const int8_t* w = q8.weights[i];
   if (dw) {
     const std::vector<int8_t> packed = ours_depthwise_filter_to_s3(w, geo.k_h, geo.k_w, geo.in_c);
-    g.initializers.push_back(make_tensor(wname, {geo.k_h, geo.k_w, geo.in_c, 1}, espdl::TensorDataType_INT8, packed.data(),
-                                         packed.size(), e_w, s3_filter_layout_doc(geo.in_c, false)));
+    g.initializers.push_back(make_tensor(wname, {geo.k_h, geo.k_w, geo.in_c, 1}, espdl::TensorDataType_INT8,
+                                         packed.data(), packed.size(), e_w, s3_filter_layout_doc(geo.in_c, false)));
   } else {
     const std::vector<int8_t> packed = ours_conv_filter_to_s3(w, geo.k_h, geo.k_w, geo.in_c, geo.out_c);
     g.initializers.push_back(make_tensor(wname, {geo.k_h, geo.k_w, geo.in_c, geo.out_c}, espdl::TensorDataType_INT8,
@@ -188,8 +188,8 @@ int espdl_dense(ExportGraph& x, EspdlModel& g, int i, EspdlExport& out) {
   x.check_bias(i, lp.bias_count);
   const std::string wname = x.base(i) + ".weight", bname = x.base(i) + ".bias";
   const std::vector<int8_t> packed = ours_conv_filter_to_s3(q8.weights[i], 1, 1, in_n, out_n);
-  g.initializers.push_back(make_tensor(wname, {1, 1, in_n, out_n}, espdl::TensorDataType_INT8, packed.data(), packed.size(),
-                                       e_w, s3_filter_layout_doc(out_n, false)));
+  g.initializers.push_back(make_tensor(wname, {1, 1, in_n, out_n}, espdl::TensorDataType_INT8, packed.data(),
+                                       packed.size(), e_w, s3_filter_layout_doc(out_n, false)));
   g.initializers.push_back(make_tensor(bname, {out_n}, espdl::TensorDataType_INT32, q8.biases[i], size_t(out_n),
                                        q8.act_exps[i] + e_w, "layout ==> UNK"));
   EspdlNode n = x.node(op_of(x, i), x.base(i), last);
