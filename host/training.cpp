@@ -224,7 +224,7 @@ TrainResult train_model(const TrainRequest& req) {
   }
   const tv::ModelPlan& plan = first > 0 ? partial.suffix : full;
   const tv::SampleSource src = first > 0 ? partial.cache->source() : source_of(ds);
-  const std::vector<int> samples = training_samples(req);
+  const std::vector<int>& samples = req.samples.empty() ? req.train : req.samples;
   const tv::SessionMemory mem = tv::session_memory(plan, recipe, (int)samples.size(), (int)req.val.size(), first > 0);
   res.memory = mem.trainer;
   res.infer_memory = tv::inference_memory(full);

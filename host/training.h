@@ -54,6 +54,8 @@ struct TrainRequest {
   // The first class the starting model lacks (appended, imprinted): its classes' photos are repeated up
   // to the old classes' mean count every epoch (training_samples); -1: no class was added.
   int first_new_class = -1;
+  // What every epoch trains on when it is not `train`: training_samples(*this), set by the caller once.
+  std::vector<int> samples;
   uint64_t seed = 1;
   int threads = 1;
   const std::vector<float>* init = nullptr;  // start from these weights instead of He init
@@ -62,7 +64,8 @@ struct TrainRequest {
   std::function<void(const EpochRecord&)> on_epoch;
 };
 
-// The samples every epoch trains on: req.train, or with classes added, tv::balanced_samples of it.
+// The samples every epoch trains on: req.train, or with classes added, tv::balanced_samples of it (for
+// TrainRequest::samples).
 std::vector<int> training_samples(const TrainRequest& req);
 
 struct TrainResult {

@@ -69,7 +69,10 @@ tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progre
   req.init = run.init.plan ? &run.init.params : nullptr;
   req.update = run.update;
   req.keep_rows = run.match.missing_rows;
-  if (!run.match.added.empty()) req.first_new_class = run.match.model_classes;
+  if (!run.match.added.empty()) {
+    req.first_new_class = run.match.model_classes;
+    req.samples = tvh::training_samples(req);
+  }
   const int epochs = run.setup.recipe.epochs;
   req.on_batch = [&progress, epochs](int epoch, int done, int total) { progress.update(epoch, epochs, done, total); };
   return req;

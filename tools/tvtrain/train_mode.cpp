@@ -208,10 +208,10 @@ int run_train(Run& run) {
   tvh::TrainRequest req = make_request(run, split, progress);
   req.on_epoch = [&](const tvh::EpochRecord& e) { log_epoch(run, progress, e); };
   check_room_for_results(run);
-  if (req.first_new_class >= 0)
+  if (!req.samples.empty())
     log("the new classes' training photos repeat up to the old classes' mean count: " +
-        std::to_string(tvh::training_samples(req).size()) + " samples per epoch from " +
-        std::to_string(split.train.size()) + " images");
+        std::to_string(req.samples.size()) + " samples per epoch from " + std::to_string(split.train.size()) +
+        " images");
   log("training " + setup.preset + " (" + std::to_string(plan->param_count) + " parameters) on " +
       std::to_string(split.train.size()) + " images, validating on " + std::to_string(split.val.size()) + "; " +
       std::to_string(setup.recipe.epochs) + " epochs, batch " + std::to_string(setup.recipe.batch_size) + ", seed " +
