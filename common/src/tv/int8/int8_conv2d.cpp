@@ -21,7 +21,7 @@ Status conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, const int32
     for (int o = 0; o < g.out_c; ++o) {
       int32_t acc = 0;
       for (int ky = ry.begin; span > 0 && ky < ry.end; ++ky) {
-        const int8_t* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
+        const int8_t* x = in + tap_at(g, iy0, ix0, ky, rx.begin);
         const int8_t* k = w + (size_t)o * w_filter + (size_t)ky * w_row + (size_t)rx.begin * g.in_c;
         for (int j = 0; j < span; ++j) acc += (int32_t)x[j] * (int32_t)k[j];
       }

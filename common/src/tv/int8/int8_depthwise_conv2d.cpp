@@ -17,7 +17,7 @@ Status depthwise_conv2d_s8(const Geom2D& g, const int8_t* in, const int8_t* w, c
       int32_t acc = 0;
       for (int ky = ry.begin; ky < ry.end; ++ky) {
         for (int kx = rx.begin; kx < rx.end; ++kx) {
-          const int8_t x = in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c];
+          const int8_t x = in[tap_at(g, iy0, ix0, ky, kx) + c];
           const int8_t k = w[((size_t)ky * g.k_w + kx) * c_n + c];
           acc += (int32_t)x * (int32_t)k;
         }

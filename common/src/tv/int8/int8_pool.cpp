@@ -44,7 +44,7 @@ Status avgpool2d_s8(const Geom2D& g, const int8_t* in, int e_in, int e_out, int8
     for (int c = 0; c < c_n; ++c) {
       int64_t sum = 0;
       for (int ky = ry.begin; ky < ry.end; ++ky)
-        for (int kx = rx.begin; kx < rx.end; ++kx) sum += in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c];
+        for (int kx = rx.begin; kx < rx.end; ++kx) sum += in[tap_at(g, iy0, ix0, ky, kx) + c];
       o_px[c] = average_s8(sum, area, e_in - e_out);
     }
   });

@@ -176,7 +176,7 @@ TV_INLINE void border_pixel(const Geom2D& g, const float* in, const float* wt, c
     if (ob == 8) {
       f8 acc = load8(b + o0);
       for (int ky = ry.begin; ky < ry.end; ++ky) {
-        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
+        const float* x = in + tap_at(g, iy0, ix0, ky, rx.begin);
         const float* k = wb + ((size_t)ky * g.k_w + rx.begin) * g.in_c * 8;
         for (int j = 0; j < span; ++j) acc += splat8(x[j]) * load8(k + 8 * j);
       }
@@ -186,7 +186,7 @@ TV_INLINE void border_pixel(const Geom2D& g, const float* in, const float* wt, c
     for (int o = 0; o < ob; ++o) {
       float acc = b[o0 + o];
       for (int ky = ry.begin; ky < ry.end; ++ky) {
-        const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + rx.begin)) * g.in_c;
+        const float* x = in + tap_at(g, iy0, ix0, ky, rx.begin);
         const float* k = wb + ((size_t)ky * g.k_w + rx.begin) * g.in_c * ob + o;
         for (int j = 0; j < span; ++j) acc += x[j] * k[(size_t)j * ob];
       }

@@ -48,7 +48,7 @@ TV_INLINE void forward_vectors(const Geom2D& g, const float* in, const float* w,
   for (int v = 0; v < V; ++v) acc[v] = load8(b + c0 + 8 * v);
   for (int ky = ry.begin; ky < ry.end; ++ky)
     for (int kx = rx.begin; kx < rx.end; ++kx) {
-      const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c0;
+      const float* x = in + tap_at(g, iy0, ix0, ky, kx) + c0;
       const float* k = w + ((size_t)ky * g.k_w + kx) * c_n + c0;
       for (int v = 0; v < V; ++v) acc[v] += load8(x + 8 * v) * load8(k + 8 * v);
     }
@@ -137,7 +137,7 @@ TV_INLINE void forward_run(const Geom2D& g, const float* in, const float* w, con
   for (int ky = ry.begin; ky < ry.end; ++ky)
     for (int kx = 0; kx < k_w; ++kx) {
       const f8 wv = load8(w + ((size_t)ky * k_w + kx) * c_n + c0);
-      const float* x = in + ((size_t)(iy0 + ky) * g.in_w + ix0 + kx) * c_n + c0;
+      const float* x = in + tap_at(g, iy0, ix0, ky, kx) + c0;
       for (int p = 0; p < P; ++p) acc[p] += load8(x + p * step) * wv;
     }
   float* o = out + ((size_t)oy * g.out_w + ox0) * c_n + c0;
@@ -175,7 +175,7 @@ TV_INLINE void forward_run_3wide(const Geom2D& g, const float* in, const float* 
   f8 acc[P];
   for (int p = 0; p < P; ++p) acc[p] = load8(b + c0);
   for (int ky = ry.begin; ky < ry.end; ++ky) {
-    const float* xr = in + ((size_t)(iy0 + ky) * g.in_w + ix0) * c_n + c0;
+    const float* xr = in + tap_at(g, iy0, ix0, ky, 0) + c0;
     f8 x[P + 2];
     for (int p = 0; p < P + 2; ++p) x[p] = load8(xr + (size_t)p * c_n);
     for (int kx = 0; kx < 3; ++kx) {
@@ -266,7 +266,7 @@ TV_INLINE void forward(const Geom2D& g, const float* in, const float* w, const f
         float acc = b[c];
         for (int ky = ry.begin; ky < ry.end; ++ky)
           for (int kx = rx.begin; kx < rx.end; ++kx)
-            acc += in[((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c] * w[((size_t)ky * g.k_w + kx) * c_n + c];
+            acc += in[tap_at(g, iy0, ix0, ky, kx) + c] * w[((size_t)ky * g.k_w + kx) * c_n + c];
         o_px[c] = acc;
       }
     }
@@ -362,7 +362,7 @@ TV_TARGET_CLONES void depthwise_conv2d_backward_params(const Geom2D& g, const fl
       for (int c = c8; c < c_n; ++c) db[c] += d_px[c];
       for (int ky = ry.begin; ky < ry.end; ++ky)
         for (int kx = rx.begin; kx < rx.end; ++kx) {
-          const float* x = in + ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n;
+          const float* x = in + tap_at(g, iy0, ix0, ky, kx);
           float* dk = dw + ((size_t)ky * 3 + kx) * c_n;
           for (int c = c8; c < c_n; ++c) dk[c] += d_px[c] * x[c];
         }

@@ -20,7 +20,7 @@ void maxpool2d_backward(const Geom2D& g, const float* in, const float* dout, flo
       size_t best = ((size_t)(iy0 + ry.begin) * g.in_w + (ix0 + rx.begin)) * c_n + c;
       for (int ky = ry.begin; ky < ry.end; ++ky) {
         for (int kx = rx.begin; kx < rx.end; ++kx) {
-          const size_t idx = ((size_t)(iy0 + ky) * g.in_w + (ix0 + kx)) * c_n + c;
+          const size_t idx = tap_at(g, iy0, ix0, ky, kx) + c;
           if (in[idx] > in[best]) best = idx;
         }
       }
