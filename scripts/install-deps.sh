@@ -3,9 +3,11 @@
 #   install-deps.sh build   what building the tools (tvtrain, tvquant, tvexport, tvlink, tvsim) needs: 15 packages,
 #                           the first command of the README (scripts/quickstart.sh) installs only these
 #   install-deps.sh test    (the default, as scripts/test.sh and CI run it) build + what the tests need:
-#                           googletest, clang for the fuzzers, the 32-bit libraries of the -m32 build, the
-#                           ARM toolchain of the ESP32 type-check, python3 for check-stack.py, and
-#                           chromium + chromium-driver + python3-selenium for the report's browser test
+#                           googletest, clang for the fuzzers, the 32-bit libraries of the -m32 build (and
+#                           qemu-user where this kernel cannot execute 32-bit programs), the ARM toolchain of
+#                           the ESP32 type-check, python3 for check-stack.py, and chromium + chromium-driver +
+#                           python3-selenium for the report's browser test
+# One line per step; apt's output goes to a log file, named when an install fails.
 set -euo pipefail
 WHAT=${1:-test}
 BUILD=(cmake make g++ pkg-config libcli11-dev nlohmann-json3-dev libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev
@@ -34,13 +36,30 @@ missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#PKGS[@]} packages for '$WHAT' present"
-  exit 0
-fi
-echo "install-deps ($WHAT): installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# apt's and dpkg's output goes to a log, named when something fails; one line per step here.
+LOG=${TV_INSTALL_LOG:-${TMPDIR:-/tmp}/tinyvision-install-deps.log}
+: >"$LOG"
+install_now() {  # install_now PACKAGE...
+  echo "install-deps ($WHAT): installing $*"
+  if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "$@"; } >>"$LOG" 2>&1; then
+    tail -20 "$LOG" >&2
+    echo "install-deps: apt-get could not install $* (the whole log: $LOG)" >&2
+    exit 1
+  fi
+}
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages for '$WHAT' present"
+else
+  install_now "${missing[@]}"
+fi
+# The 32-bit tests run natively where the kernel executes 32-bit programs and under qemu-i386 where it
+# cannot: a probe decides (scripts/m32-runner.sh), and qemu-user is installed only then.
+if [ "$WHAT" = test ] && bash "$(dirname "$0")/m32-runner.sh" --needs-qemu 2>>"$LOG"; then
+  if ! dpkg-query -W -f='${Status}' qemu-user 2>/dev/null | grep -q "install ok installed"; then
+    echo "install-deps: this kernel cannot execute 32-bit programs: the -m32 tests will run under qemu-i386"
+    install_now qemu-user
+  fi
+fi

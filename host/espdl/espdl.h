@@ -124,6 +124,8 @@ struct EspdlModel {
 EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& source);
 // Reads and parses a file.
 EspdlModel espdl_read_file(const std::string& path);
+// Throws the reader's refusal: "SOURCE: WHAT." (an Error).
+[[noreturn]] void espdl_fail(const std::string& source, const std::string& what);
 
 // ---------------------------------------------------------------- filter layouts
 

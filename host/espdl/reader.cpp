@@ -15,15 +15,16 @@
 #include "host/files.h"
 
 namespace tvh {
+
+void espdl_fail(const std::string& source, const std::string& what) {
+  throw Error(source + ": " + what + ".");
+}
+
 namespace {
 
 // Limits that keep a hostile file from asking for absurd allocations or products.
 constexpr int64_t kMaxElements = int64_t(1) << 32;
 constexpr size_t kMaxDims = 8;
-
-[[noreturn]] void fail(const std::string& source, const std::string& what) {
-  throw Error(source + ": " + what + ".");
-}
 
 uint32_t read_u32_le(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
@@ -53,11 +54,11 @@ void append_le(std::vector<uint8_t>& out, T v) {
 
 // Product of dims, checked: non-negative, at most kMaxDims dims and kMaxElements elements.
 int64_t checked_count(const std::vector<int64_t>& dims, const std::string& source, const std::string& what) {
-  if (dims.size() > kMaxDims) fail(source, what + " has " + std::to_string(dims.size()) + " dims");
+  if (dims.size() > kMaxDims) espdl_fail(source, what + " has " + std::to_string(dims.size()) + " dims");
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d < 0) fail(source, what + " has a negative dim in " + espdl_dims_text(dims));
-    if (d != 0 && n > kMaxElements / d) fail(source, what + " has too many elements " + espdl_dims_text(dims));
+    if (d < 0) espdl_fail(source, what + " has a negative dim in " + espdl_dims_text(dims));
+    if (d != 0 && n > kMaxElements / d) espdl_fail(source, what + " has too many elements " + espdl_dims_text(dims));
     n *= d;
   }
   return n;
@@ -65,7 +66,7 @@ int64_t checked_count(const std::vector<int64_t>& dims, const std::string& sourc
 
 EspdlTensor convert_tensor(const espdl::Tensor* t, const std::string& source, const char* role) {
   EspdlTensor out;
-  if (!t) fail(source, std::string("a null ") + role + " tensor");
+  if (!t) espdl_fail(source, std::string("a null ") + role + " tensor");
   out.name = str(t->name());
   out.doc = str(t->doc_string());
   out.dtype = EspdlDataType(t->data_type());
@@ -94,20 +95,20 @@ EspdlTensor convert_tensor(const espdl::Tensor* t, const std::string& source, co
     for (int64_t v : copy_vector(t->int64_data())) append_le(out.raw, v);
   }
   if (t->data_location() == espdl::DataLocation_EXTERNAL)
-    fail(source, what + " keeps its data in an external file, which is not supported");
+    espdl_fail(source, what + " keeps its data in an external file, which is not supported");
   const size_t es = espdl_dtype_size(out.dtype);
   if (es == 0 && count > 0 && out.dtype != espdl::TensorDataType_STRING)
-    fail(source,
-         what + " has element type " + std::to_string(int(out.dtype)) + ", which is not a fixed-size number type");
+    espdl_fail(source, what + " has element type " + std::to_string(int(out.dtype)) +
+                           ", which is not a fixed-size number type");
   if (es > 0 && uint64_t(count) * es > out.raw.size())
-    fail(source, what + " holds " + std::to_string(out.raw.size()) + " bytes but its dims " +
-                     espdl_dims_text(out.dims) + " need " + std::to_string(uint64_t(count) * es));
+    espdl_fail(source, what + " holds " + std::to_string(out.raw.size()) + " bytes but its dims " +
+                           espdl_dims_text(out.dims) + " need " + std::to_string(uint64_t(count) * es));
   return out;
 }
 
 EspdlValueInfo convert_value_info(const espdl::ValueInfo* v, const std::string& source) {
   EspdlValueInfo out;
-  if (!v) fail(source, "a null value_info entry");
+  if (!v) espdl_fail(source, "a null value_info entry");
   out.name = str(v->name());
   out.exponents = copy_vector(v->exponents());
   const espdl::TypeInfo* ti = v->value_info_type();
@@ -127,7 +128,7 @@ EspdlValueInfo convert_value_info(const espdl::ValueInfo* v, const std::string& 
 
 EspdlAttribute convert_attribute(const espdl::Attribute* a, const std::string& source) {
   EspdlAttribute out;
-  if (!a) fail(source, "a null node attribute");
+  if (!a) espdl_fail(source, "a null node attribute");
   out.name = str(a->name());
   out.type = a->attr_type();
   if (a->f()) out.f = a->f()->f();
@@ -153,7 +154,7 @@ std::vector<std::string> string_list(const flatbuffers::Vector<flatbuffers::Offs
 
 EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& source) {
   if (size < kEspdlHeaderSize)
-    fail(source, "is " + std::to_string(size) + " bytes long, shorter than the 16-byte .espdl header");
+    espdl_fail(source, "is " + std::to_string(size) + " bytes long, shorter than the 16-byte .espdl header");
   if (std::memcmp(data, "EDL2", 4) != 0) {
     std::string magic;
     for (int i = 0; i < 4; ++i) {
@@ -161,29 +162,29 @@ EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& sour
       magic += (c >= 32 && c < 127) ? c : '?';
     }
     if (magic == "EDL1" || magic == "PDL1" || magic == "PDL2" || magic == "PDL3")
-      fail(source, "is an ESP-DL '" + magic + "' file; only single-model EDL2 files (ESP-DL v3) are supported");
-    fail(source, "is not an .espdl file (it starts with '" + magic + "', not 'EDL2')");
+      espdl_fail(source, "is an ESP-DL '" + magic + "' file; only single-model EDL2 files (ESP-DL v3) are supported");
+    espdl_fail(source, "is not an .espdl file (it starts with '" + magic + "', not 'EDL2')");
   }
   const uint32_t mode = read_u32_le(data + 4);
   const uint32_t length = read_u32_le(data + 8);
-  if (mode == 1) fail(source, "is AES-encrypted (mode 1); export the model without encryption to read it here");
-  if (mode != 0) fail(source, "has an unknown mode " + std::to_string(mode) + " in its header");
-  if (read_u32_le(data + 12) != 0) fail(source, "has non-zero reserved header bytes 12..15");
+  if (mode == 1) espdl_fail(source, "is AES-encrypted (mode 1); export the model without encryption to read it here");
+  if (mode != 0) espdl_fail(source, "has an unknown mode " + std::to_string(mode) + " in its header");
+  if (read_u32_le(data + 12) != 0) espdl_fail(source, "has non-zero reserved header bytes 12..15");
   const size_t available = size - kEspdlHeaderSize;
   if (length > available)
-    fail(source, "is truncated: its header declares a " + std::to_string(length) + "-byte model but only " +
-                     std::to_string(available) + " bytes follow");
+    espdl_fail(source, "is truncated: its header declares a " + std::to_string(length) + "-byte model but only " +
+                           std::to_string(available) + " bytes follow");
   if (length < available)
-    fail(source,
-         "has " + std::to_string(available - length) + " bytes after the model that its header does not account for");
-  if (length < 8) fail(source, "declares a model of only " + std::to_string(length) + " bytes");
+    espdl_fail(source, "has " + std::to_string(available - length) +
+                           " bytes after the model that its header does not account for");
+  if (length < 8) espdl_fail(source, "declares a model of only " + std::to_string(length) + " bytes");
 
   // Copy the FlatBuffer to storage that is aligned like the device's (16 bytes): the verifier checks
   // the alignment of every field relative to the buffer start, which the header keeps intact.
   std::vector<uint8_t> body(data + kEspdlHeaderSize, data + size);
   flatbuffers::Verifier verifier(body.data(), body.size(), /*max_depth=*/64, /*max_tables=*/1000000);
   if (!espdl::VerifyModelBuffer(verifier))
-    fail(source, "is corrupt: its FlatBuffer fails verification against the ESP-DL schema");
+    espdl_fail(source, "is corrupt: its FlatBuffer fails verification against the ESP-DL schema");
 
   const espdl::Model* m = espdl::GetModel(body.data());
   EspdlModel out;
@@ -197,11 +198,11 @@ EspdlModel espdl_parse(const uint8_t* data, size_t size, const std::string& sour
     for (const espdl::StringStringEntry* e : *m->metadata_props())
       if (e) out.metadata.emplace_back(str(e->key()), str(e->value()));
   const espdl::Graph* g = m->graph();
-  if (!g) fail(source, "has no graph");
+  if (!g) espdl_fail(source, "has no graph");
   out.graph_name = str(g->name());
   if (g->node()) {
     for (const espdl::Node* n : *g->node()) {
-      if (!n) fail(source, "has a null node");
+      if (!n) espdl_fail(source, "has a null node");
       EspdlNode node;
       node.name = str(n->name());
       node.op_type = str(n->op_type());

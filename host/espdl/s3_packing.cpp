@@ -7,14 +7,6 @@
 #include "host/espdl/espdl.h"
 
 namespace tvh {
-namespace {
-
-[[noreturn]] void fail(const std::string& source, const std::string& what) {
-  throw Error(source + ": " + what + ".");
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------- filter layouts
 
 EspdlFilterLayout espdl_filter_layout(const EspdlTensor& filter, const std::string& source) {
@@ -24,9 +16,9 @@ EspdlFilterLayout espdl_filter_layout(const EspdlTensor& filter, const std::stri
   if (layout.find("(N/16)") == 0 || layout.find("N16") == 0) return EspdlFilterLayout::S3Packed;
   if (layout == "NHWC" || layout == "NWC" || layout == "HWCN" || layout == "WCN") return EspdlFilterLayout::Ours;
   if (layout.find("(N/8)") == 0 || layout.find("N8") == 0)
-    fail(source,
-         "filter '" + filter.name + "' uses the int16 layout '" + layout + "', which is not supported (int8 only)");
-  fail(source, "filter '" + filter.name + "' has an unknown layout '" + filter.doc + "'");
+    espdl_fail(source, "filter '" + filter.name + "' uses the int16 layout '" + layout +
+                           "', which is not supported (int8 only)");
+  espdl_fail(source, "filter '" + filter.name + "' has an unknown layout '" + filter.doc + "'");
 }
 
 namespace {
@@ -101,33 +93,33 @@ std::string s3_filter_layout_doc(int cout, bool one_dimensional) {
 
 EspdlFilter espdl_node_filter(const EspdlModel& model, const EspdlNode& node) {
   const std::string where = "node '" + node.name + "' (" + node.op_type + ")";
-  if (node.inputs.size() < 2) fail(model.source, where + " has no filter input");
+  if (node.inputs.size() < 2) espdl_fail(model.source, where + " has no filter input");
   const EspdlTensor* w = model.find_initializer(node.inputs[1]);
-  if (!w) fail(model.source, where + " reads its filter '" + node.inputs[1] + "' from a non-constant");
+  if (!w) espdl_fail(model.source, where + " reads its filter '" + node.inputs[1] + "' from a non-constant");
   if (w->dtype != espdl::TensorDataType_INT8)
-    fail(model.source, where + " has a " + espdl_dtype_name(w->dtype) + " filter; only INT8 is supported");
+    espdl_fail(model.source, where + " has a " + espdl_dtype_name(w->dtype) + " filter; only INT8 is supported");
   if (w->exponents.size() != 1)
-    fail(model.source, where + " has " + std::to_string(w->exponents.size()) +
-                           " filter exponents; only per-tensor (one) is supported");
+    espdl_fail(model.source, where + " has " + std::to_string(w->exponents.size()) +
+                                 " filter exponents; only per-tensor (one) is supported");
   const EspdlFilterLayout layout = espdl_filter_layout(*w, model.source);
   const std::vector<int8_t> raw = w->as_int8();
   const std::vector<int64_t>& d = w->dims;
   auto dim_ok = [](int64_t v) { return v > 0 && v <= (int64_t(1) << 24); };
   for (int64_t v : d)
-    if (!dim_ok(v)) fail(model.source, where + " has filter dims " + espdl_dims_text(d));
+    if (!dim_ok(v)) espdl_fail(model.source, where + " has filter dims " + espdl_dims_text(d));
 
   EspdlFilter f;
   f.exponent = w->exponent();
   if (node.op_type == "Gemm") {
-    if (node.attr_int("transB", 0) != 0) fail(model.source, where + " has transB = 1, which is not supported");
+    if (node.attr_int("transB", 0) != 0) espdl_fail(model.source, where + " has transB = 1, which is not supported");
     if (d.size() != 4 || d[0] != 1 || d[1] != 1)
-      fail(model.source, where + " has filter dims " + espdl_dims_text(d) + ", not [1, 1, in, out]");
+      espdl_fail(model.source, where + " has filter dims " + espdl_dims_text(d) + ", not [1, 1, in, out]");
     f.cin = int(d[2]);
     f.cout = int(d[3]);
   } else if (node.op_type == "Conv") {
     const int64_t group = node.attr_int("group", 1);
     if (d.size() != 3 && d.size() != 4)
-      fail(model.source, where + " has filter dims " + espdl_dims_text(d) + " (neither 1-D nor 2-D)");
+      espdl_fail(model.source, where + " has filter dims " + espdl_dims_text(d) + " (neither 1-D nor 2-D)");
     const size_t o = d.size() == 4 ? 1 : 0;  // offset of kw
     f.kh = d.size() == 4 ? int(d[0]) : 1;
     f.kw = int(d[o]);
@@ -136,13 +128,13 @@ EspdlFilter espdl_node_filter(const EspdlModel& model, const EspdlNode& node) {
       f.cout = int(d[o + 2]);
     } else {
       if (d[o + 2] != 1 || d[o + 1] != group)
-        fail(model.source, where + " is a grouped conv (group " + std::to_string(group) + ", filter " +
-                               espdl_dims_text(d) + "); only depthwise (group = channels) is supported");
+        espdl_fail(model.source, where + " is a grouped conv (group " + std::to_string(group) + ", filter " +
+                                     espdl_dims_text(d) + "); only depthwise (group = channels) is supported");
       f.depthwise = true;
       f.cin = f.cout = int(group);
     }
   } else {
-    fail(model.source, where + " has no filter (only Conv and Gemm do)");
+    espdl_fail(model.source, where + " has no filter (only Conv and Gemm do)");
   }
   if (layout == EspdlFilterLayout::Ours)
     f.weights = raw;

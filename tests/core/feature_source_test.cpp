@@ -91,13 +91,13 @@ std::vector<float> run(const ModelPlan& plan, const TrainRecipe& r, SampleSource
   return std::vector<float>(s.trainer.params, s.trainer.params + plan.param_count);
 }
 
-struct Fixture {
+struct FeatureFixture {
   Toy toy;
   ModelPlan full = pooled_toy(toy);
   std::vector<uint8_t> px = doubled(toy);
   Images images{&px, (size_t)4 * Toy::kS* Toy::kS, &toy};
   std::vector<float> start = std::vector<float>(toy.plan.param_count);
-  Fixture() { he_init(toy.plan, start.data(), 9); }
+  FeatureFixture() { he_init(toy.plan, start.data(), 9); }
   SampleSource image_source() {
     SampleSource s;
     s.ctx = &images;
@@ -108,7 +108,7 @@ struct Fixture {
 };
 
 void check_same_bits(const TrainRecipe& recipe, bool augment, const char* what) {
-  Fixture f;
+  FeatureFixture f;
   for (int lanes : {1, 3}) {
     // The whole network (the pool, then the toy) trained on the doubled images, augmented by the trainer.
     const std::vector<float> want = run(f.full, recipe, f.image_source(), f.start, lanes);
@@ -158,7 +158,7 @@ TEST(FeatureSource, AugmentedFeaturesTrainTheSameBitsAsAugmentedImages) {
 }
 
 TEST(FeatureSource, RefusesBadSetupsAndAFullCache) {
-  Fixture f;
+  FeatureFixture f;
   FeatureSourceSetup s;
   s.full = &f.full;
   s.first = 1;

@@ -16,6 +16,7 @@
 #include "host/model_io.h"
 #include "tv/blob.h"
 #include "tv/crc32.h"
+#include "tv/float_math.h"
 #include "tv/net.h"
 #include "tv/presets.h"
 #include "tv/raw_weights.h"
@@ -27,11 +28,7 @@ float from_bits(uint32_t u) {
   std::memcpy(&f, &u, 4);
   return f;
 }
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+using tv::math::bits_of;
 
 std::string libc(const char* fmt, float v) {
   char b[128];

@@ -22,11 +22,6 @@ namespace {
 const std::vector<std::string> kShapes3 = {"0blank", "1circle", "2cross"};
 
 // Runs a tool of build/bin with arguments; fails the test when it does not exit 0.
-void run_tool(const std::string& tool, const std::string& args) {
-  std::string out, err;
-  ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path(tool)) + " " + args, &out, &err), 0) << tool << ": " << err;
-}
-
 // tvtrain with its defaults on the shapes dataset, then tvquant with its defaults: the two files.
 struct DefaultModels {
   std::string float_tvb, int8_tvb;

@@ -37,6 +37,11 @@ bool has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
 
+void run_tool(const std::string& tool, const std::string& args) {
+  std::string out, err;
+  ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path(tool)) + " " + args, &out, &err), 0) << tool << ": " << err;
+}
+
 // The CRC-32 of the weights the boot log says it loaded from the card ("Weights: SD (... CRC-32 0x...)").
 std::string boot_crc(const std::string& out) {
   std::smatch m;

@@ -23,6 +23,8 @@ std::string quote(const std::string& s);
 // Runs a simulator (build/bin/<bin>) with `input` on its stdin.
 SimRun sim(const std::string& args, const std::string& input, const std::string& bin = "tvsim");
 bool has(const std::string& text, const std::string& what);
+// Runs build/bin/<tool> with `args`; a non-zero exit fails the test (its stderr in the message).
+void run_tool(const std::string& tool, const std::string& args);
 // The CRC-32 of the weights the boot log says it loaded from the card ("Weights: SD (... CRC-32 0x...)").
 std::string boot_crc(const std::string& out);
 std::string hex(uint32_t v);

@@ -27,11 +27,6 @@ using simtest::quote;
 
 namespace {
 
-void run_tool(const std::string& tool, const std::string& args) {
-  std::string out, err;
-  ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path(tool)) + " " + args, &out, &err), 0) << tool << ": " << err;
-}
-
 // tvtrain with its defaults on `images`, then tvquant: the int8 model's path (and the float one's).
 std::string trained_int8(const std::string& images, std::string* float_tvb = nullptr) {
   const std::string dir = tvtest::temp_dir("linkmodel");

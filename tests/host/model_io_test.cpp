@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "test_support.h"
 #include "tv/model.h"
 #include "tv/presets.h"
 
@@ -23,20 +24,18 @@ std::string plan_message(const tv::ModelDesc& d) {
   return tvh::status_message(st, &d);
 }
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using tvtest::contains;
 
 TEST(StatusMessage, AGrayInputWithThreeChannelsSaysWhatIsRequired) {
   tv::ModelDesc d = tinyvision(3);
   d.input.order = tv::ChannelOrder::GRAY;  // 3 channels
   const std::string m = plan_message(d);
-  EXPECT_TRUE(has(m, "(3 where 1 is required)")) << m;
+  EXPECT_TRUE(contains(m, "(3 where 1 is required)")) << m;
 }
 
 TEST(StatusMessage, OneClassSaysTheSmallestAccepted) {
   const std::string m = plan_message(tinyvision(1));
-  EXPECT_TRUE(has(m, "(1, at least 2)")) << m;
+  EXPECT_TRUE(contains(m, "(1, at least 2)")) << m;
 }
 
 // The sentence plan_model's refusal gives for `layer` on an h x w gray input, before a dense head.
@@ -52,14 +51,14 @@ std::string first_layer_message(int h, int w, const tv::LayerDesc& layer) {
 
 TEST(StatusMessage, AnAdaptivePoolWiderThanItsInputNamesTheWidth) {
   const std::string m = first_layer_message(8, 4, tv::adaptive_avgpool_layer(2, 6));  // fits the height only
-  EXPECT_TRUE(has(m, "layer 0 (adaptive_avgpool2d)")) << m;
-  EXPECT_TRUE(has(m, "(6, at most 4)")) << m;
+  EXPECT_TRUE(contains(m, "layer 0 (adaptive_avgpool2d)")) << m;
+  EXPECT_TRUE(contains(m, "(6, at most 4)")) << m;
 }
 
 TEST(StatusMessage, AWindowLargerThanItsInputSaysTheLimit) {
   const std::string m = first_layer_message(4, 4, tv::conv2d_layer(4, 5, 1, tv::Padding::Valid));
-  EXPECT_TRUE(has(m, "layer 0 (conv2d)")) << m;
-  EXPECT_TRUE(has(m, "(5, at most 4)")) << m;
+  EXPECT_TRUE(contains(m, "layer 0 (conv2d)")) << m;
+  EXPECT_TRUE(contains(m, "(5, at most 4)")) << m;
 }
 
 // Every kind of figures has its words, and none prints two bare numbers side by side.
@@ -82,7 +81,7 @@ TEST(StatusFiguresText, EveryKindSaysWhatItsNumbersAre) {
       "(channel 5: -2)",        "(the weights)"};
   for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k) {
     const std::string text = tvh::status_figures_text(kinds[k]);
-    EXPECT_TRUE(has(text, words[k])) << "kind " << k << ": " << text;
+    EXPECT_TRUE(contains(text, words[k])) << "kind " << k << ": " << text;
   }
   EXPECT_EQ(tvh::status_figures_text(tv::status_plain(tv::StatusCode::NoLayers)), "");
   // Tensor -1: the input scale/offset or a raw file, which has no tensor index.

@@ -9,28 +9,25 @@
 #include "host/split.h"
 #include "test_support.h"
 
-namespace {
-
-using tvtest::quoted;
-const auto q = quoted;
-
-}  // namespace
+namespace {}  // namespace
 
 TEST(CalibThreads, AnyThreadCountGivesTheSameInt8Bytes) {
   TV_REQUIRE_BINARY("tvtrain");
   TV_REQUIRE_BINARY("tvquant");
   const std::string ds = tvtest::shapes_subset("ct-ds", 10);
   const std::string dir = tvtest::temp_dir("ct-out");
-  ASSERT_EQ(tvtest::run_command(q(tvtest::bin_path("tvtrain")) + " " + q(ds) + " --epochs 2 --input 24x24x3 -q " +
-                                "--no-curve --no-confusion -o " + q(dir + "/m.tvb")),
+  ASSERT_EQ(tvtest::run_command(tvtest::quoted(tvtest::bin_path("tvtrain")) + " " + tvtest::quoted(ds) +
+                                " --epochs 2 --input 24x24x3 -q " + "--no-curve --no-confusion -o " +
+                                tvtest::quoted(dir + "/m.tvb")),
             0);
   for (const char* observer : {"mse", "percentile", "minmax"}) {
     std::vector<std::vector<uint8_t>> blobs;
     for (const char* threads : {"1", "2", "3"}) {
       const std::string out = dir + "/m" + threads + ".q8.tvb";
-      const nlohmann::json j = tvtest::run_json(q(tvtest::bin_path("tvquant")) + " " + q(dir + "/m.tvb") + " --calib " +
-                                                q(ds) + " --calibration " + observer + " --calib-all --threads " +
-                                                threads + " -q --json -o " + q(out));
+      const nlohmann::json j =
+          tvtest::run_json(tvtest::quoted(tvtest::bin_path("tvquant")) + " " + tvtest::quoted(dir + "/m.tvb") +
+                           " --calib " + tvtest::quoted(ds) + " --calibration " + observer + " --calib-all --threads " +
+                           threads + " -q --json -o " + tvtest::quoted(out));
       ASSERT_TRUE(j.is_object());
       EXPECT_EQ(j["threads"], std::stoi(threads));
       EXPECT_GE(j["calib_seconds"].get<double>(), 0.0);
@@ -43,9 +40,9 @@ TEST(CalibThreads, AnyThreadCountGivesTheSameInt8Bytes) {
   std::vector<std::vector<uint8_t>> blobs;
   for (const char* threads : {"1", "2"}) {
     const std::string out = dir + "/s" + threads + ".q8.tvb";
-    const tvtest::CommandResult r =
-        tvtest::run_capture(q(tvtest::bin_path("tvquant")) + " " + q(dir + "/m.tvb") + " --calib " + q(ds) +
-                            " --calib-sample 6 --threads " + threads + " -o " + q(out));
+    const tvtest::CommandResult r = tvtest::run_capture(
+        tvtest::quoted(tvtest::bin_path("tvquant")) + " " + tvtest::quoted(dir + "/m.tvb") + " --calib " +
+        tvtest::quoted(ds) + " --calib-sample 6 --threads " + threads + " -o " + tvtest::quoted(out));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("a class-balanced sample (seed 1) of 6 of the 21 images"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("calibrated and quantized in "), std::string::npos) << r.err;
@@ -53,9 +50,9 @@ TEST(CalibThreads, AnyThreadCountGivesTheSameInt8Bytes) {
     blobs.push_back(tvh::read_file(out));
   }
   EXPECT_EQ(blobs[0], blobs[1]);
-  const tvtest::CommandResult both =
-      tvtest::run_capture(q(tvtest::bin_path("tvquant")) + " " + q(dir + "/m.tvb") + " --calib " + q(ds) +
-                          " --calib-all --calib-sample 6 -o " + q(dir + "/x.q8.tvb"));
+  const tvtest::CommandResult both = tvtest::run_capture(
+      tvtest::quoted(tvtest::bin_path("tvquant")) + " " + tvtest::quoted(dir + "/m.tvb") + " --calib " +
+      tvtest::quoted(ds) + " --calib-all --calib-sample 6 -o " + tvtest::quoted(dir + "/x.q8.tvb"));
   EXPECT_EQ(both.status, 2) << both.err;
 }
 

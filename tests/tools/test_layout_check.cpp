@@ -17,9 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using tvtest::quoted;
-const auto q = quoted;
-const auto has = tvtest::contains;
+using tvtest::contains;
 const std::string kShapes = tvtest::source_path("datasets/shapes");
 
 // Copies the first n images of a shapes class into dir.
@@ -33,7 +31,7 @@ void fill(const std::string& dir, const std::string& shape_class, int n, int fir
 }
 
 tvtest::CommandResult tvtrain(const std::string& args) {
-  return tvtest::run_capture(q(tvtest::bin_path("tvtrain")) + " " + args);
+  return tvtest::run_capture(tvtest::quoted(tvtest::bin_path("tvtrain")) + " " + args);
 }
 
 tvh::DatasetListing listing_of(const std::string& path) {
@@ -63,29 +61,29 @@ TEST(LayoutCheck, OneClassFolderOfAPhotoLibraryIsRefusedWithTheFolderAbove) {
   fill(root + "/photos/1Cup", "1circle", 4);
   fill(root + "/photos/2Pen", "2cross", 4);
   const std::string out = root + "/m.tvb";
-  tvtest::CommandResult r = tvtrain(q(root + "/photos/0Blank") + " --epochs 1 -o " + q(out));
+  tvtest::CommandResult r = tvtrain(tvtest::quoted(root + "/photos/0Blank") + " --epochs 1 -o " + tvtest::quoted(out));
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_TRUE(has(r.err, "'2024', '2025', 'DCIM' are named like a photo library's")) << r.err;
-  EXPECT_TRUE(has(r.err, "Did you mean the folder above it, '" + root + "/photos'")) << r.err;
-  EXPECT_TRUE(has(r.err, "--classes 2024,2025,DCIM")) << r.err;
-  EXPECT_FALSE(has(r.err, "decoded")) << r.err;  // refused before decoding
+  EXPECT_TRUE(contains(r.err, "'2024', '2025', 'DCIM' are named like a photo library's")) << r.err;
+  EXPECT_TRUE(contains(r.err, "Did you mean the folder above it, '" + root + "/photos'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--classes 2024,2025,DCIM")) << r.err;
+  EXPECT_FALSE(contains(r.err, "decoded")) << r.err;  // refused before decoding
   EXPECT_FALSE(fs::exists(out));
   // From inside the folder: the suggestion is the path typed from there.
-  r = tvtest::run_capture("cd " + q(root + "/photos/0Blank") + " && " + q(tvtest::bin_path("tvtrain")) +
-                          " . --epochs 1 -o " + q(out));
+  r = tvtest::run_capture("cd " + tvtest::quoted(root + "/photos/0Blank") + " && " +
+                          tvtest::quoted(tvtest::bin_path("tvtrain")) + " . --epochs 1 -o " + tvtest::quoted(out));
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_TRUE(has(r.err,
-                  "Did you mean the folder above it, '..' ('0Blank' looks like one class folder beside '1Cup', "
-                  "'2Pen')?"))
+  EXPECT_TRUE(contains(r.err,
+                       "Did you mean the folder above it, '..' ('0Blank' looks like one class folder beside '1Cup', "
+                       "'2Pen')?"))
       << r.err;
   // Years as classes are conceivable: naming them is the override.
-  r = tvtrain(q(root + "/photos/0Blank") + " --classes 2024,2025,DCIM --epochs 1 --no-curve --no-confusion -o " +
-              q(out));
+  r = tvtrain(tvtest::quoted(root + "/photos/0Blank") +
+              " --classes 2024,2025,DCIM --epochs 1 --no-curve --no-confusion -o " + tvtest::quoted(out));
   EXPECT_EQ(r.status, 0) << r.err;
   // The folder above trains on the real classes.
-  r = tvtrain(q(root + "/photos") + " --epochs 1 --no-curve --no-confusion -o " + q(out));
+  r = tvtrain(tvtest::quoted(root + "/photos") + " --epochs 1 --no-curve --no-confusion -o " + tvtest::quoted(out));
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.err, "classes [0Blank, 1Cup, 2Pen]")) << r.err;
+  EXPECT_TRUE(contains(r.err, "classes [0Blank, 1Cup, 2Pen]")) << r.err;
 }
 
 TEST(LayoutCheck, SomeLibraryNamesAndLooseImagesAreWarnedAbout) {
@@ -95,8 +93,9 @@ TEST(LayoutCheck, SomeLibraryNamesAndLooseImagesAreWarnedAbout) {
   fill(root, "2cross", 2);  // beside the class folders
   const std::vector<std::string> w = tvh::check_layout(listing_of(root), {});
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_TRUE(has(w[0], "the class folder 'DCIM' is named like a photo library's")) << w[0];
-  EXPECT_TRUE(has(w[1], "2 images lie directly in '" + root + "' beside the class folders 'DCIM', 'cats'")) << w[1];
+  EXPECT_TRUE(contains(w[0], "the class folder 'DCIM' is named like a photo library's")) << w[0];
+  EXPECT_TRUE(contains(w[1], "2 images lie directly in '" + root + "' beside the class folders 'DCIM', 'cats'"))
+      << w[1];
   // A clean dataset: nothing to say.
   EXPECT_TRUE(tvh::check_layout(listing_of(kShapes), {}).empty());
 }
@@ -105,11 +104,11 @@ TEST(LayoutCheck, TheParentOfADatasetIsRefusedBeforeDecodingWithTheSubFolder) {
   TV_REQUIRE_BINARY("tvtrain");
   const std::string root = tvtest::temp_dir("layout-parent");
   for (const char* c : {"0blank", "1circle", "2cross"}) fill(root + "/mydata/" + c, c, 3);
-  const tvtest::CommandResult r = tvtrain(q(root) + " --epochs 1 -o " + q(root + "/m.tvb"));
+  const tvtest::CommandResult r = tvtrain(tvtest::quoted(root) + " --epochs 1 -o " + tvtest::quoted(root + "/m.tvb"));
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_TRUE(has(r.err, "holds one folder with images, 'mydata'")) << r.err;
-  EXPECT_TRUE(has(r.err, "did you mean " + root + "/mydata?")) << r.err;
-  EXPECT_FALSE(has(r.err, "decoded")) << r.err;
+  EXPECT_TRUE(contains(r.err, "holds one folder with images, 'mydata'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "did you mean " + root + "/mydata?")) << r.err;
+  EXPECT_FALSE(contains(r.err, "decoded")) << r.err;
   // One class folder with its images directly in it: two are needed, said before decoding too.
   const std::string one = tvtest::temp_dir("layout-one");
   fill(one + "/only", "0blank", 3);
@@ -131,15 +130,15 @@ TEST(LayoutCheck, ClassFoldersReachedTwiceThroughLinksKeepTheFirstByName) {
     const tvh::DatasetListing l = listing_of(ds);
     EXPECT_EQ(l.classes, (std::vector<std::string>{"a_cats", "c_dogs"}));
     ASSERT_EQ(l.warnings.size(), 2u);
-    EXPECT_TRUE(has(l.warnings[0], "'" + ds + "/y_dogs': it is (through a symbolic link) the same folder as '" + ds +
-                                       "/c_dogs', which comes first by name and is used"))
+    EXPECT_TRUE(contains(l.warnings[0], "'" + ds + "/y_dogs': it is (through a symbolic link) the same folder as '" +
+                                            ds + "/c_dogs', which comes first by name and is used"))
         << l.warnings[0];
-    EXPECT_TRUE(has(l.warnings[1], "'" + ds + "/z_cats'")) << l.warnings[1];
+    EXPECT_TRUE(contains(l.warnings[1], "'" + ds + "/z_cats'")) << l.warnings[1];
   }
   // A link back to the dataset folder is called a loop.
   fs::create_directory_symlink(ds, ds + "/c_dogs_again");
   bool said = false;
-  for (const auto& w : listing_of(ds).warnings) said = said || has(w, "a link loop");
+  for (const auto& w : listing_of(ds).warnings) said = said || contains(w, "a link loop");
   EXPECT_TRUE(said);
 }
 
@@ -148,12 +147,12 @@ TEST(LayoutCheck, FilesThatAreNoImagesDoNotSizeTheNetwork) {
   const std::string ds = tvtest::shapes_subset("layout-empty", 4);
   const std::string out = tvtest::temp_dir("layout-empty-out");
   const std::string args = " --epochs 1 --input 16x16x3 -q --json --no-curve --no-confusion -o ";
-  const nlohmann::json clean =
-      tvtest::run_json(q(tvtest::bin_path("tvtrain")) + " " + q(ds) + args + q(out + "/a.tvb"));
+  const nlohmann::json clean = tvtest::run_json(tvtest::quoted(tvtest::bin_path("tvtrain")) + " " + tvtest::quoted(ds) +
+                                                args + tvtest::quoted(out + "/a.tvb"));
   // 10,000 empty .jpg files: listed (the preset widens from 10,000 images), never decoded.
   for (int i = 0; i < 10000; ++i) std::ofstream(ds + "/0blank/empty_" + std::to_string(i) + ".jpg");
-  const nlohmann::json padded =
-      tvtest::run_json(q(tvtest::bin_path("tvtrain")) + " " + q(ds) + args + q(out + "/b.tvb"));
+  const nlohmann::json padded = tvtest::run_json(tvtest::quoted(tvtest::bin_path("tvtrain")) + " " +
+                                                 tvtest::quoted(ds) + args + tvtest::quoted(out + "/b.tvb"));
   ASSERT_TRUE(clean.is_object() && padded.is_object());
   EXPECT_EQ(padded["skipped_images"], 10000);
   EXPECT_EQ(padded["params"], clean["params"]);
@@ -165,7 +164,7 @@ TEST(AccuracyInterval, EveryAccuracyInJsonHasItsWilsonInterval) {
   TV_REQUIRE_BINARY("tvtrain");
   const std::string ds = tvtest::shapes_subset("interval-ds", 6);
   const std::string out = tvtest::temp_dir("interval-out");
-  const std::string tool = q(tvtest::bin_path("tvtrain")) + " " + q(ds) + " -q --json ";
+  const std::string tool = tvtest::quoted(tvtest::bin_path("tvtrain")) + " " + tvtest::quoted(ds) + " -q --json ";
   const std::string recipe = "--epochs 1 --input 16x16x3 ";
   auto inside = [](const nlohmann::json& acc, const nlohmann::json& ci) {
     ASSERT_TRUE(acc.is_number()) << acc;
@@ -174,24 +173,25 @@ TEST(AccuracyInterval, EveryAccuracyInJsonHasItsWilsonInterval) {
     EXPECT_GE(ci[1].get<double>(), acc.get<double>());
     EXPECT_LT(ci[0].get<double>(), ci[1].get<double>());
   };
-  const nlohmann::json t = tvtest::run_json(tool + recipe + "--no-curve --no-confusion -o " + q(out + "/m.tvb"));
+  const nlohmann::json t =
+      tvtest::run_json(tool + recipe + "--no-curve --no-confusion -o " + tvtest::quoted(out + "/m.tvb"));
   inside(t["val_accuracy"], t["val_accuracy_interval"]);
   const auto ci = tvh::wilson_interval(t["val_correct"].get<long>(), t["val_images"].get<long>());
   EXPECT_DOUBLE_EQ(t["val_accuracy_interval"][0].get<double>(), ci.first);
-  const nlohmann::json e = tvtest::run_json(tool + "--eval --init " + q(out + "/m.tvb"));
+  const nlohmann::json e = tvtest::run_json(tool + "--eval --init " + tvtest::quoted(out + "/m.tvb"));
   inside(e["accuracy"], e["accuracy_interval"]);
   const nlohmann::json k = tvtest::run_json(tool + recipe + "--kfold 3");
   inside(k["cv_accuracy_pooled"], k["cv_accuracy_interval"]);
   inside(k["folds"][0]["val_accuracy"], k["folds"][0]["val_accuracy_interval"]);
   // The text says it too, and a wide interval (9 validation images) points to --kfold.
   const tvtest::CommandResult r =
-      tvtest::run_capture(q(tvtest::bin_path("tvtrain")) + " " + q(ds) +
-                          " --epochs 1 --input 16x16x3 --no-curve --no-confusion -o " + q(out + "/n.tvb"));
-  EXPECT_TRUE(has(r.err, "/9; 95 % interval ")) << r.err;
-  EXPECT_TRUE(has(r.err, "--kfold 5 measures on every image")) << r.err;
+      tvtest::run_capture(tvtest::quoted(tvtest::bin_path("tvtrain")) + " " + tvtest::quoted(ds) +
+                          " --epochs 1 --input 16x16x3 --no-curve --no-confusion -o " + tvtest::quoted(out + "/n.tvb"));
+  EXPECT_TRUE(contains(r.err, "/9; 95 % interval ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--kfold 5 measures on every image")) << r.err;
   // The run ends with the next command, ready to paste.
-  EXPECT_TRUE(has(r.err, "next: tvquant " + out + "/n.tvb --calib " + ds + " -o " + out + "/n.q8.tvb")) << r.err;
-  const tvtest::CommandResult help = tvtest::run_capture(q(tvtest::bin_path("tvtrain")) + " --help");
-  EXPECT_TRUE(has(help.out, "docs/config.md")) << help.out;
+  EXPECT_TRUE(contains(r.err, "next: tvquant " + out + "/n.tvb --calib " + ds + " -o " + out + "/n.q8.tvb")) << r.err;
+  const tvtest::CommandResult help = tvtest::run_capture(tvtest::quoted(tvtest::bin_path("tvtrain")) + " --help");
+  EXPECT_TRUE(contains(help.out, "docs/config.md")) << help.out;
   EXPECT_TRUE(fs::exists(tvtest::source_path("docs/config.md")));
 }

@@ -29,24 +29,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
 std::string bin(const std::string& tool) {
-  return q(tvtest::bin_path(tool));
+  return tvtest::quoted(tvtest::bin_path(tool));
 }
-const std::vector<std::string> kClasses = {"0blank", "1circle", "2cross"};
+const std::vector<std::string> kShapeClasses = {"0blank", "1circle", "2cross"};
 
 // A he-initialized webmcu model for the shapes classes; `poison` >= 0 puts `value` at that parameter.
 std::string make_model(const std::string& path, long poison = -1, float value = NAN) {
   tv::ModelDesc d;
-  tv::webmcu_model((int)kClasses.size(), &d);
+  tv::webmcu_model((int)kShapeClasses.size(), &d);
   auto plan = tvh::plan_or_throw(d, "webmcu");
   std::vector<float> p(plan->param_count);
   tv::he_init(*plan, p.data(), 3);
   if (poison >= 0) p[(size_t)poison] = value;
   // encode_float_blob does not judge the values: the readers must.
-  const std::vector<uint8_t> bytes = tvh::encode_float_blob(*plan, p.data(), kClasses, "tool=test\npreset=webmcu\n");
+  const std::vector<uint8_t> bytes =
+      tvh::encode_float_blob(*plan, p.data(), kShapeClasses, "tool=test\npreset=webmcu\n");
   std::ofstream(path, std::ios::binary).write((const char*)bytes.data(), (std::streamsize)bytes.size());
   return path;
 }
@@ -55,9 +53,7 @@ std::vector<uint8_t> bytes_of(const std::string& path) {
   return tvh::read_file(path);
 }
 
-bool has(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using tvtest::contains;
 
 using Result = tvtest::CommandResult;
 Result run(const std::string& cmd) {
@@ -83,14 +79,16 @@ TEST(NeverDamage, ADeviceNodeAsOutputIsRefusedAndStaysADevice) {
   ASSERT_EQ(mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 7)), 0) << "mknod /dev/full's twin";  // like /dev/full
   const std::string ds = tvtest::shapes_subset("nd-device-ds", 4);
   for (const std::string& cmd :
-       {bin("tvexport") + " " + q(model) + " --format header -o " + q(dev),
-        bin("tvexport") + " " + q(model) + " --format webmcu-bin -o " + q(dev),
-        bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -q -o " + q(dev),
-        bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -q -o " + q(dir + "/x.tvb") + " --curve " + q(dev),
-        bin("tvquant") + " " + q(model) + " --calib " + q(ds) + " -o " + q(dev)}) {
+       {bin("tvexport") + " " + tvtest::quoted(model) + " --format header -o " + tvtest::quoted(dev),
+        bin("tvexport") + " " + tvtest::quoted(model) + " --format webmcu-bin -o " + tvtest::quoted(dev),
+        bin("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 1 -q -o " + tvtest::quoted(dev),
+        bin("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 1 -q -o " +
+            tvtest::quoted(dir + "/x.tvb") + " --curve " + tvtest::quoted(dev),
+        bin("tvquant") + " " + tvtest::quoted(model) + " --calib " + tvtest::quoted(ds) + " -o " +
+            tvtest::quoted(dev)}) {
     const Result r = run(cmd);
     EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;
-    EXPECT_TRUE(has(r.err, "character device")) << cmd << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "character device")) << cmd << "\n" << r.err;
     EXPECT_TRUE(is_char_device(dev)) << "replaced by: " << cmd;
   }
   EXPECT_FALSE(fs::exists(dir + "/x.tvb"));
@@ -101,15 +99,15 @@ TEST(NeverDamage, AFifoOrADirectoryAsOutputIsRefusedNamingWhatItIs) {
   const std::string fifo = dir + "/pipe.h", folder = dir + "/folder.h", model = make_model(dir + "/m.tvb");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
   fs::create_directories(folder);
-  Result r = run(bin("tvexport") + " " + q(model) + " -o " + q(fifo));
+  Result r = run(bin("tvexport") + " " + tvtest::quoted(model) + " -o " + tvtest::quoted(fifo));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "a FIFO")) << r.err;
+  EXPECT_TRUE(contains(r.err, "a FIFO")) << r.err;
   struct stat st;
   ASSERT_EQ(lstat(fifo.c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
-  r = run(bin("tvexport") + " " + q(model) + " -o " + q(folder));
+  r = run(bin("tvexport") + " " + tvtest::quoted(model) + " -o " + tvtest::quoted(folder));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "a directory")) << r.err;
+  EXPECT_TRUE(contains(r.err, "a directory")) << r.err;
   EXPECT_TRUE(fs::is_directory(folder));
   // The library function refuses too, whoever calls it.
   EXPECT_THROW(tvh::write_file_atomic(fifo, std::string("x")), tvh::Error);
@@ -123,11 +121,11 @@ TEST(NeverDamage, ASymlinkToAFileIsFollowedAndKept) {
   fs::create_directories(dir + "/real");
   std::ofstream(dir + "/real/model.h") << "old";
   fs::create_symlink(dir + "/real/model.h", dir + "/link.h");
-  const Result r = run(bin("tvexport") + " " + q(model) + " -o " + q(dir + "/link.h"));
+  const Result r = run(bin("tvexport") + " " + tvtest::quoted(model) + " -o " + tvtest::quoted(dir + "/link.h"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(fs::is_symlink(dir + "/link.h"));
   const std::vector<uint8_t> h = bytes_of(dir + "/real/model.h");
-  EXPECT_TRUE(has(std::string(h.begin(), h.end()), "#define TV_MODEL_")) << "the file behind the link was written";
+  EXPECT_TRUE(contains(std::string(h.begin(), h.end()), "#define TV_MODEL_")) << "the file behind the link was written";
 }
 
 // ---- outputs: never an input, and named by their format
@@ -143,28 +141,36 @@ TEST(NeverDamage, AnOutputThatIsAnInputIsRefusedAndTheInputKept) {
     std::string cmd, says;
   } cases[] = {
       // The .tvb name says a model: a header never lands there.
-      {bin("tvexport") + " " + q(model) + " -o " + q(model), "the name says a TinyVision model (.tvb)"},
-      {bin("tvexport") + " " + q(model) + " --format header -o " + q(model), "the name says a TinyVision model"},
+      {bin("tvexport") + " " + tvtest::quoted(model) + " -o " + tvtest::quoted(model),
+       "the name says a TinyVision model (.tvb)"},
+      {bin("tvexport") + " " + tvtest::quoted(model) + " --format header -o " + tvtest::quoted(model),
+       "the name says a TinyVision model"},
       // The same file under another name (hard link, symbolic link): refused by identity.
-      {bin("tvexport") + " " + q(model) + " -o " + q(dir + "/alias.h"), "is the same file as the model"},
-      {bin("tvexport") + " " + q(model) + " -o " + q(dir + "/link.bin"), "is the same file as the model"},
-      {bin("tvquant") + " " + q(model) + " --calib " + q(ds) + " -o " + q(model), "same file as the float model"},
-      {bin("tvquant") + " prune " + q(model) + " " + q(ds) + " -o " + q(model), "same file as the model"},
-      {bin("tvtrain") + " " + q(ds) + " --init " + q(model) + " --epochs 1 -o " + q(model), "same file as --init"},
-      {bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -o " + q(dir + "/n.tvb") + " --raw-out " +
-           q(dir + "/link.bin"),
+      {bin("tvexport") + " " + tvtest::quoted(model) + " -o " + tvtest::quoted(dir + "/alias.h"),
+       "is the same file as the model"},
+      {bin("tvexport") + " " + tvtest::quoted(model) + " -o " + tvtest::quoted(dir + "/link.bin"),
+       "is the same file as the model"},
+      {bin("tvquant") + " " + tvtest::quoted(model) + " --calib " + tvtest::quoted(ds) + " -o " + tvtest::quoted(model),
+       "same file as the float model"},
+      {bin("tvquant") + " prune " + tvtest::quoted(model) + " " + tvtest::quoted(ds) + " -o " + tvtest::quoted(model),
+       "same file as the model"},
+      {bin("tvtrain") + " " + tvtest::quoted(ds) + " --init " + tvtest::quoted(model) + " --epochs 1 -o " +
+           tvtest::quoted(model),
        "same file as --init"},
-      {bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -o " + q(dir + "/n.tvb") + " --curve " +
-           q(dir + "/n.tvb"),
+      {bin("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 1 -o " + tvtest::quoted(dir + "/n.tvb") +
+           " --raw-out " + tvtest::quoted(dir + "/link.bin"),
+       "same file as --init"},
+      {bin("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 1 -o " + tvtest::quoted(dir + "/n.tvb") +
+           " --curve " + tvtest::quoted(dir + "/n.tvb"),
        "is the same file as the curve"},
   };
   // The raw-out case names --init only when there is one: give it.
-  cases[7].cmd += " --init " + q(model);
+  cases[7].cmd += " --init " + tvtest::quoted(model);
   for (const Case& c : cases) {
     const Result r = run(c.cmd);
     EXPECT_EQ(r.status, 1) << c.cmd << "\n" << r.err;
-    EXPECT_TRUE(has(r.err, c.says)) << c.cmd << "\n" << r.err;
-    EXPECT_FALSE(has(r.err, "epoch 1/")) << "refused only after training: " << c.cmd;
+    EXPECT_TRUE(contains(r.err, c.says)) << c.cmd << "\n" << r.err;
+    EXPECT_FALSE(contains(r.err, "epoch 1/")) << "refused only after training: " << c.cmd;
     EXPECT_EQ(bytes_of(model), before) << "the input changed: " << c.cmd;
   }
   EXPECT_FALSE(fs::exists(dir + "/n.tvb"));
@@ -174,19 +180,20 @@ TEST(NeverDamage, TheFormatFollowsTheExtensionOrAnExplicitFormat) {
   const std::string dir = tvtest::temp_dir("nd-format");
   const std::string model = make_model(dir + "/m.tvb");
   // An .espdl named output of a float model gets the ESP-DL refusal, not a header.
-  Result r = run(bin("tvexport") + " " + q(model) + " -o " + q(dir + "/x.svg"));
+  Result r = run(bin("tvexport") + " " + tvtest::quoted(model) + " -o " + tvtest::quoted(dir + "/x.svg"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "the name says an SVG picture but this writes a C header")) << r.err;
-  r = run(bin("tvexport") + " " + q(model) + " --format webmcu-bin -o " + q(dir + "/x.h"));
+  EXPECT_TRUE(contains(r.err, "the name says an SVG picture but this writes a C header")) << r.err;
+  r = run(bin("tvexport") + " " + tvtest::quoted(model) + " --format webmcu-bin -o " + tvtest::quoted(dir + "/x.h"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "the name says a C header but this writes a raw myWeights.bin")) << r.err;
-  r = run(bin("tvexport") + " " + q(model) + " -o " + q(dir + "/X.BIN"));  // case-insensitive
+  EXPECT_TRUE(contains(r.err, "the name says a C header but this writes a raw myWeights.bin")) << r.err;
+  r = run(bin("tvexport") + " " + tvtest::quoted(model) + " -o " + tvtest::quoted(dir + "/X.BIN"));  // case-insensitive
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(fs::file_size(dir + "/X.BIN"), tv::raw_weights_size(3));
   const std::string ds = tvtest::shapes_subset("nd-format-ds", 4);
-  r = run(bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -o " + q(dir + "/model.h"));
+  r = run(bin("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 1 -o " +
+          tvtest::quoted(dir + "/model.h"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "the name says a C header but this writes a TinyVision model")) << r.err;
+  EXPECT_TRUE(contains(r.err, "the name says a C header but this writes a TinyVision model")) << r.err;
   EXPECT_FALSE(fs::exists(dir + "/model.h"));
   for (const std::string f : {"x.svg", "x.h"}) EXPECT_FALSE(fs::exists(dir + "/" + f)) << f;
 }
@@ -198,18 +205,19 @@ TEST(NeverDamage, TheCurveNeverReplacesAFileTheUserDidNotName) {
   const std::string dir = tvtest::temp_dir("nd-curve");
   const std::string mine = "my own drawing, not a curve\n";
   std::ofstream(dir + "/x.curve.svg") << mine;
-  const std::string train = bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -q -o " + q(dir + "/x.tvb");
+  const std::string train =
+      bin("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 1 -q -o " + tvtest::quoted(dir + "/x.tvb");
   Result r = run(train);
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "x.curve.svg: the file exists and was not written by TinyVision")) << r.err;
-  EXPECT_TRUE(has(r.err, "--curve PATH")) << r.err;
+  EXPECT_TRUE(contains(r.err, "x.curve.svg: the file exists and was not written by TinyVision")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--curve PATH")) << r.err;
   EXPECT_FALSE(fs::exists(dir + "/x.tvb")) << "refused before training";
   const std::vector<uint8_t> kept = bytes_of(dir + "/x.curve.svg");
   EXPECT_EQ(std::string(kept.begin(), kept.end()), mine);
   // Skipped, or named elsewhere: trains, the user's file untouched.
   r = run(train + " --no-curve");
   ASSERT_EQ(r.status, 0) << r.err;
-  r = run(train + " --curve " + q(dir + "/named.svg"));
+  r = run(train + " --curve " + tvtest::quoted(dir + "/named.svg"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir + "/named.svg"));
   const std::vector<uint8_t> still = bytes_of(dir + "/x.curve.svg");
@@ -222,8 +230,8 @@ TEST(NeverDamage, TheCurveNeverReplacesAFileTheUserDidNotName) {
   EXPECT_EQ(r.status, 0) << r.err;
   // --help names the side output and how to skip it; --curve and --no-curve together is a usage error.
   r = run(bin("tvtrain") + " --help");
-  EXPECT_TRUE(has(r.out, "--curve") && has(r.out, "--no-curve") && has(r.out, "curve.svg")) << r.out;
-  EXPECT_EQ(run(train + " --no-curve --curve " + q(dir + "/c.svg")).status, 2);
+  EXPECT_TRUE(contains(r.out, "--curve") && contains(r.out, "--no-curve") && contains(r.out, "curve.svg")) << r.out;
+  EXPECT_EQ(run(train + " --no-curve --curve " + tvtest::quoted(dir + "/c.svg")).status, 2);
 }
 
 TEST(NeverDamage, TheConfusionPictureFollowsTheSameRule) {
@@ -231,22 +239,22 @@ TEST(NeverDamage, TheConfusionPictureFollowsTheSameRule) {
   const std::string dir = tvtest::temp_dir("nd-conf");
   const std::string mine = "<svg>mine</svg>\n";
   std::ofstream(dir + "/x.confusion.svg") << mine;
-  const std::string train =
-      bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -q --no-curve -o " + q(dir + "/x.tvb");
+  const std::string train = bin("tvtrain") + " " + tvtest::quoted(ds) +
+                            " --preset webmcu --epochs 1 -q --no-curve -o " + tvtest::quoted(dir + "/x.tvb");
   Result r = run(train);
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "x.confusion.svg: the file exists and was not written by TinyVision")) << r.err;
+  EXPECT_TRUE(contains(r.err, "x.confusion.svg: the file exists and was not written by TinyVision")) << r.err;
   EXPECT_FALSE(fs::exists(dir + "/x.tvb")) << "refused before training";
   r = run(train + " --no-confusion");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<uint8_t> kept = bytes_of(dir + "/x.confusion.svg");
   EXPECT_EQ(std::string(kept.begin(), kept.end()), mine);
   // Named, it may not be an input or the model; a .tvb name is refused for a picture.
-  r = run(train + " --confusion " + q(dir + "/x.tvb"));
+  r = run(train + " --confusion " + tvtest::quoted(dir + "/x.tvb"));
   EXPECT_EQ(r.status, 1);
-  r = run(train + " --confusion " + q(ds + "/0blank/img_000.jpg"));
+  r = run(train + " --confusion " + tvtest::quoted(ds + "/0blank/img_000.jpg"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "the name says a JPEG image")) << r.err;
+  EXPECT_TRUE(contains(r.err, "the name says a JPEG image")) << r.err;
   EXPECT_TRUE(fs::exists(ds + "/0blank/img_000.jpg"));
   // Ours is replaced by the next run.
   fs::remove(dir + "/x.confusion.svg");
@@ -261,18 +269,20 @@ TEST(NeverDamage, ABadOutputFolderIsFoundBeforeTraining) {
   const std::string dir = tvtest::temp_dir("nd-folder");
   std::ofstream(dir + "/plainfile") << "x";
   for (const std::string& out : {dir + "/missing/m.tvb", dir + "/plainfile/m.tvb"}) {
-    const Result r = run(bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 50 -o " + q(out));
+    const Result r =
+        run(bin("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 50 -o " + tvtest::quoted(out));
     EXPECT_EQ(r.status, 1) << out;
-    EXPECT_TRUE(has(r.err, out)) << r.err;
-    EXPECT_FALSE(has(r.err, "epoch 1/")) << "trained before refusing: " << r.err;
-    EXPECT_FALSE(has(r.err, "dataset ")) << "decoded before refusing: " << r.err;
+    EXPECT_TRUE(contains(r.err, out)) << r.err;
+    EXPECT_FALSE(contains(r.err, "epoch 1/")) << "trained before refusing: " << r.err;
+    EXPECT_FALSE(contains(r.err, "dataset ")) << "decoded before refusing: " << r.err;
   }
   if (geteuid() != 0) {  // root writes anywhere: a read-only folder only stops other users
     fs::create_directories(dir + "/ro");
     fs::permissions(dir + "/ro", fs::perms::owner_read | fs::perms::owner_exec);
-    const Result r = run(bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 50 -o " + q(dir + "/ro/m.tvb"));
+    const Result r = run(bin("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 50 -o " +
+                         tvtest::quoted(dir + "/ro/m.tvb"));
     EXPECT_EQ(r.status, 1);
-    EXPECT_TRUE(has(r.err, "cannot create a file in the folder")) << r.err;
+    EXPECT_TRUE(contains(r.err, "cannot create a file in the folder")) << r.err;
     fs::permissions(dir + "/ro", fs::perms::owner_all);
   }
   // A full file system (when the test runs where /dev/shm is small enough to know) is covered by the
@@ -281,7 +291,7 @@ TEST(NeverDamage, ABadOutputFolderIsFoundBeforeTraining) {
   try {
     tvh::check_output({"-o", dir + "/big.tvb"}, {}, uint64_t(1) << 62);
   } catch (const tvh::Error& e) {
-    EXPECT_TRUE(has(e.what(), "bytes free, fewer than the")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "bytes free, fewer than the")) << e.what();
   }
 }
 
@@ -300,7 +310,7 @@ TEST(NeverDamage, TemporariesOfAKilledWriteAreRemovedALiveOnesAreKept) {
   const std::string live_form = dir + "/.out.h.tmp." + std::to_string(getppid()) + ".Zx56Cv";
   const std::string other = dir + "/.other.h.tmp.Ab12Cd";
   for (const std::string& f : {old_form, dead_form, live_form, other}) std::ofstream(f) << "partial";
-  const Result r = run(bin("tvexport") + " " + q(model) + " -o " + q(dir + "/out.h"));
+  const Result r = run(bin("tvexport") + " " + tvtest::quoted(model) + " -o " + tvtest::quoted(dir + "/out.h"));
   ASSERT_EQ(r.status, 0) << r.err;
   // The unnamed form records no writer, so nothing proves it abandoned: kept (issue 20).
   EXPECT_TRUE(fs::exists(old_form));
@@ -308,7 +318,7 @@ TEST(NeverDamage, TemporariesOfAKilledWriteAreRemovedALiveOnesAreKept) {
   EXPECT_TRUE(fs::exists(live_form)) << "a live writer's temporary was removed";
   EXPECT_TRUE(fs::exists(other)) << "another output's temporary was removed";
   int temporaries = 0;
-  for (auto& e : fs::directory_iterator(dir)) temporaries += has(e.path().filename().string(), ".out.h.tmp.");
+  for (auto& e : fs::directory_iterator(dir)) temporaries += contains(e.path().filename().string(), ".out.h.tmp.");
   EXPECT_EQ(temporaries, 2);
 }
 
@@ -328,20 +338,25 @@ TEST(NeverDamage, ANonFiniteWeightIsRefusedByEveryToolNamingTheTensor) {
   struct Case {
     std::string cmd, says;
   } cases[] = {
-      {bin("tvtrain") + " " + q(ds) + " --eval --init " + q(nan),
+      {bin("tvtrain") + " " + tvtest::quoted(ds) + " --eval --init " + tvtest::quoted(nan),
        "tensor l8_dense.w (layer 8) holds an infinite or NaN value at element 7"},
-      {bin("tvtrain") + " " + q(ds) + " --init " + q(nan) + " --epochs 1 -o " + q(dir + "/r.tvb"), "l8_dense.w"},
-      {bin("tvtrain") + " " + q(ds) + " --init " + q(inf) + " --epochs 1 -o " + q(dir + "/r.tvb"),
+      {bin("tvtrain") + " " + tvtest::quoted(ds) + " --init " + tvtest::quoted(nan) + " --epochs 1 -o " +
+           tvtest::quoted(dir + "/r.tvb"),
+       "l8_dense.w"},
+      {bin("tvtrain") + " " + tvtest::quoted(ds) + " --init " + tvtest::quoted(inf) + " --epochs 1 -o " +
+           tvtest::quoted(dir + "/r.tvb"),
        "tensor l0_conv2d.b"},
-      {bin("tvquant") + " " + q(nan) + " --calib " + q(ds) + " -o " + q(dir + "/q.tvb"), "l8_dense.w"},
-      {bin("tvexport") + " " + q(nan) + " -o " + q(dir + "/h.h"), "l8_dense.w"},
-      {bin("tvexport") + " info " + q(inf), "l0_conv2d.b"},
+      {bin("tvquant") + " " + tvtest::quoted(nan) + " --calib " + tvtest::quoted(ds) + " -o " +
+           tvtest::quoted(dir + "/q.tvb"),
+       "l8_dense.w"},
+      {bin("tvexport") + " " + tvtest::quoted(nan) + " -o " + tvtest::quoted(dir + "/h.h"), "l8_dense.w"},
+      {bin("tvexport") + " info " + tvtest::quoted(inf), "l0_conv2d.b"},
   };
   for (const Case& c : cases) {
     const Result r = run(c.cmd);
     EXPECT_EQ(r.status, 1) << c.cmd << "\n" << r.err;
-    EXPECT_TRUE(has(r.err, c.says)) << c.cmd << "\n" << r.err;
-    EXPECT_FALSE(has(r.err, "accuracy")) << c.cmd << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, c.says)) << c.cmd << "\n" << r.err;
+    EXPECT_FALSE(contains(r.err, "accuracy")) << c.cmd << "\n" << r.err;
   }
   for (const char* f : {"r.tvb", "q.tvb", "h.h"}) EXPECT_FALSE(fs::exists(dir + "/" + f)) << f;
   // The reference's raw myWeights.bin: the same refusal, naming the layer.
@@ -349,9 +364,10 @@ TEST(NeverDamage, ANonFiniteWeightIsRefusedByEveryToolNamingTheTensor) {
   const float bad = NAN;
   std::memcpy(raw.data() + 4 * 100, &bad, 4);  // inside conv1's weights
   std::ofstream(dir + "/myWeights.bin", std::ios::binary).write((const char*)raw.data(), (std::streamsize)raw.size());
-  const Result r = run(bin("tvtrain") + " " + q(ds) + " --eval --init " + q(dir + "/myWeights.bin"));
+  const Result r =
+      run(bin("tvtrain") + " " + tvtest::quoted(ds) + " --eval --init " + tvtest::quoted(dir + "/myWeights.bin"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "layer 0 (conv2d) holds an infinite or NaN value (float 100 of the file)")) << r.err;
+  EXPECT_TRUE(contains(r.err, "layer 0 (conv2d) holds an infinite or NaN value (float 100 of the file)")) << r.err;
 }
 
 TEST(NeverDamage, TheSharedDecoderRefusesNonFiniteValuesForTheBoardToo) {
@@ -392,7 +408,7 @@ TEST(NeverDamage, ExitStatusesAreTheSameAcrossTheTools) {
   for (const char* tool : {"tvtrain", "tvquant", "tvexport"}) {
     Result r = run(bin(tool) + " --help");
     EXPECT_EQ(r.status, 0) << tool;
-    EXPECT_TRUE(has(r.out, "Exit status: 0 success, 1 failure")) << tool << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, "Exit status: 0 success, 1 failure")) << tool << "\n" << r.out;
     r = run(bin(tool) + " --version");
     EXPECT_EQ(r.status, 0) << tool;
     r = run(bin(tool) + " --no-such-option x");
@@ -400,22 +416,22 @@ TEST(NeverDamage, ExitStatusesAreTheSameAcrossTheTools) {
   }
   Result r = run(bin("tvsim") + " --version");
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "tvsim " TV_VERSION)) << r.out;
+  EXPECT_TRUE(contains(r.out, "tvsim " TV_VERSION)) << r.out;
   r = run(bin("tvsim") + " --help");
-  EXPECT_TRUE(has(r.out, "1 the app halted") && has(r.out, "2 bad")) << r.out;
+  EXPECT_TRUE(contains(r.out, "1 the app halted") && contains(r.out, "2 bad")) << r.out;
   // A mistyped option: the nearest one is suggested.
   r = run(bin("tvtrain") + " x --epoch 3");
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "did you mean --epochs?")) << r.err;
+  EXPECT_TRUE(contains(r.err, "did you mean --epochs?")) << r.err;
   r = run(bin("tvquant") + " m.tvb --calib d -o x.tvb --percentil 99");
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "did you mean --percentile?")) << r.err;
+  EXPECT_TRUE(contains(r.err, "did you mean --percentile?")) << r.err;
   r = run(bin("tvexport") + " info m.tvb --jsno");
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "did you mean --json?")) << r.err;
+  EXPECT_TRUE(contains(r.err, "did you mean --json?")) << r.err;
   r = run(bin("tvsim") + " --seeed 3");
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "did you mean --seed?")) << r.err;
+  EXPECT_TRUE(contains(r.err, "did you mean --seed?")) << r.err;
   // Usage mistakes caught by the tools themselves are usage errors too.
   EXPECT_EQ(run(bin("tvtrain") + " somewhere --eval").status, 2);
   EXPECT_EQ(run(bin("tvexport") + " m.tvb").status, 2);
@@ -425,13 +441,14 @@ TEST(NeverDamage, InfoBudgetAndHeaderUseTheInt8EnginesFiguresForAnInt8Model) {
   const std::string dir = tvtest::temp_dir("nd-int8");
   const std::string ds = tvtest::shapes_subset("nd-int8-ds", 4);
   const std::string model = make_model(dir + "/m.tvb");
-  Result r = run(bin("tvquant") + " " + q(model) + " --calib " + q(ds) + " --val-last 1 -q -o " + q(dir + "/m.q8.tvb"));
+  Result r = run(bin("tvquant") + " " + tvtest::quoted(model) + " --calib " + tvtest::quoted(ds) +
+                 " --val-last 1 -q -o " + tvtest::quoted(dir + "/m.q8.tvb"));
   ASSERT_EQ(r.status, 0) << r.err;
   const tvh::LoadedModel q8 = tvh::load_model(dir + "/m.q8.tvb");
   const tv::Q8Memory qm = tv::q8_memory(*q8.plan);
   const tv::InferenceMemory fm = tv::inference_memory(*q8.plan);
   ASSERT_LT(qm.total_bytes, fm.total_bytes);
-  r = run(bin("tvexport") + " info " + q(dir + "/m.q8.tvb") + " --json");
+  r = run(bin("tvexport") + " info " + tvtest::quoted(dir + "/m.q8.tvb") + " --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["memory"]["engine"], "int8");
@@ -439,13 +456,13 @@ TEST(NeverDamage, InfoBudgetAndHeaderUseTheInt8EnginesFiguresForAnInt8Model) {
   EXPECT_EQ(j["memory"]["inference"]["work_bytes"], qm.work_bytes);
   // A budget between the int8 and the float figure: fits (exit 0) for the int8 model only.
   const std::string budget = std::to_string((qm.total_bytes + fm.total_bytes) / 2);
-  EXPECT_EQ(run(bin("tvexport") + " info " + q(dir + "/m.q8.tvb") + " --budget " + budget).status, 0);
-  EXPECT_EQ(run(bin("tvexport") + " info " + q(model) + " --budget " + budget).status, 1);
-  r = run(bin("tvexport") + " " + q(dir + "/m.q8.tvb") + " -o " + q(dir + "/m.h"));
+  EXPECT_EQ(run(bin("tvexport") + " info " + tvtest::quoted(dir + "/m.q8.tvb") + " --budget " + budget).status, 0);
+  EXPECT_EQ(run(bin("tvexport") + " info " + tvtest::quoted(model) + " --budget " + budget).status, 1);
+  r = run(bin("tvexport") + " " + tvtest::quoted(dir + "/m.q8.tvb") + " -o " + tvtest::quoted(dir + "/m.h"));
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<uint8_t> h = bytes_of(dir + "/m.h");
   const std::string text(h.begin(), h.end());
-  EXPECT_TRUE(has(text, "#define TV_MODEL_INFERENCE_ARENA_BYTES " + std::to_string(qm.work_bytes)))
+  EXPECT_TRUE(contains(text, "#define TV_MODEL_INFERENCE_ARENA_BYTES " + std::to_string(qm.work_bytes)))
       << text.substr(0, 3000);
-  EXPECT_TRUE(has(text, "#define TV_MODEL_PARAMS_BYTES " + std::to_string(qm.weight_bytes)));
+  EXPECT_TRUE(contains(text, "#define TV_MODEL_PARAMS_BYTES " + std::to_string(qm.weight_bytes)));
 }

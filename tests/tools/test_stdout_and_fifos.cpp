@@ -15,11 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string q(const std::string& s) {
-  return tvtest::quoted(s);
-}
 std::string bin(const std::string& tool) {
-  return "timeout 30 " + q(tvtest::bin_path(tool));
+  return "timeout 30 " + tvtest::quoted(tvtest::bin_path(tool));
 }
 using tvtest::contains;
 constexpr int kTimedOut = 124;  // timeout(1)'s status: the command hung
@@ -36,9 +33,11 @@ const Made& made() {
     x.float_model = x.dir + "/m.tvb";
     x.int8_model = x.dir + "/m.q8.tvb";
     x.espdl = x.dir + "/m.espdl";
-    tvtest::run_capture(bin("tvtrain") + " " + q(x.ds) + " --preset webmcu --epochs 1 -q -o " + q(x.float_model));
-    tvtest::run_capture(bin("tvquant") + " " + q(x.float_model) + " --calib " + q(x.ds) + " -q -o " + q(x.int8_model));
-    tvtest::run_capture(bin("tvexport") + " " + q(x.int8_model) + " -o " + q(x.espdl));
+    tvtest::run_capture(bin("tvtrain") + " " + tvtest::quoted(x.ds) + " --preset webmcu --epochs 1 -q -o " +
+                        tvtest::quoted(x.float_model));
+    tvtest::run_capture(bin("tvquant") + " " + tvtest::quoted(x.float_model) + " --calib " + tvtest::quoted(x.ds) +
+                        " -q -o " + tvtest::quoted(x.int8_model));
+    tvtest::run_capture(bin("tvexport") + " " + tvtest::quoted(x.int8_model) + " -o " + tvtest::quoted(x.espdl));
     return x;
   }();
   return m;
@@ -55,18 +54,20 @@ TEST(StdoutErrors, AFullDiskOnStdoutIsExitOneWithASentenceAndNoSuccessHint) {
   ASSERT_TRUE(fs::exists(m.espdl));
   const std::string photo = m.ds + "/1circle/img_000.jpg";
   const std::vector<std::string> cmds = {
-      bin("tvexport") + " " + q(m.float_model) + " -o -",
-      bin("tvexport") + " " + q(m.float_model) + " --style webmcu -o -",
-      bin("tvexport") + " info " + q(m.float_model),
-      bin("tvexport") + " info --json " + q(m.int8_model),
-      bin("tvexport") + " verify " + q(m.espdl),
-      bin("tvexport") + " verify --json " + q(m.espdl),
-      bin("tvtrain") + " classify " + q(m.float_model) + " " + q(photo),
-      bin("tvtrain") + " classify " + q(m.int8_model) + " " + q(photo) + " --json",
-      bin("tvtrain") + " " + q(m.ds) + " --init " + q(m.float_model) + " --eval --json -q",
-      bin("tvtrain") + " " + q(m.ds) + " --preset webmcu --epochs 1 --kfold 2 --json -q",
-      bin("tvquant") + " " + q(m.float_model) + " --calib " + q(m.ds) + " -q -o " + q(m.dir + "/full.q8.tvb"),
-      bin("tvquant") + " " + q(m.float_model) + " --calib " + q(m.ds) + " --json -q -o " + q(m.dir + "/full2.q8.tvb"),
+      bin("tvexport") + " " + tvtest::quoted(m.float_model) + " -o -",
+      bin("tvexport") + " " + tvtest::quoted(m.float_model) + " --style webmcu -o -",
+      bin("tvexport") + " info " + tvtest::quoted(m.float_model),
+      bin("tvexport") + " info --json " + tvtest::quoted(m.int8_model),
+      bin("tvexport") + " verify " + tvtest::quoted(m.espdl),
+      bin("tvexport") + " verify --json " + tvtest::quoted(m.espdl),
+      bin("tvtrain") + " classify " + tvtest::quoted(m.float_model) + " " + tvtest::quoted(photo),
+      bin("tvtrain") + " classify " + tvtest::quoted(m.int8_model) + " " + tvtest::quoted(photo) + " --json",
+      bin("tvtrain") + " " + tvtest::quoted(m.ds) + " --init " + tvtest::quoted(m.float_model) + " --eval --json -q",
+      bin("tvtrain") + " " + tvtest::quoted(m.ds) + " --preset webmcu --epochs 1 --kfold 2 --json -q",
+      bin("tvquant") + " " + tvtest::quoted(m.float_model) + " --calib " + tvtest::quoted(m.ds) + " -q -o " +
+          tvtest::quoted(m.dir + "/full.q8.tvb"),
+      bin("tvquant") + " " + tvtest::quoted(m.float_model) + " --calib " + tvtest::quoted(m.ds) + " --json -q -o " +
+          tvtest::quoted(m.dir + "/full2.q8.tvb"),
   };
   for (const std::string& cmd : cmds) {
     // Control: the same command succeeds when stdout takes its bytes.
@@ -95,16 +96,25 @@ TEST(FifoInputs, AFifoAsAnyFileInputIsRefusedInOneSentenceNeverWaitedOn) {
     std::string cmd, fifo;
   };
   const std::vector<Case> cases = {
-      {bin("tvexport") + " " + q(fifo_model) + " -o " + q(dir + "/o.h"), fifo_model},
-      {bin("tvexport") + " info " + q(fifo_model), fifo_model},
-      {bin("tvexport") + " verify " + q(fifo_espdl), fifo_espdl},
-      {bin("tvquant") + " " + q(fifo_model) + " --calib " + q(m.ds) + " -o " + q(dir + "/o.tvb"), fifo_model},
-      {bin("tvquant") + " prune " + q(fifo_model) + " " + q(m.ds) + " -o " + q(dir + "/o.tvb"), fifo_model},
-      {bin("tvtrain") + " " + q(m.ds) + " --init " + q(fifo_model) + " --eval", fifo_model},
-      {bin("tvtrain") + " " + q(m.ds) + " --init " + q(fifo_model) + " --epochs 1 -o " + q(dir + "/o.tvb"), fifo_model},
-      {bin("tvtrain") + " " + q(m.ds) + " --config " + q(fifo_config) + " -o " + q(dir + "/o.tvb"), fifo_config},
-      {bin("tvtrain") + " classify " + q(fifo_model) + " " + q(m.ds + "/0blank/img_000.jpg"), fifo_model},
-      {bin("tvtrain") + " classify " + q(m.float_model) + " " + q(fifo_image), fifo_image},
+      {bin("tvexport") + " " + tvtest::quoted(fifo_model) + " -o " + tvtest::quoted(dir + "/o.h"), fifo_model},
+      {bin("tvexport") + " info " + tvtest::quoted(fifo_model), fifo_model},
+      {bin("tvexport") + " verify " + tvtest::quoted(fifo_espdl), fifo_espdl},
+      {bin("tvquant") + " " + tvtest::quoted(fifo_model) + " --calib " + tvtest::quoted(m.ds) + " -o " +
+           tvtest::quoted(dir + "/o.tvb"),
+       fifo_model},
+      {bin("tvquant") + " prune " + tvtest::quoted(fifo_model) + " " + tvtest::quoted(m.ds) + " -o " +
+           tvtest::quoted(dir + "/o.tvb"),
+       fifo_model},
+      {bin("tvtrain") + " " + tvtest::quoted(m.ds) + " --init " + tvtest::quoted(fifo_model) + " --eval", fifo_model},
+      {bin("tvtrain") + " " + tvtest::quoted(m.ds) + " --init " + tvtest::quoted(fifo_model) + " --epochs 1 -o " +
+           tvtest::quoted(dir + "/o.tvb"),
+       fifo_model},
+      {bin("tvtrain") + " " + tvtest::quoted(m.ds) + " --config " + tvtest::quoted(fifo_config) + " -o " +
+           tvtest::quoted(dir + "/o.tvb"),
+       fifo_config},
+      {bin("tvtrain") + " classify " + tvtest::quoted(fifo_model) + " " + tvtest::quoted(m.ds + "/0blank/img_000.jpg"),
+       fifo_model},
+      {bin("tvtrain") + " classify " + tvtest::quoted(m.float_model) + " " + tvtest::quoted(fifo_image), fifo_image},
   };
   for (const Case& c : cases) {
     const tvtest::CommandResult r = tvtest::run_capture(c.cmd);
@@ -123,10 +133,10 @@ TEST(FifoInputs, ASymbolicLinkLoopIsCalledALoopNotAMissingFile) {
   fs::create_symlink(dir + "/b", dir + "/a");
   fs::create_symlink(dir + "/a", dir + "/b");
   const std::vector<std::string> cmds = {
-      bin("tvexport") + " " + q(dir + "/a") + " -o " + q(dir + "/o.h"),
-      bin("tvexport") + " " + q(m.float_model) + " -o " + q(dir + "/a"),
-      bin("tvtrain") + " " + q(dir + "/a") + " -o " + q(dir + "/o.tvb"),
-      bin("tvtrain") + " classify " + q(m.float_model) + " " + q(dir + "/a"),
+      bin("tvexport") + " " + tvtest::quoted(dir + "/a") + " -o " + tvtest::quoted(dir + "/o.h"),
+      bin("tvexport") + " " + tvtest::quoted(m.float_model) + " -o " + tvtest::quoted(dir + "/a"),
+      bin("tvtrain") + " " + tvtest::quoted(dir + "/a") + " -o " + tvtest::quoted(dir + "/o.tvb"),
+      bin("tvtrain") + " classify " + tvtest::quoted(m.float_model) + " " + tvtest::quoted(dir + "/a"),
   };
   for (const std::string& cmd : cmds) {
     const tvtest::CommandResult r = tvtest::run_capture(cmd);
@@ -149,9 +159,11 @@ TEST(StdoutErrors, JsonResultsNameFilesThatAreNotUtf8) {
   fs::copy_file(m.float_model, model);
   fs::copy_file(m.ds + "/1circle/img_000.jpg", dir + "/photo\xff.jpg");
   const std::vector<std::string> commands = {
-      bin("tvtrain") + " " + q(ds) + " --preset webmcu --epochs 1 -q --json --no-report -o " + q(dir + "/t.tvb"),
-      bin("tvtrain") + " classify " + q(model) + " " + q(dir + "/photo\xff.jpg") + " --json",
-      bin("tvquant") + " " + q(model) + " --calib " + q(ds) + " -q --json -o " + q(dir + "/q.tvb")};
+      bin("tvtrain") + " " + tvtest::quoted(ds) + " --preset webmcu --epochs 1 -q --json --no-report -o " +
+          tvtest::quoted(dir + "/t.tvb"),
+      bin("tvtrain") + " classify " + tvtest::quoted(model) + " " + tvtest::quoted(dir + "/photo\xff.jpg") + " --json",
+      bin("tvquant") + " " + tvtest::quoted(model) + " --calib " + tvtest::quoted(ds) + " -q --json -o " +
+          tvtest::quoted(dir + "/q.tvb")};
   for (const std::string& cmd : commands) {
     const tvtest::CommandResult r = tvtest::run_capture(cmd);
     EXPECT_EQ(r.status, 0) << cmd << "\n" << r.err;

@@ -20,10 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using tvtest::quoted;
-const auto q = quoted;
-const auto bin = tvtest::tool_command;
-const auto has = tvtest::contains;
+using tvtest::contains;
 
 // A he-initialized webmcu model with the given labels.
 std::string make_model(const std::string& path, const std::vector<std::string>& labels) {
@@ -78,9 +75,11 @@ TEST(StrictUsage, EveryBadValueIsAUsageErrorWithOneSentence) {
   const std::string dir = tvtest::temp_dir("strict-usage");
   const std::string ds = tvtest::source_path("datasets/shapes");
   const std::string model = make_model(dir + "/m.tvb", {"0blank", "1circle", "2cross"});
-  const std::string train = q(ds) + " -o " + q(dir + "/out.tvb") + " ";
-  const std::string quant = q(model) + " --calib " + q(ds) + " -o " + q(dir + "/out.q8.tvb") + " ";
-  const std::string prune = "prune " + q(model) + " " + q(ds) + " -o " + q(dir + "/out.tvb") + " ";
+  const std::string train = tvtest::quoted(ds) + " -o " + tvtest::quoted(dir + "/out.tvb") + " ";
+  const std::string quant =
+      tvtest::quoted(model) + " --calib " + tvtest::quoted(ds) + " -o " + tvtest::quoted(dir + "/out.q8.tvb") + " ";
+  const std::string prune =
+      "prune " + tvtest::quoted(model) + " " + tvtest::quoted(ds) + " -o " + tvtest::quoted(dir + "/out.tvb") + " ";
   const std::vector<Case> cases = {
       {"tvtrain", train + "--lr nan", "--lr: 'nan' is not a number from 1e-09 to 10."},
       {"tvtrain", train + "--lr inf", "--lr: 'inf' is not a number"},
@@ -106,7 +105,7 @@ TEST(StrictUsage, EveryBadValueIsAUsageErrorWithOneSentence) {
       {"tvtrain", train + "--augment none,flip", "none turns augmentation off and cannot be combined"},
       {"tvtrain", train + "--augment flip,none", "none turns augmentation off and cannot be combined"},
       {"tvtrain", train + "-0", "unknown option -0."},
-      {"tvtrain", "classify " + q(model) + " x.jpg --preset webmc", "did you mean webmcu?"},
+      {"tvtrain", "classify " + tvtest::quoted(model) + " x.jpg --preset webmc", "did you mean webmcu?"},
       {"tvquant", quant + "--percentile nan", "--percentile: 'nan' is not a number from 1e-06 to 100."},
       {"tvquant", quant + "--percentile 99 --calibration mse", "--percentile sets --calibration percentile"},
       {"tvquant", quant + "--calibration mes", "did you mean mse?"},
@@ -114,12 +113,16 @@ TEST(StrictUsage, EveryBadValueIsAUsageErrorWithOneSentence) {
       {"tvquant", prune + "--ratio nan", "--ratio: 'nan' is not a number from 0 to 0.95."},
       {"tvquant", prune + "--seed -1", "--seed: '-1' is not a whole number"},
       {"tvquant", prune + "--preset tinyvison", "did you mean tinyvision?"},
-      {"tvexport", "info " + q(model) + " --budget 512Q", "--budget 512Q: not a byte count"},
-      {"tvexport", q(model) + " -o " + q(dir + "/m.h") + " --format heder", "did you mean header?"},
-      {"tvexport", q(model) + " -o " + q(dir + "/m.h") + " --test-images " + q(ds),
+      {"tvexport", "info " + tvtest::quoted(model) + " --budget 512Q", "--budget 512Q: not a byte count"},
+      {"tvexport", tvtest::quoted(model) + " -o " + tvtest::quoted(dir + "/m.h") + " --format heder",
+       "did you mean header?"},
+      {"tvexport",
+       tvtest::quoted(model) + " -o " + tvtest::quoted(dir + "/m.h") + " --test-images " + tvtest::quoted(ds),
        "--test-images only applies to an .espdl export"},
-      {"tvexport", q(model) + " -o - --format espdl", "an .espdl is binary; give -o FILE.espdl, not stdout."},
-      {"tvexport", q(model) + " -o - --format webmcu-bin", "--format webmcu-bin needs an output file, not stdout."},
+      {"tvexport", tvtest::quoted(model) + " -o - --format espdl",
+       "an .espdl is binary; give -o FILE.espdl, not stdout."},
+      {"tvexport", tvtest::quoted(model) + " -o - --format webmcu-bin",
+       "--format webmcu-bin needs an output file, not stdout."},
       {"tvsim", "--epochs 4294967297", "--epochs: 4294967297 is out of range: give a whole number from 1 to 100000."},
       {"tvsim", "--val-last 4294967296", "--val-last: 4294967296 is out of range"},
       {"tvsim", "--seed -1", "--seed: '-1' is not a whole number"},
@@ -127,17 +130,17 @@ TEST(StrictUsage, EveryBadValueIsAUsageErrorWithOneSentence) {
       {"tvsim", "--psram-bytes 1e9", "--psram-bytes: '1e9' is not a whole number"},
   };
   for (const Case& c : cases) {
-    const tvtest::CommandResult r = tvtest::run_capture(bin(c.tool) + " " + c.args + " </dev/null");
+    const tvtest::CommandResult r = tvtest::run_capture(tvtest::tool_command(c.tool) + " " + c.args + " </dev/null");
     EXPECT_EQ(r.status, 2) << c.tool << " " << c.args << "\n" << r.err;
-    EXPECT_TRUE(has(r.err, c.says)) << c.tool << " " << c.args << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, c.says)) << c.tool << " " << c.args << "\n" << r.err;
     // One sentence, not CLI11's own first line as well.
-    EXPECT_FALSE(has(r.err, "The following argument")) << r.err;
-    EXPECT_FALSE(has(r.err, "Could not convert")) << r.err;
+    EXPECT_FALSE(contains(r.err, "The following argument")) << r.err;
+    EXPECT_FALSE(contains(r.err, "Could not convert")) << r.err;
   }
   EXPECT_FALSE(fs::exists(dir + "/out.tvb"));
   EXPECT_FALSE(fs::exists(dir + "/out.q8.tvb"));
   // The strict reader still takes what people write.
-  const tvtest::CommandResult ok = tvtest::run_capture(bin("tvtrain") + " " + train +
+  const tvtest::CommandResult ok = tvtest::run_capture(tvtest::tool_command("tvtrain") + " " + train +
                                                        "--lr 3e-4 --seed 18446744073709551615 --epochs 1 --input "
                                                        "16x16x1 -q --no-curve --no-confusion");
   EXPECT_EQ(ok.status, 0) << ok.err;
@@ -145,12 +148,12 @@ TEST(StrictUsage, EveryBadValueIsAUsageErrorWithOneSentence) {
 
 TEST(StrictUsage, ANonOptionMistakeGetsNoCoinTossSuggestion) {
   TV_REQUIRE_BINARY("tvtrain");
-  tvtest::CommandResult r = tvtest::run_capture(bin("tvtrain") + " x -0");
+  tvtest::CommandResult r = tvtest::run_capture(tvtest::tool_command("tvtrain") + " x -0");
   EXPECT_EQ(r.status, 2);
-  EXPECT_FALSE(has(r.err, "did you mean")) << r.err;  // "-0" is one edit from -h, -o and -q alike
-  r = tvtest::run_capture(bin("tvtrain") + " x --epcohs 3");
+  EXPECT_FALSE(contains(r.err, "did you mean")) << r.err;  // "-0" is one edit from -h, -o and -q alike
+  r = tvtest::run_capture(tvtest::tool_command("tvtrain") + " x --epcohs 3");
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "tvtrain: unknown option --epcohs; did you mean --epochs?")) << r.err;
+  EXPECT_TRUE(contains(r.err, "tvtrain: unknown option --epcohs; did you mean --epochs?")) << r.err;
 }
 
 TEST(StrictUsage, LabelsArePrintedEscapedByClassifyAndInfo) {
@@ -163,14 +166,15 @@ TEST(StrictUsage, LabelsArePrintedEscapedByClassifyAndInfo) {
   const std::string image = tvtest::source_path("datasets/shapes/1circle/img_000.jpg");
   ASSERT_TRUE(fs::exists(image));
   for (const std::string& cmd :
-       {bin("tvtrain") + " classify " + q(model) + " " + q(image), bin("tvexport") + " info " + q(model)}) {
+       {tvtest::tool_command("tvtrain") + " classify " + tvtest::quoted(model) + " " + tvtest::quoted(image),
+        tvtest::tool_command("tvexport") + " info " + tvtest::quoted(model)}) {
     const tvtest::CommandResult r = tvtest::run_capture(cmd);
     ASSERT_EQ(r.status, 0) << cmd << "\n" << r.err;
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << r.out;
-    EXPECT_TRUE(has(r.out, "red\\x1b[31mX")) << r.out;
-    EXPECT_TRUE(has(r.out, "two\\x0alines")) << r.out;
-    EXPECT_TRUE(has(r.out, "c\\u009bd")) << r.out;
+    EXPECT_TRUE(contains(r.out, "red\\x1b[31mX")) << r.out;
+    EXPECT_TRUE(contains(r.out, "two\\x0alines")) << r.out;
+    EXPECT_TRUE(contains(r.out, "c\\u009bd")) << r.out;
   }
   // tvtrain's tables of class names (--eval: the confusion matrix, per-class figures) too.
   const std::string ds = tvtest::temp_dir("strict-labels-ds");
@@ -186,13 +190,14 @@ TEST(StrictUsage, LabelsArePrintedEscapedByClassifyAndInfo) {
     for (const char* f : {"img_000.jpg", "img_001.jpg"})
       fs::copy_file(shapes + "/" + sources[c] + "/" + f, ds + "/" + labels[c] + "/" + f);
   }
-  const tvtest::CommandResult e =
-      tvtest::run_capture(bin("tvtrain") + " " + q(ds) + " --eval --init " + q(sorted_model));
+  const tvtest::CommandResult e = tvtest::run_capture(tvtest::tool_command("tvtrain") + " " + tvtest::quoted(ds) +
+                                                      " --eval --init " + tvtest::quoted(sorted_model));
   ASSERT_EQ(e.status, 0) << e.err;
   EXPECT_EQ(e.err.find('\x1b'), std::string::npos) << e.err;
-  EXPECT_TRUE(has(e.err, "two\\x0alines")) << e.err;
+  EXPECT_TRUE(contains(e.err, "two\\x0alines")) << e.err;
   // JSON keeps the labels as they are (JSON escapes them itself).
-  const tvtest::CommandResult j = tvtest::run_capture(bin("tvtrain") + " classify --json " + q(model) + " " + q(image));
+  const tvtest::CommandResult j = tvtest::run_capture(tvtest::tool_command("tvtrain") + " classify --json " +
+                                                      tvtest::quoted(model) + " " + tvtest::quoted(image));
   ASSERT_EQ(j.status, 0) << j.err;
   const nlohmann::json a = nlohmann::json::parse(j.out);
   EXPECT_TRUE(a[0]["probabilities"].contains("two\nlines"));
@@ -206,11 +211,11 @@ TEST(StrictUsage, WarningsPrintFolderNamesVisibly) {
   fs::rename(ds + "/1circle", ds + "/1circle\x1b[7m");
   fs::copy_file(ds + "/0blank/img_000.jpg", ds + "/loose.jpg");
   const std::string dir = tvtest::temp_dir("strict-warn");
-  const tvtest::CommandResult r =
-      tvtest::run_capture(bin("tvtrain") + " " + q(ds) + " --epochs 1 --no-report -o " + q(dir + "/m.tvb"));
+  const tvtest::CommandResult r = tvtest::run_capture(tvtest::tool_command("tvtrain") + " " + tvtest::quoted(ds) +
+                                                      " --epochs 1 --no-report -o " + tvtest::quoted(dir + "/m.tvb"));
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.err, "beside the class folders")) << r.err;
-  EXPECT_TRUE(has(r.err, "'1circle\\x1b[7m'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "beside the class folders")) << r.err;
+  EXPECT_TRUE(contains(r.err, "'1circle\\x1b[7m'")) << r.err;
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
 }
 
@@ -219,10 +224,12 @@ TEST(StrictUsage, PruneTableAndTvquantAgreeOnInt8WeightBytes) {
   const std::string dir = tvtest::temp_dir("strict-bytes");
   const std::string ds = tvtest::shapes_subset("strict-bytes-ds", 4);
   const std::string model = make_model(dir + "/m.tvb", {"0blank", "1circle", "2cross"});
-  const nlohmann::json p = tvtest::run_json(bin("tvquant") + " prune " + q(model) + " " + q(ds) + " --ratio 0.25 " +
-                                            "--epochs 0 --preset webmcu -q --json -o " + q(dir + "/p.tvb"));
-  const nlohmann::json t = tvtest::run_json(bin("tvquant") + " " + q(model) + " --calib " + q(ds) +
-                                            " --val-last 1 -q --json -o " + q(dir + "/m.q8.tvb"));
+  const nlohmann::json p =
+      tvtest::run_json(tvtest::tool_command("tvquant") + " prune " + tvtest::quoted(model) + " " + tvtest::quoted(ds) +
+                       " --ratio 0.25 " + "--epochs 0 --preset webmcu -q --json -o " + tvtest::quoted(dir + "/p.tvb"));
+  const nlohmann::json t =
+      tvtest::run_json(tvtest::tool_command("tvquant") + " " + tvtest::quoted(model) + " --calib " +
+                       tvtest::quoted(ds) + " --val-last 1 -q --json -o " + tvtest::quoted(dir + "/m.q8.tvb"));
   ASSERT_TRUE(p.is_object() && t.is_object());
   // The same model: the same figure (each int8 array padded to 16 bytes as the header lays it out).
   EXPECT_EQ(p["rows"][0]["int8_bytes"], t["int8_weight_bytes"]);
@@ -258,11 +265,11 @@ TEST(StrictUsage, AModelFileBesideTheClassFoldersIsNotToldToMoveIntoAClass) {
   const tvh::DatasetListing l = tvh::list_dataset(o);
   ASSERT_EQ(l.skipped.size(), 2u);
   for (const tvh::SkippedFile& s : l.skipped) {
-    if (has(s.path, "myWeights.bin")) {
-      EXPECT_FALSE(has(s.message, "move it")) << s.message;
-      EXPECT_TRUE(has(s.message, "left out")) << s.message;
+    if (contains(s.path, "myWeights.bin")) {
+      EXPECT_FALSE(contains(s.message, "move it")) << s.message;
+      EXPECT_TRUE(contains(s.message, "left out")) << s.message;
     } else {
-      EXPECT_TRUE(has(s.message, "move it into the sub-folder of its class")) << s.message;  // a photo: yes
+      EXPECT_TRUE(contains(s.message, "move it into the sub-folder of its class")) << s.message;  // a photo: yes
     }
   }
 }

@@ -25,11 +25,8 @@
 
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
 std::string tvexport() {
-  return q(tvtest::bin_path("tvexport"));
+  return tvtest::quoted(tvtest::bin_path("tvexport"));
 }
 
 using tvtest::read_text;
@@ -131,8 +128,10 @@ std::string expected_probe(const tv::BlobView& v, const std::vector<std::string>
 void compile_and_compare(const std::string& dir, const std::string& tvb, const std::vector<std::string>& labels,
                          const std::string& extra_args = "", const std::string& prefix = "TV_MODEL") {
   std::string out, err;
-  ASSERT_EQ(
-      tvtest::run_command(tvexport() + " " + q(tvb) + " -o " + q(dir + "/model.h") + " " + extra_args, &out, &err), 0)
+  ASSERT_EQ(tvtest::run_command(
+                tvexport() + " " + tvtest::quoted(tvb) + " -o " + tvtest::quoted(dir + "/model.h") + " " + extra_args,
+                &out, &err),
+            0)
       << err;
   tvh::LoadedModel m = tvh::load_model(tvb);
   static tv::BlobView view;
@@ -141,22 +140,25 @@ void compile_and_compare(const std::string& dir, const std::string& tvb, const s
   write_text(dir + "/probe.c", program);
   write_text(dir + "/probe.cpp", program);
   const std::string expected = expected_probe(view, labels);
-  const std::string flags = " -Wall -Wextra -Werror -I" + q(dir) + " ";
-  ASSERT_EQ(tvtest::run_command("gcc -std=c99 -pedantic" + flags + q(dir + "/probe.c") + " -o " + q(dir + "/probe_c"),
+  const std::string flags = " -Wall -Wextra -Werror -I" + tvtest::quoted(dir) + " ";
+  ASSERT_EQ(tvtest::run_command("gcc -std=c99 -pedantic" + flags + tvtest::quoted(dir + "/probe.c") + " -o " +
+                                    tvtest::quoted(dir + "/probe_c"),
                                 &out, &err),
             0)
       << err.substr(0, 3000);
-  ASSERT_EQ(tvtest::run_command("g++ -std=c++17" + flags + q(dir + "/probe.cpp") + " -o " + q(dir + "/probe_cpp"), &out,
-                                &err),
+  ASSERT_EQ(tvtest::run_command("g++ -std=c++17" + flags + tvtest::quoted(dir + "/probe.cpp") + " -o " +
+                                    tvtest::quoted(dir + "/probe_cpp"),
+                                &out, &err),
             0)
       << err.substr(0, 3000);
   // The header alone also compiles as a translation unit of its own.
-  ASSERT_EQ(tvtest::run_command("gcc -std=c99 -Wall -Wextra -Werror -x c -c " + q(dir + "/model.h") + " -o /dev/null",
-                                &out, &err),
+  ASSERT_EQ(tvtest::run_command(
+                "gcc -std=c99 -Wall -Wextra -Werror -x c -c " + tvtest::quoted(dir + "/model.h") + " -o /dev/null",
+                &out, &err),
             0)
       << err.substr(0, 3000);
   for (const char* exe : {"/probe_c", "/probe_cpp"}) {
-    ASSERT_EQ(tvtest::run_command(q(dir + exe), &out, &err), 0) << err;
+    ASSERT_EQ(tvtest::run_command(tvtest::quoted(dir + exe), &out, &err), 0) << err;
     EXPECT_TRUE(out == expected) << exe << ": the compiled header differs from the blob";
   }
 }
@@ -257,17 +259,21 @@ TEST(Tvexport, Int8BlobCompilesWithItsExponents) {
   EXPECT_NE(h.find("#define TV_MODEL_IS_INT8 1"), std::string::npos);
   // info reads int8 blobs too.
   std::string out, err;
-  ASSERT_EQ(tvtest::run_command(tvexport() + " info --json " + q(dir + "/q8.tvb"), &out, &err), 0) << err;
+  ASSERT_EQ(tvtest::run_command(tvexport() + " info --json " + tvtest::quoted(dir + "/q8.tvb"), &out, &err), 0) << err;
   nlohmann::json j = nlohmann::json::parse(out);
   EXPECT_EQ(j["dtype"], "int8");
   EXPECT_EQ(j["layers"].size(), 4u);
   EXPECT_EQ(j["labels"], nlohmann::json({"off", "on"}));
   // The webmcu style and the raw format hold float weights only.
-  EXPECT_EQ(
-      tvtest::run_command(tvexport() + " " + q(dir + "/q8.tvb") + " --style webmcu -o " + q(dir + "/w.h"), &out, &err),
-      1);
+  EXPECT_EQ(tvtest::run_command(tvexport() + " " + tvtest::quoted(dir + "/q8.tvb") + " --style webmcu -o " +
+                                    tvtest::quoted(dir + "/w.h"),
+                                &out, &err),
+            1);
   EXPECT_NE(err.find("q8.tvb"), std::string::npos) << err;
-  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(dir + "/q8.tvb") + " -o " + q(dir + "/w.bin"), &out, &err), 1);
+  EXPECT_EQ(
+      tvtest::run_command(tvexport() + " " + tvtest::quoted(dir + "/q8.tvb") + " -o " + tvtest::quoted(dir + "/w.bin"),
+                          &out, &err),
+      1);
   EXPECT_NE(err.find("q8.tvb"), std::string::npos) << err;
 }
 
@@ -277,9 +283,13 @@ TEST(Tvexport, SameModelGivesIdenticalHeaderBytes) {
   std::string one = make_tvb(dir, "webmcu", labels, 3, false, "one.tvb");
   std::string two = make_tvb(dir, "webmcu", labels, 3, false, "two.tvb");  // same content, other file
   std::string out, err;
-  ASSERT_EQ(tvtest::run_command(tvexport() + " " + q(one) + " -o " + q(dir + "/1.h"), &out, &err), 0) << err;
-  ASSERT_EQ(tvtest::run_command("cd " + q(dir) + " && " + tvexport() + " two.tvb -o 2.h", &out, &err), 0) << err;
-  ASSERT_EQ(tvtest::run_command(tvexport() + " " + q(one) + " -o -", &out, &err), 0) << err;
+  ASSERT_EQ(
+      tvtest::run_command(tvexport() + " " + tvtest::quoted(one) + " -o " + tvtest::quoted(dir + "/1.h"), &out, &err),
+      0)
+      << err;
+  ASSERT_EQ(tvtest::run_command("cd " + tvtest::quoted(dir) + " && " + tvexport() + " two.tvb -o 2.h", &out, &err), 0)
+      << err;
+  ASSERT_EQ(tvtest::run_command(tvexport() + " " + tvtest::quoted(one) + " -o -", &out, &err), 0) << err;
   const std::string h1 = read_text(dir + "/1.h");
   EXPECT_FALSE(h1.empty());
   EXPECT_TRUE(h1 == read_text(dir + "/2.h"));
@@ -306,8 +316,8 @@ TEST(Tvexport, WebmcuStyleMatchesTheReferenceFilesByteForByte) {
     const std::string ref = read_text(tvtest::shared_path(std::string(c.folder) + "/myWeights.h"));
     std::string out, err;
     // Straight from the raw file.
-    ASSERT_EQ(tvtest::run_command(tvexport() + " " + q(bin) + " --preset webmcu --labels " + c.labels +
-                                      " --style webmcu -o " + q(dir + "/w.h"),
+    ASSERT_EQ(tvtest::run_command(tvexport() + " " + tvtest::quoted(bin) + " --preset webmcu --labels " + c.labels +
+                                      " --style webmcu -o " + tvtest::quoted(dir + "/w.h"),
                                   &out, &err),
               0)
         << err;
@@ -323,9 +333,10 @@ TEST(Tvexport, WebmcuStyleMatchesTheReferenceFilesByteForByte) {
     raw.labels = labels;
     tvh::LoadedModel m = tvh::load_model(bin, raw);
     tvh::save_float_model(dir + "/m.tvb", *m.plan, m.params.data(), m.labels, "tool=test");
-    ASSERT_EQ(
-        tvtest::run_command(tvexport() + " " + q(dir + "/m.tvb") + " --style webmcu -o " + q(dir + "/t.h"), &out, &err),
-        0)
+    ASSERT_EQ(tvtest::run_command(tvexport() + " " + tvtest::quoted(dir + "/m.tvb") + " --style webmcu -o " +
+                                      tvtest::quoted(dir + "/t.h"),
+                                  &out, &err),
+              0)
         << err;
     EXPECT_TRUE(read_text(dir + "/t.h") == ref) << c.folder << " through a .tvb";
   }
@@ -337,7 +348,9 @@ TEST(Tvexport, WebmcuBinRoundTripKeepsTheBytes) {
   const std::string bin = tvtest::shared_path("datasets/webmcu-b/header/myWeights.bin");
   const std::vector<uint8_t> original = tvh::read_file(bin);
   std::string out, err;
-  ASSERT_EQ(tvtest::run_command(tvexport() + " " + q(bin) + " --format webmcu-bin -o " + q(dir + "/a.out"), &out, &err),
+  ASSERT_EQ(tvtest::run_command(
+                tvexport() + " " + tvtest::quoted(bin) + " --format webmcu-bin -o " + tvtest::quoted(dir + "/a.out"),
+                &out, &err),
             0)
       << err;
   EXPECT_TRUE(tvh::read_file(dir + "/a.out") == original);
@@ -346,7 +359,10 @@ TEST(Tvexport, WebmcuBinRoundTripKeepsTheBytes) {
   raw.labels = {"0Blank", "1Cup", "2Pen"};
   tvh::LoadedModel m = tvh::load_model(bin, raw);
   tvh::save_float_model(dir + "/m.tvb", *m.plan, m.params.data(), m.labels, "");
-  ASSERT_EQ(tvtest::run_command(tvexport() + " " + q(dir + "/m.tvb") + " -o " + q(dir + "/back.bin"), &out, &err), 0)
+  ASSERT_EQ(
+      tvtest::run_command(
+          tvexport() + " " + tvtest::quoted(dir + "/m.tvb") + " -o " + tvtest::quoted(dir + "/back.bin"), &out, &err),
+      0)
       << err;
   EXPECT_TRUE(tvh::read_file(dir + "/back.bin") == original);
 }
@@ -356,7 +372,8 @@ TEST(Tvexport, InfoJsonHasTheFacts) {
   std::vector<std::string> labels = {"cat", "dog", "none"};
   std::string tvb = make_tvb(dir, "webmcu", labels, 2, false);
   std::string out, err;
-  ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --json --budget 512K", &out, &err), 0) << err;
+  ASSERT_EQ(tvtest::run_command(tvexport() + " info " + tvtest::quoted(tvb) + " --json --budget 512K", &out, &err), 0)
+      << err;
   nlohmann::json j = nlohmann::json::parse(out);
   tvh::LoadedModel m = tvh::load_model(tvb);
   const tv::InferenceMemory im = tv::inference_memory(*m.plan);
@@ -389,7 +406,7 @@ TEST(Tvexport, InfoJsonHasTheFacts) {
   EXPECT_EQ(j["budget"]["fits"], im.total_bytes <= 524288);
   EXPECT_EQ(j["budget"]["training_2_lanes_fits"], t2 <= 524288);
   // Without --budget the field is null.
-  ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --json", &out, &err), 0) << err;
+  ASSERT_EQ(tvtest::run_command(tvexport() + " info " + tvtest::quoted(tvb) + " --json", &out, &err), 0) << err;
   EXPECT_TRUE(nlohmann::json::parse(out)["budget"].is_null());
 }
 
@@ -406,20 +423,22 @@ TEST(Tvexport, InfoBudgetFitsExitsZeroOrDoesNotFitExitsOne) {
   for (const Case& c : cases) {
     EXPECT_EQ(tvh::parse_budget(c.text), c.bytes) << c.text;
     const int fits_status = c.bytes >= need ? 0 : 1;
-    ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --budget " + c.text, &out, &err), fits_status)
+    ASSERT_EQ(tvtest::run_command(tvexport() + " info " + tvtest::quoted(tvb) + " --budget " + c.text, &out, &err),
+              fits_status)
         << err;
     const std::string verdict = c.bytes >= need ? "bytes: FITS (inference" : "bytes: DOES NOT FIT (inference";
     EXPECT_NE(out.find("budget " + std::string(c.text) + " = "), std::string::npos) << out;
     EXPECT_NE(out.find(verdict), std::string::npos) << c.text << "\n" << out;
-    ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --json --budget " + c.text, &out, &err),
-              fits_status);
+    ASSERT_EQ(
+        tvtest::run_command(tvexport() + " info " + tvtest::quoted(tvb) + " --json --budget " + c.text, &out, &err),
+        fits_status);
     EXPECT_EQ(nlohmann::json::parse(out)["budget"]["fits"], c.bytes >= need) << c.text;
   }
   for (const char* bad : {"", "K", "12X", "-5", "1.5M", "0"}) EXPECT_THROW(tvh::parse_budget(bad), tvh::Error) << bad;
-  EXPECT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb) + " --budget 12X", &out, &err), 2);
+  EXPECT_EQ(tvtest::run_command(tvexport() + " info " + tvtest::quoted(tvb) + " --budget 12X", &out, &err), 2);
   EXPECT_NE(err.find("--budget 12X"), std::string::npos) << err;
   // The text report names the layers, labels, CRC and provenance.
-  ASSERT_EQ(tvtest::run_command(tvexport() + " info " + q(tvb), &out, &err), 0);
+  ASSERT_EQ(tvtest::run_command(tvexport() + " info " + tvtest::quoted(tvb), &out, &err), 0);
   for (const char* s : {"conv2d 4 filters 3x3", "29x29x8", "classes: 3: a, b, c", "CRC-32 0x", "seed=2",
                         "training, 2 lanes", "float32"})
     EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out;
@@ -429,10 +448,13 @@ TEST(Tvexport, BadInputsExitOneWithOneSentenceNamingTheFile) {
   std::string dir = tvtest::temp_dir("tvexport-bad");
   std::string out, err;
   // A missing file.
-  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(dir + "/missing.tvb") + " -o " + q(dir + "/x.h"), &out, &err), 1);
+  EXPECT_EQ(
+      tvtest::run_command(
+          tvexport() + " " + tvtest::quoted(dir + "/missing.tvb") + " -o " + tvtest::quoted(dir + "/x.h"), &out, &err),
+      1);
   EXPECT_NE(err.find("missing.tvb"), std::string::npos) << err;
   EXPECT_EQ(lines_of(err), 1) << err;
-  EXPECT_EQ(tvtest::run_command(tvexport() + " info " + q(dir + "/missing.tvb"), &out, &err), 1);
+  EXPECT_EQ(tvtest::run_command(tvexport() + " info " + tvtest::quoted(dir + "/missing.tvb"), &out, &err), 1);
   EXPECT_NE(err.find("missing.tvb"), std::string::npos) << err;
   // A corrupt blob: one flipped byte; the existing output is left alone.
   std::string tvb = make_tvb(dir, "webmcu", {"a", "b"}, 1, false);
@@ -440,7 +462,9 @@ TEST(Tvexport, BadInputsExitOneWithOneSentenceNamingTheFile) {
   bytes[bytes.size() / 2] ^= 0x40;
   tvh::write_file_atomic(dir + "/corrupt.tvb", bytes);
   write_text(dir + "/keep.h", "keep");
-  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(dir + "/corrupt.tvb") + " -o " + q(dir + "/keep.h"), &out, &err),
+  EXPECT_EQ(tvtest::run_command(
+                tvexport() + " " + tvtest::quoted(dir + "/corrupt.tvb") + " -o " + tvtest::quoted(dir + "/keep.h"),
+                &out, &err),
             1);
   EXPECT_NE(err.find("corrupt.tvb"), std::string::npos) << err;
   EXPECT_NE(err.find("CRC"), std::string::npos) << err;
@@ -448,7 +472,9 @@ TEST(Tvexport, BadInputsExitOneWithOneSentenceNamingTheFile) {
   EXPECT_EQ(read_text(dir + "/keep.h"), "keep");
   // The webmcu style on a model that is not the webmcu network.
   std::string tiny = make_tvb(dir, "tinyvision", {"a", "b"}, 1, false, "tiny.tvb");
-  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(tiny) + " --style webmcu -o " + q(dir + "/keep.h"), &out, &err),
+  EXPECT_EQ(tvtest::run_command(
+                tvexport() + " " + tvtest::quoted(tiny) + " --style webmcu -o " + tvtest::quoted(dir + "/keep.h"), &out,
+                &err),
             1);
   EXPECT_NE(err.find("tiny.tvb"), std::string::npos) << err;
   EXPECT_NE(err.find("webmcu"), std::string::npos) << err;
@@ -456,13 +482,22 @@ TEST(Tvexport, BadInputsExitOneWithOneSentenceNamingTheFile) {
   EXPECT_EQ(read_text(dir + "/keep.h"), "keep");
   // A raw file of a size no class count fits.
   write_text(dir + "/odd.bin", std::string(1000, '\0'));
-  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(dir + "/odd.bin") + " -o " + q(dir + "/x.h"), &out, &err), 1);
+  EXPECT_EQ(
+      tvtest::run_command(tvexport() + " " + tvtest::quoted(dir + "/odd.bin") + " -o " + tvtest::quoted(dir + "/x.h"),
+                          &out, &err),
+      1);
   EXPECT_NE(err.find("odd.bin"), std::string::npos) << err;
   // A prefix that is not a C identifier.
-  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(tvb) + " --name 9lives -o " + q(dir + "/x.h"), &out, &err), 1);
+  EXPECT_EQ(
+      tvtest::run_command(tvexport() + " " + tvtest::quoted(tvb) + " --name 9lives -o " + tvtest::quoted(dir + "/x.h"),
+                          &out, &err),
+      1);
   EXPECT_NE(err.find("9lives"), std::string::npos) << err;
   // --labels on a .tvb (which carries its own).
-  EXPECT_EQ(tvtest::run_command(tvexport() + " " + q(tvb) + " --labels x,y -o " + q(dir + "/x.h"), &out, &err), 1);
+  EXPECT_EQ(
+      tvtest::run_command(tvexport() + " " + tvtest::quoted(tvb) + " --labels x,y -o " + tvtest::quoted(dir + "/x.h"),
+                          &out, &err),
+      1);
   EXPECT_NE(err.find("model.tvb"), std::string::npos) << err;
 }
 
@@ -471,8 +506,10 @@ TEST(Tvexport, EspdlOfAFloatModelIsRefused) {
   std::string dir = tvtest::temp_dir("tvexport-espdl");
   std::string tvb = make_tvb(dir, "webmcu", {"a", "b"}, 1, false);
   std::string out, err;
-  EXPECT_NE(tvtest::run_command(tvexport() + " " + q(tvb) + " -o " + q(dir + "/m.espdl"), &out, &err), 0);
+  EXPECT_NE(tvtest::run_command(tvexport() + " " + tvtest::quoted(tvb) + " -o " + tvtest::quoted(dir + "/m.espdl"),
+                                &out, &err),
+            0);
   EXPECT_NE(err.find("is a float model"), std::string::npos) << err;
-  EXPECT_NE(tvtest::run_command(tvexport() + " verify " + q(dir + "/m.espdl"), &out, &err), 0);
+  EXPECT_NE(tvtest::run_command(tvexport() + " verify " + tvtest::quoted(dir + "/m.espdl"), &out, &err), 0);
   EXPECT_NE(err.find("m.espdl"), std::string::npos) << err;
 }

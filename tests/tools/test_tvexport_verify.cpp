@@ -18,15 +18,7 @@
 
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-std::string tvexport() {
-  return q(tvtest::bin_path("tvexport"));
-}
-bool has(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using tvtest::contains;
 size_t count(const std::string& hay, const std::string& needle) {
   size_t n = 0;
   for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
@@ -63,58 +55,59 @@ TEST(TvexportVerify, AConvWithoutKernelShapeTakesItFromItsWeights) {
   }
   ASSERT_EQ(stripped, 8);  // like the person_reid models of espressif/esp-dl
   const std::string file = save(m, tvtest::temp_dir("espdl-nokernel") + "/conv.espdl");
-  const Result r = run(tvexport() + " verify " + q(file));
+  const Result r = run(tvtest::tool_command("tvexport") + " verify " + tvtest::quoted(file));
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_TRUE(has(r.out, "OK: all 1 test outputs")) << r.out;
-  EXPECT_FALSE(has(r.err, "zero kernel size")) << r.err;
+  EXPECT_TRUE(contains(r.out, "OK: all 1 test outputs")) << r.out;
+  EXPECT_FALSE(contains(r.err, "zero kernel size")) << r.err;
 }
 
 TEST(TvexportVerify, AnEsp32P4FileIsRefusedForItsRoundingNeverAFalseMismatch) {
   TV_REQUIRE_SHARED("espdl-golden");
   const std::string p4 = tvtest::shared_path("espdl-golden/streaming-conv-esp32p4.espdl");
-  Result r = run(tvexport() + " verify " + q(p4));
+  Result r = run(tvtest::tool_command("tvexport") + " verify " + tvtest::quoted(p4));
   EXPECT_EQ(r.status, 1);
-  EXPECT_FALSE(has(r.out, "MISMATCH")) << r.out;
-  EXPECT_TRUE(has(r.err, "P4 rounding not supported")) << r.err;
-  r = run(tvexport() + " verify --json " + q(p4));
+  EXPECT_FALSE(contains(r.out, "MISMATCH")) << r.out;
+  EXPECT_TRUE(contains(r.err, "P4 rounding not supported")) << r.err;
+  r = run(tvtest::tool_command("tvexport") + " verify --json " + tvtest::quoted(p4));
   EXPECT_EQ(r.status, 1);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["passed"], false);
   EXPECT_EQ(j["refused"], true);
-  EXPECT_TRUE(has(j["message"].get<std::string>(), "P4 rounding not supported"));
+  EXPECT_TRUE(contains(j["message"].get<std::string>(), "P4 rounding not supported"));
   // P4 files whose outputs the S3 rules reproduce exactly still verify.
   for (const char* ok : {"mlp3-gemm-esp32p4.espdl", "esp32p4-linear_ishap_1_31_kshap_32_31_relu_s8.espdl"}) {
-    r = run(tvexport() + " verify " + q(tvtest::shared_path(std::string("espdl-golden/") + ok)));
+    r = run(tvtest::tool_command("tvexport") + " verify " +
+            tvtest::quoted(tvtest::shared_path(std::string("espdl-golden/") + ok)));
     EXPECT_EQ(r.status, 0) << ok << "\n" << r.out << r.err;
   }
   // The same P4 file read as an S3 file (target metadata esp32s3) is a real mismatch, reported as one.
   tvh::EspdlModel m = golden("streaming-conv-esp32p4.espdl");
   m.metadata.emplace_back("target", "esp32s3");
   const std::string as_s3 = save(m, tvtest::temp_dir("espdl-p4") + "/labelled-s3.espdl");
-  r = run(tvexport() + " verify " + q(as_s3));
+  r = run(tvtest::tool_command("tvexport") + " verify " + tvtest::quoted(as_s3));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.out, "MISMATCH")) << r.out;
+  EXPECT_TRUE(contains(r.out, "MISMATCH")) << r.out;
   // Without any target, a mismatch says that a P4 file would not apply.
   tvh::EspdlModel s3 = golden("streaming-conv-esp32s3.espdl");
   s3.test_outputs[0].raw[0] ^= 1;
   const std::string broken = save(s3, tvtest::temp_dir("espdl-p4b") + "/broken.espdl");
-  r = run(tvexport() + " verify " + q(broken));
+  r = run(tvtest::tool_command("tvexport") + " verify " + tvtest::quoted(broken));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.out, "MISMATCH") && has(r.out, "names no target")) << r.out;
+  EXPECT_TRUE(contains(r.out, "MISMATCH") && contains(r.out, "names no target")) << r.out;
 }
 
 TEST(TvexportVerify, VerifyJsonPrintsAnObjectOnEveryRefusal) {
   const std::string dir = tvtest::temp_dir("espdl-json");
   std::ofstream(dir + "/not.espdl") << "this is not an espdl file at all";
   for (const std::string& f : {dir + "/not.espdl", dir + "/missing.espdl"}) {
-    const Result r = run(tvexport() + " verify --json " + q(f));
+    const Result r = run(tvtest::tool_command("tvexport") + " verify --json " + tvtest::quoted(f));
     EXPECT_EQ(r.status, 1) << f;
     ASSERT_FALSE(r.out.empty()) << f << ": stdout is empty";
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["file"], f);
     EXPECT_EQ(j["passed"], false);
     EXPECT_EQ(j["refused"], true);
-    EXPECT_TRUE(has(j["message"].get<std::string>(), f)) << j.dump();
+    EXPECT_TRUE(contains(j["message"].get<std::string>(), f)) << j.dump();
   }
 }
 
@@ -149,13 +142,13 @@ TEST(TvexportVerify, AStringWithANulIsNeverCutInAMessage) {
   EXPECT_EQ(reread.graph_name, again.graph_name);
   EXPECT_EQ(reread.metadata.back(), again.metadata.back());
   EXPECT_EQ(reread.initializers[0].name, again.initializers[0].name);
-  Result r = run(tvexport() + " verify " + q(file));
+  Result r = run(tvtest::tool_command("tvexport") + " verify " + tvtest::quoted(file));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.err, "Gemm\\0Hidden")) << r.err;
-  EXPECT_TRUE(has(r.err, "fc\\0two")) << r.err;
-  r = run(tvexport() + " verify --json " + q(file));
+  EXPECT_TRUE(contains(r.err, "Gemm\\0Hidden")) << r.err;
+  EXPECT_TRUE(contains(r.err, "fc\\0two")) << r.err;
+  r = run(tvtest::tool_command("tvexport") + " verify --json " + tvtest::quoted(file));
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_TRUE(has(j["message"].get<std::string>(), "Gemm\\0Hidden")) << j.dump();
+  EXPECT_TRUE(contains(j["message"].get<std::string>(), "Gemm\\0Hidden")) << j.dump();
 }
 
 TEST(TvexportVerify, EachLoaderNoteIsPrintedOnce) {
@@ -173,7 +166,7 @@ TEST(TvexportVerify, EachLoaderNoteIsPrintedOnce) {
   vi.erase(std::remove_if(vi.begin(), vi.end(), [&](const tvh::EspdlValueInfo& v) { return v.name == shared_value; }),
            vi.end());
   const std::string file = save(m, tvtest::temp_dir("espdl-once") + "/once.espdl");
-  const Result r = run(tvexport() + " verify " + q(file));
+  const Result r = run(tvtest::tool_command("tvexport") + " verify " + tvtest::quoted(file));
   EXPECT_EQ(count(r.err, "'" + shared_value + "', which has no value_info entry"), 1u) << r.err;
   const std::vector<std::string> problems = tvh::espdl_loader_problems(tvh::espdl_read_file(file));
   for (size_t i = 0; i < problems.size(); ++i)

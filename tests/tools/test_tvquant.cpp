@@ -19,14 +19,12 @@ namespace {
 std::string tvquant() {
   return tvtest::bin_path("tvquant");
 }
-std::string tvtrain() {
-  return tvtest::bin_path("tvtrain");
-}
 
 // Trains a model with tvtrain (quietly); returns its path.
 std::string train(const std::string& ds, const std::string& dir, const std::string& args, const std::string& name) {
   std::string path = dir + "/" + name, err;
-  int rc = tvtest::run_command(tvtrain() + " " + ds + " " + args + " --no-curve -q -o " + path, nullptr, &err);
+  int rc = tvtest::run_command(tvtest::bin_path("tvtrain") + " " + ds + " " + args + " --no-curve -q -o " + path,
+                               nullptr, &err);
   EXPECT_EQ(rc, 0) << err;
   return path;
 }
@@ -101,13 +99,13 @@ TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
   EXPECT_NE(q.provenance.find("preset=webmcu"), std::string::npos);
 
   // tvtrain --eval runs it and agrees with tvquant --eval-on over every image.
-  json e = tvtest::run_json(tvtrain() + " " + ds + " --eval --init " + dir + "/m.q8.tvb --json -q");
+  json e = tvtest::run_json(tvtest::bin_path("tvtrain") + " " + ds + " --eval --init " + dir + "/m.q8.tvb --json -q");
   EXPECT_TRUE(e["int8"].get<bool>());
   json all = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " --eval-on " + ds + " -o " + dir +
                               "/all.tvb --json -q");
   EXPECT_EQ(all["eval_images"], 24);
   EXPECT_EQ(e["correct"], all["int8_correct"]);
-  json ef = tvtest::run_json(tvtrain() + " " + ds + " --eval --init " + model + " --json -q");
+  json ef = tvtest::run_json(tvtest::bin_path("tvtrain") + " " + ds + " --eval --init " + model + " --json -q");
   EXPECT_EQ(ef["correct"], all["float_correct"]);
 
   // tvexport writes a header from it.
@@ -122,7 +120,7 @@ TEST(Tvquant, QuantizesReportsAndTheToolsReadTheInt8Model) {
       tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir + "/pc.tvb --per-channel --json -q");
   EXPECT_FALSE(pc["s3_compatible"].get<bool>());
   EXPECT_TRUE(pc["layers"][0].contains("e_w_channels"));
-  EXPECT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --eval --init " + dir + "/pc.tvb -q"), 0);
+  EXPECT_EQ(tvtest::run_command(tvtest::bin_path("tvtrain") + " " + ds + " --eval --init " + dir + "/pc.tvb -q"), 0);
   json pt = tvtest::run_json(tvquant() + " " + model + " --calib " + ds + " -o " + dir +
                              "/pt.tvb --percentile 99.9 --json -q");
   EXPECT_EQ(pt["calibration"], "percentile");
@@ -171,7 +169,8 @@ TEST(Tvquant, ReportsTheLayerWhoseAccumulationWouldLeave20Bits) {
   EXPECT_GT(l["e_w"].get<int>(), -6);
   EXPECT_LE(l["acc_bound"].get<int64_t>(), 524287);
   EXPECT_TRUE(j["s3_guaranteed"].get<bool>());
-  EXPECT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --eval --init " + dir + "/acc.q8.tvb -q"), 0);
+  EXPECT_EQ(tvtest::run_command(tvtest::bin_path("tvtrain") + " " + ds + " --eval --init " + dir + "/acc.q8.tvb -q"),
+            0);
 }
 
 TEST(Tvquant, RefusalsNameTheFileAndWriteNothing) {
@@ -237,7 +236,7 @@ TEST(Tvquant, PruneRebuildsFineTunesAndReports) {
     EXPECT_EQ((int)p.plan->param_count, j["rows"][2]["params"].get<int>());
     EXPECT_NE(p.provenance.find(std::string("preset=") + preset), std::string::npos);
     // The pruned model evaluates, quantizes and prunes again.
-    EXPECT_EQ(tvtest::run_command(tvtrain() + " " + ds + " --eval --init " + out + " -q"), 0);
+    EXPECT_EQ(tvtest::run_command(tvtest::bin_path("tvtrain") + " " + ds + " --eval --init " + out + " -q"), 0);
     EXPECT_EQ(tvtest::run_command(tvquant() + " " + out + " --calib " + ds + " -o " + dir + "/pq.tvb -q"), 0);
   }
   // Without a preset= provenance line, --preset is needed.

@@ -16,25 +16,22 @@ using nlohmann::json;
 
 namespace {
 
-std::string tvtrain() {
-  return tvtest::bin_path("tvtrain");
-}
 std::string shapes() {
   return tvtest::source_path("datasets/shapes");
 }
 
 // tvtrain with these arguments, its stdout as JSON (see tvtest::run_json).
 json tvtrain_json(const std::string& args, int* rc = nullptr, std::string* err = nullptr) {
-  return tvtest::run_json(tvtrain() + " " + args, rc, err);
+  return tvtest::run_json(tvtest::bin_path("tvtrain") + " " + args, rc, err);
 }
 
 }  // namespace
 
 TEST(Tvtrain, HelpAndVersion) {
   std::string out;
-  EXPECT_EQ(tvtest::run_command(tvtrain() + " --help", &out), 0);
+  EXPECT_EQ(tvtest::run_command(tvtest::bin_path("tvtrain") + " --help", &out), 0);
   EXPECT_NE(out.find("--preset"), std::string::npos);
-  EXPECT_EQ(tvtest::run_command(tvtrain() + " --version", &out), 0);
+  EXPECT_EQ(tvtest::run_command(tvtest::bin_path("tvtrain") + " --version", &out), 0);
   EXPECT_NE(out.find("tvtrain"), std::string::npos);
 }
 

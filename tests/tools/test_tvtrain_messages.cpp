@@ -12,12 +12,7 @@
 
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-bool has(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using tvtest::contains;
 using Result = tvtest::CommandResult;
 Result run(const std::string& cmd) {
   return tvtest::run_capture(cmd);
@@ -29,8 +24,8 @@ Result run(const std::string& cmd) {
 
 TEST(ConfigMessages, ANumberOverflowNamesTheFileAndTheKey) {
   const std::string dir = tvtest::temp_dir("cfg-overflow");
-  const std::string tvtrain = q(tvtest::bin_path("tvtrain"));
-  const std::string shapes = q(tvtest::source_path("datasets/shapes"));
+  const std::string tvtrain = tvtest::quoted(tvtest::bin_path("tvtrain"));
+  const std::string shapes = tvtest::quoted(tvtest::source_path("datasets/shapes"));
   struct Case {
     std::string json, says;
   } cases[] = {
@@ -45,11 +40,12 @@ TEST(ConfigMessages, ANumberOverflowNamesTheFileAndTheKey) {
   for (const Case& c : cases) {
     const std::string file = dir + "/c" + std::to_string(i++) + ".json";
     std::ofstream(file) << c.json;
-    const Result r = run(tvtrain + " " + shapes + " --config " + q(file) + " -o " + q(dir + "/m.tvb"));
+    const Result r =
+        run(tvtrain + " " + shapes + " --config " + tvtest::quoted(file) + " -o " + tvtest::quoted(dir + "/m.tvb"));
     EXPECT_EQ(r.status, 1) << c.json;
-    EXPECT_TRUE(has(r.err, file + ": " + c.says)) << c.json << "\n" << r.err;
-    EXPECT_FALSE(has(r.err, "json.exception")) << r.err;
-    EXPECT_FALSE(has(r.err, "the config.")) << r.err;
+    EXPECT_TRUE(contains(r.err, file + ": " + c.says)) << c.json << "\n" << r.err;
+    EXPECT_FALSE(contains(r.err, "json.exception")) << r.err;
+    EXPECT_FALSE(contains(r.err, "the config.")) << r.err;
   }
 }
 
@@ -80,24 +76,25 @@ std::string shapes_copy(const std::string& tag, const std::vector<std::pair<std:
 TEST(SmallClassMessages, OneImagePerClassSaysThereIsNoValidationNotZeroOfZero) {
   const std::string ds = shapes_copy("one-per-class", {{"a", 1}, {"b", 1}});
   const std::string out = tvtest::temp_dir("one-per-class-out");
-  const Result r = run(q(tvtest::bin_path("tvtrain")) + " " + q(ds) + " --preset webmcu --epochs 1 --no-curve -o " +
-                       q(out + "/m.tvb") + " --json");
+  const Result r = run(tvtest::quoted(tvtest::bin_path("tvtrain")) + " " + tvtest::quoted(ds) +
+                       " --preset webmcu --epochs 1 --no-curve -o " + tvtest::quoted(out + "/m.tvb") + " --json");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_FALSE(has(r.err, "(0/0)")) << r.err;
-  EXPECT_TRUE(has(r.err, "no validation accuracy: no image was kept for validation")) << r.err;
-  EXPECT_TRUE(has(r.err, "warning: class 'a' has 1 image, not more than --val-last 3: it only trains")) << r.err;
+  EXPECT_FALSE(contains(r.err, "(0/0)")) << r.err;
+  EXPECT_TRUE(contains(r.err, "no validation accuracy: no image was kept for validation")) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: class 'a' has 1 image, not more than --val-last 3: it only trains")) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["val_accuracy"].is_null()) << r.out;
 }
 
 TEST(SmallClassMessages, AClassSmallerThanValLastIsWarnedAbout) {
   const std::string ds = shapes_copy("small-class", {{"big", 8}, {"small", 2}});
   const std::string out = tvtest::temp_dir("small-class-out");
-  const Result r = run(q(tvtest::bin_path("tvtrain")) + " " + q(ds) + " --preset webmcu --epochs 1 --no-curve -o " +
-                       q(out + "/m.tvb"));
+  const Result r = run(tvtest::quoted(tvtest::bin_path("tvtrain")) + " " + tvtest::quoted(ds) +
+                       " --preset webmcu --epochs 1 --no-curve -o " + tvtest::quoted(out + "/m.tvb"));
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.err, "warning: class 'small' has 2 images, not more than --val-last 3: 1 validates instead of 3"))
+  EXPECT_TRUE(
+      contains(r.err, "warning: class 'small' has 2 images, not more than --val-last 3: 1 validates instead of 3"))
       << r.err;
-  EXPECT_FALSE(has(r.err, "class 'big'")) << r.err;
+  EXPECT_FALSE(contains(r.err, "class 'big'")) << r.err;
 }
 
 TEST(SmallClassMessages, TheConfusionMatrixAlignsNonAsciiClassNamesAndNeverCutsACharacter) {
@@ -108,8 +105,8 @@ TEST(SmallClassMessages, TheConfusionMatrixAlignsNonAsciiClassNamesAndNeverCutsA
       {"cafe\xcc\x81-long-name", 4}};
   const std::string ds = shapes_copy("utf8-classes", classes);
   const std::string out = tvtest::temp_dir("utf8-classes-out");
-  const Result r = run(q(tvtest::bin_path("tvtrain")) + " " + q(ds) +
-                       " --preset webmcu --epochs 1 --no-curve --val-last 2 -o " + q(out + "/m.tvb"));
+  const Result r = run(tvtest::quoted(tvtest::bin_path("tvtrain")) + " " + tvtest::quoted(ds) +
+                       " --preset webmcu --epochs 1 --no-curve --val-last 2 -o " + tvtest::quoted(out + "/m.tvb"));
   ASSERT_EQ(r.status, 0) << r.err;
   const size_t at = r.err.find("confusion matrix");
   ASSERT_NE(at, std::string::npos) << r.err;
@@ -140,8 +137,8 @@ TEST(SmallClassMessages, TheConfusionMatrixAlignsNonAsciiClassNamesAndNeverCutsA
       i += n - 1;
     }
   }
-  EXPECT_TRUE(has(lines[0], "\xe5\x9c\x86\xe5\xbd\xa2\xe5\x8d\x81~")) << lines[0];  // 3 wide characters + "~"
-  EXPECT_TRUE(has(lines[0], "\xce\xba\xcf\x8d\xce\xba\xce\xbb\xce\xbf\xcf\x82\xce\xb1\xce\xb2")) << lines[0];
+  EXPECT_TRUE(contains(lines[0], "\xe5\x9c\x86\xe5\xbd\xa2\xe5\x8d\x81~")) << lines[0];  // 3 wide characters + "~"
+  EXPECT_TRUE(contains(lines[0], "\xce\xba\xcf\x8d\xce\xba\xce\xbb\xce\xbf\xcf\x82\xce\xb1\xce\xb2")) << lines[0];
   EXPECT_EQ(tvh::text_width("cafe\xcc\x81"), 4u);
   EXPECT_EQ(tvh::clip_to_width("cafe\xcc\x81-long", 5), "cafe\xcc\x81~");
 }

@@ -22,10 +22,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string q(const std::string& s) {
-  return tvtest::quoted(s);
-}
-
 // A 48x48 photo: a noisy background and a bright block of class c's colour at its place (0 red top
 // left, 1 green bottom right, 2 yellow top right: a new object), shifted a little per photo.
 std::vector<uint8_t> photo(int c, int i) {
@@ -72,7 +68,9 @@ struct Base {
   Base() {
     ds = photos("upd-base-ds", {0, 1});
     model = tvtest::temp_dir("upd-base") + "/base.tvb";
-    EXPECT_EQ(tvtest::run_command(tvtrain(q(ds) + " --input 32x32x3 --epochs 12 -o " + q(model) + kQuiet)), 0);
+    EXPECT_EQ(tvtest::run_command(
+                  tvtrain(tvtest::quoted(ds) + " --input 32x32x3 --epochs 12 -o " + tvtest::quoted(model) + kQuiet)),
+              0);
   }
 };
 const Base& base() {
@@ -88,7 +86,8 @@ std::vector<float> params_of(const std::string& path) {
 std::string update(const std::string& args, const std::string& tag, const std::string& ds = base().ds) {
   const std::string out = tvtest::temp_dir(tag) + "/m.tvb";
   std::string err;
-  EXPECT_EQ(tvtest::run_command(tvtrain(q(ds) + " --init " + q(base().model) + " " + args + " -o " + q(out) + kQuiet),
+  EXPECT_EQ(tvtest::run_command(tvtrain(tvtest::quoted(ds) + " --init " + tvtest::quoted(base().model) + " " + args +
+                                        " -o " + tvtest::quoted(out) + kQuiet),
                                 nullptr, &err),
             0)
       << args << ": " << err;
@@ -127,25 +126,28 @@ TEST(TvtrainUpdate, EveryModeGivesTheSameBytesForAnyThreads) {
 
 TEST(TvtrainUpdate, HeadRefusesAugmentationAndSaysItIsOff) {
   const std::string out = tvtest::temp_dir("upd-aug") + "/m.tvb";
-  const tvtest::CommandResult r = tvtest::run_capture(
-      tvtrain(q(base().ds) + " --init " + q(base().model) + " --update head --augment flip -o " + q(out)));
+  const tvtest::CommandResult r =
+      tvtest::run_capture(tvtrain(tvtest::quoted(base().ds) + " --init " + tvtest::quoted(base().model) +
+                                  " --update head --augment flip -o " + tvtest::quoted(out)));
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(tvtest::contains(r.err, "--update head")) << r.err;
   EXPECT_TRUE(tvtest::contains(r.err, "--augment flip")) << r.err;
   EXPECT_FALSE(fs::exists(out));
-  const tvtest::CommandResult ok =
-      tvtest::run_capture(tvtrain(q(base().ds) + " --init " + q(base().model) +
-                                  " --update head --augment none --epochs 1 -o " + q(out) + " --no-report --no-curve"));
+  const tvtest::CommandResult ok = tvtest::run_capture(
+      tvtrain(tvtest::quoted(base().ds) + " --init " + tvtest::quoted(base().model) +
+              " --update head --augment none --epochs 1 -o " + tvtest::quoted(out) + " --no-report --no-curve"));
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_TRUE(tvtest::contains(ok.err, "augmentation is off for head updates")) << ok.err;
   for (const char* bad : {"--update tail", "--update sparse=0", "--update sparse=x", "--update sparse=40"}) {
     const tvtest::CommandResult u =
-        tvtest::run_capture(tvtrain(q(base().ds) + " --init " + q(base().model) + " " + bad + " -o " + q(out)));
+        tvtest::run_capture(tvtrain(tvtest::quoted(base().ds) + " --init " + tvtest::quoted(base().model) + " " + bad +
+                                    " -o " + tvtest::quoted(out)));
     EXPECT_EQ(u.status, 2) << bad << ": " << u.err;
   }
   // More layers than the model has with weights: a usage error naming the count.
   const tvtest::CommandResult k =
-      tvtest::run_capture(tvtrain(q(base().ds) + " --init " + q(base().model) + " --update sparse=30 -o " + q(out)));
+      tvtest::run_capture(tvtrain(tvtest::quoted(base().ds) + " --init " + tvtest::quoted(base().model) +
+                                  " --update sparse=30 -o " + tvtest::quoted(out)));
   EXPECT_EQ(k.status, 2) << k.err;
   EXPECT_TRUE(tvtest::contains(k.err, "layers with weights")) << k.err;
 }
@@ -153,8 +155,8 @@ TEST(TvtrainUpdate, HeadRefusesAugmentationAndSaysItIsOff) {
 TEST(TvtrainUpdate, Int8ModelsContinueFromTheirDequantizedWeights) {
   const std::string dir = tvtest::temp_dir("upd-q8");
   const std::string q8 = dir + "/base.q8.tvb";
-  ASSERT_EQ(tvtest::run_command(tvtest::tool_command("tvquant") + " " + q(base().model) + " --calib " + q(base().ds) +
-                                " -o " + q(q8) + " -q"),
+  ASSERT_EQ(tvtest::run_command(tvtest::tool_command("tvquant") + " " + tvtest::quoted(base().model) + " --calib " +
+                                tvtest::quoted(base().ds) + " -o " + tvtest::quoted(q8) + " -q"),
             0);
   const tvh::LoadedModel m = tvh::load_model(q8);
   ASSERT_TRUE(m.int8 && m.engine);
@@ -162,9 +164,9 @@ TEST(TvtrainUpdate, Int8ModelsContinueFromTheirDequantizedWeights) {
   tv::q8_dequantize_params(*m.engine, deq.data());  // what the board trains from
   const std::string out = dir + "/m.tvb";
   std::string err;
-  ASSERT_EQ(tvtest::run_command(
-                tvtrain(q(base().ds) + " --init " + q(q8) + " --update head --epochs 2 -o " + q(out) + kQuiet), nullptr,
-                &err),
+  ASSERT_EQ(tvtest::run_command(tvtrain(tvtest::quoted(base().ds) + " --init " + tvtest::quoted(q8) +
+                                        " --update head --epochs 2 -o " + tvtest::quoted(out) + kQuiet),
+                                nullptr, &err),
             0)
       << err;
   const std::vector<float> after = params_of(out);
@@ -177,19 +179,20 @@ TEST(TvtrainUpdate, InitContinuesWithTheRecipeItsProvenanceNames) {
   const std::string dir = tvtest::temp_dir("upd-recipe");
   std::string err;
   int rc = 0;
-  ASSERT_EQ(tvtest::run_command(tvtrain(q(base().ds) + " --preset webmcu --epochs 1 -o " + q(dir + "/w.tvb") + kQuiet)),
+  ASSERT_EQ(tvtest::run_command(tvtrain(tvtest::quoted(base().ds) + " --preset webmcu --epochs 1 -o " +
+                                        tvtest::quoted(dir + "/w.tvb") + kQuiet)),
             0);
   // No --preset: the webmcu recipe its provenance names (20 epochs), not tvtrain's default preset.
-  json j = tvtest::run_json(
-      tvtrain(q(base().ds) + " --init " + q(dir + "/w.tvb") + " -o " + q(dir + "/c.tvb") + kQuiet + " --json"), &rc,
-      &err);
+  json j = tvtest::run_json(tvtrain(tvtest::quoted(base().ds) + " --init " + tvtest::quoted(dir + "/w.tvb") + " -o " +
+                                    tvtest::quoted(dir + "/c.tvb") + kQuiet + " --json"),
+                            &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["preset"], "webmcu");
   EXPECT_EQ(j["epochs"], 20);
   EXPECT_EQ(j["update"], "head");  // --init's default
   // --preset says otherwise.
-  j = tvtest::run_json(tvtrain(q(base().ds) + " --init " + q(dir + "/w.tvb") + " --preset tinyvision -o " +
-                               q(dir + "/d.tvb") + kQuiet + " --json"),
+  j = tvtest::run_json(tvtrain(tvtest::quoted(base().ds) + " --init " + tvtest::quoted(dir + "/w.tvb") +
+                               " --preset tinyvision -o " + tvtest::quoted(dir + "/d.tvb") + kQuiet + " --json"),
                        &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["preset"], "tinyvision");
@@ -198,7 +201,8 @@ TEST(TvtrainUpdate, InitContinuesWithTheRecipeItsProvenanceNames) {
 
 // Evaluates a model on a dataset: per-class recall by class name.
 std::map<std::string, double> recall(const std::string& model, const std::string& ds) {
-  const json j = tvtest::run_json(tvtrain(q(ds) + " --eval --init " + q(model) + " --json -q"));
+  const json j =
+      tvtest::run_json(tvtrain(tvtest::quoted(ds) + " --eval --init " + tvtest::quoted(model) + " --json -q"));
   std::map<std::string, double> r;
   for (const auto& c : j["per_class"]) r[c["class"].get<std::string>()] = c["recall"].get<double>();
   return r;
@@ -209,9 +213,9 @@ TEST(TvtrainUpdate, ANewClassIsImprintedAfterTheOldOnes) {
   const std::string dir = tvtest::temp_dir("upd-new-out");
   int rc = 0;
   std::string err;
-  const json j = tvtest::run_json(
-      tvtrain(q(ds) + " --init " + q(base().model) + " --epochs 0 -o " + q(dir + "/m.tvb") + kQuiet + " --json"), &rc,
-      &err);
+  const json j = tvtest::run_json(tvtrain(tvtest::quoted(ds) + " --init " + tvtest::quoted(base().model) +
+                                          " --epochs 0 -o " + tvtest::quoted(dir + "/m.tvb") + kQuiet + " --json"),
+                                  &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["classes"], json({"a_red", "b_green", "c_yellow"}));
   EXPECT_EQ(j["classes_added"], json({"c_yellow"}));
@@ -229,8 +233,8 @@ TEST(TvtrainUpdate, ANewClassIsImprintedAfterTheOldOnes) {
   EXPECT_GE(after.at("a_red"), before.at("a_red") - 0.13);  // at most one of 8 photos lost
   EXPECT_GE(after.at("b_green"), before.at("b_green") - 0.13);
   // Then trained: a head update on top of the imprinted row.
-  const json t = tvtest::run_json(
-      tvtrain(q(ds) + " --init " + q(base().model) + " --epochs 5 -o " + q(dir + "/t.tvb") + kQuiet + " --json"));
+  const json t = tvtest::run_json(tvtrain(tvtest::quoted(ds) + " --init " + tvtest::quoted(base().model) +
+                                          " --epochs 5 -o " + tvtest::quoted(dir + "/t.tvb") + kQuiet + " --json"));
   EXPECT_EQ(t["update"], "head");
   EXPECT_EQ(t["classes_added"], json({"c_yellow"}));
 }
@@ -238,9 +242,9 @@ TEST(TvtrainUpdate, ANewClassIsImprintedAfterTheOldOnes) {
 TEST(TvtrainUpdate, AModelClassWithoutPhotosKeepsItsRow) {
   const std::string ds = photos("upd-missing", {0, 2});  // green has no photos, yellow is new
   const std::string out = tvtest::temp_dir("upd-missing-out") + "/m.tvb";
-  const tvtest::CommandResult r =
-      tvtest::run_capture(tvtrain(q(ds) + " --init " + q(base().model) + " --update head --epochs 3 -o " + q(out) +
-                                  " --no-report --no-curve --no-confusion --json"));
+  const tvtest::CommandResult r = tvtest::run_capture(
+      tvtrain(tvtest::quoted(ds) + " --init " + tvtest::quoted(base().model) + " --update head --epochs 3 -o " +
+              tvtest::quoted(out) + " --no-report --no-curve --no-confusion --json"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(tvtest::contains(r.err, "warning: ")) << r.err;
   EXPECT_TRUE(tvtest::contains(r.err, "'b_green' has no photos")) << r.err;
@@ -264,10 +268,10 @@ TEST(TvtrainUpdate, JsonReportsTheUpdateItsFlopsAndTheBoardPeakAsTheirSum) {
   for (const char* mode : {"full", "head"}) {
     int rc = 0;
     std::string err;
-    by[mode] =
-        tvtest::run_json(tvtrain(q(base().ds) + " --init " + q(base().model) + " --update " + mode +
-                                 " --epochs 20 -o " + q(tvtest::temp_dir("upd-json") + "/m.tvb") + kQuiet + " --json"),
-                         &rc, &err);
+    by[mode] = tvtest::run_json(
+        tvtrain(tvtest::quoted(base().ds) + " --init " + tvtest::quoted(base().model) + " --update " + mode +
+                " --epochs 20 -o " + tvtest::quoted(tvtest::temp_dir("upd-json") + "/m.tvb") + kQuiet + " --json"),
+        &rc, &err);
     ASSERT_EQ(rc, 0) << err;
     const json& j = by[mode];
     EXPECT_EQ(j["update"], mode);
@@ -301,15 +305,17 @@ TEST(TvtrainUpdate, RenameCallsAModelClassByItsFoldersNewName) {
   EXPECT_EQ(m.labels, std::vector<std::string>({"a_red", "green"}));
   EXPECT_TRUE(m.params == b.params) << "--epochs 0 with nothing to add changes no weight";
   // the renamed model evaluates on the renamed folders as the base did on the old ones
-  const tvtest::CommandResult before =
-      tvtest::run_capture(tvtrain(q(base().ds) + " --eval --json -q --init " + q(base().model)));
-  const tvtest::CommandResult after = tvtest::run_capture(tvtrain(q(ds) + " --eval --json -q --init " + q(out)));
+  const tvtest::CommandResult before = tvtest::run_capture(
+      tvtrain(tvtest::quoted(base().ds) + " --eval --json -q --init " + tvtest::quoted(base().model)));
+  const tvtest::CommandResult after =
+      tvtest::run_capture(tvtrain(tvtest::quoted(ds) + " --eval --json -q --init " + tvtest::quoted(out)));
   ASSERT_EQ(after.status, 0) << after.err;
   EXPECT_EQ(json::parse(before.out)["accuracy"], json::parse(after.out)["accuracy"]);
   const std::string x = tvtest::temp_dir("upd-rename-bad") + "/x.tvb";
   const auto refused = [&](const std::string& spec, int status, const std::string& says) {
-    const tvtest::CommandResult r = tvtest::run_capture(
-        tvtrain(q(ds) + " --init " + q(base().model) + " --rename " + q(spec) + " -o " + q(x) + kQuiet));
+    const tvtest::CommandResult r =
+        tvtest::run_capture(tvtrain(tvtest::quoted(ds) + " --init " + tvtest::quoted(base().model) + " --rename " +
+                                    tvtest::quoted(spec) + " -o " + tvtest::quoted(x) + kQuiet));
     EXPECT_EQ(r.status, status) << spec;
     EXPECT_TRUE(tvtest::contains(r.err, says)) << r.err;
     EXPECT_FALSE(fs::exists(x));
@@ -317,7 +323,8 @@ TEST(TvtrainUpdate, RenameCallsAModelClassByItsFoldersNewName) {
   refused("b_green", 2, "--rename 'b_green': give OLD=NEW");
   refused("blue=x", 1, "has no class named 'blue'");
   refused("b_green=a_red", 1, "two classes of");
-  const tvtest::CommandResult no_init = tvtest::run_capture(tvtrain(q(ds) + " --rename a=b -o " + q(x)));
+  const tvtest::CommandResult no_init =
+      tvtest::run_capture(tvtrain(tvtest::quoted(ds) + " --rename a=b -o " + tvtest::quoted(x)));
   EXPECT_EQ(no_init.status, 2);
   EXPECT_TRUE(tvtest::contains(no_init.err, "--rename needs --init MODEL")) << no_init.err;
 }

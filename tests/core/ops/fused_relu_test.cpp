@@ -19,13 +19,13 @@ namespace {
 
 using kernel_compare::describe;
 using kernel_compare::expect_same_bits;
-using kernel_compare::random_vec;
+using kernel_compare::sparse_random_vec;
 using kernel_compare::Vec;
 
 // A ReLU's output: mostly >= 0 with exact zeros, plus the values a mask must treat like the
 // reference does: -0 (not > 0), NaN (not > 0) and the smallest positive float.
 Vec relu_output(std::mt19937& rng, size_t n) {
-  Vec y = random_vec(rng, n, 0.4f, 0.0f, 2.0f);
+  Vec y = sparse_random_vec(rng, n, 0.4f, 0.0f, 2.0f);
   for (size_t i = 0; i < n; i += 7) y[i] = -0.0f;
   for (size_t i = 3; i < n; i += 29) y[i] = NAN;
   for (size_t i = 5; i < n; i += 31) y[i] = 1e-45f;
@@ -39,14 +39,14 @@ void compare_layer(const tv::Geom2D& g, size_t n_w, size_t n_b, std::mt19937& rn
                    RefForward ref_forward, FusedForward fused_forward, RefData ref_data, FusedData fused_data) {
   const std::string where = std::string(name) + " " + describe(g);
   const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
-  const Vec in = random_vec(rng, n_in), w = random_vec(rng, n_w), b = random_vec(rng, n_b);
+  const Vec in = sparse_random_vec(rng, n_in), w = sparse_random_vec(rng, n_w), b = sparse_random_vec(rng, n_b);
   Vec ref(n_out, 777.0f), fused(n_out, -777.0f);
   ref_forward(g, in.data(), w.data(), b.data(), ref.data());
   tv::ref::relu_forward(ref.data(), n_out);
   fused_forward(g, in.data(), w.data(), b.data(), fused.data());
   expect_same_bits("forward + relu", ref, fused, where);
 
-  const Vec dout = random_vec(rng, n_out, 0.3f), y = relu_output(rng, n_in);
+  const Vec dout = sparse_random_vec(rng, n_out, 0.3f), y = relu_output(rng, n_in);
   Vec dref(n_in, 777.0f), dfused(n_in, -777.0f);
   ref_data(g, w.data(), dout.data(), dref.data());
   tv::ref::relu_backward(y.data(), dref.data(), n_in);
@@ -68,7 +68,7 @@ void compare_depthwise(const tv::Geom2D& g, std::mt19937& rng) {
 void compare_maxpool(const tv::Geom2D& g, std::mt19937& rng) {
   const std::string where = describe(g);
   const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
-  const Vec y = relu_output(rng, n_in), dout = random_vec(rng, n_out, 0.2f);
+  const Vec y = relu_output(rng, n_in), dout = sparse_random_vec(rng, n_out, 0.2f);
   Vec dref(n_in, 777.0f), dfused(n_in, -777.0f);
   tv::ref::maxpool2d_backward(g, y.data(), dout.data(), dref.data());
   tv::ref::relu_backward(y.data(), dref.data(), n_in);

@@ -18,7 +18,8 @@ namespace kernel_compare {
 using Vec = std::vector<float>;
 
 // n values uniform in [lo, hi), each replaced by an exact 0 with probability zero_fraction.
-inline Vec random_vec(std::mt19937& rng, size_t n, float zero_fraction = 0.0f, float lo = -1.0f, float hi = 1.0f) {
+inline Vec sparse_random_vec(std::mt19937& rng, size_t n, float zero_fraction = 0.0f, float lo = -1.0f,
+                             float hi = 1.0f) {
   std::uniform_real_distribution<float> value(lo, hi), coin(0.0f, 1.0f);
   Vec v(n);
   for (auto& x : v) x = coin(rng) < zero_fraction ? 0.0f : value(rng);

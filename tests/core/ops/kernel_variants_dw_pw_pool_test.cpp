@@ -20,12 +20,12 @@ namespace {
 
 using kernel_compare::describe;
 using kernel_compare::expect_same_bits;
-using kernel_compare::random_vec;
+using kernel_compare::sparse_random_vec;
 using kernel_compare::Vec;
 
 // Uniform in [-1, 1) with some exact zeros (as after a ReLU).
 Vec random_values(std::mt19937& rng, size_t n) {
-  return random_vec(rng, n, 0.1f);
+  return sparse_random_vec(rng, n, 0.1f);
 }
 
 // A random sliding-window geometry along one axis: valid, or TensorFlow "same" padding.
@@ -55,7 +55,7 @@ tv::Geom2D random_window(std::mt19937& rng, int channels, int max_k, bool any_st
 
 const int kChannelCounts[] = {1, 3, 8, 13, 16, 32, 40, 64, 72};
 
-void compare_depthwise(const tv::Geom2D& g, std::mt19937& rng) {
+void compare_depthwise_variants(const tv::Geom2D& g, std::mt19937& rng) {
   const std::string where = describe(g);
   const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
   const size_t n_w = (size_t)g.k_h * g.k_w * g.in_c;
@@ -114,7 +114,7 @@ TEST(FastKernels, DepthwiseRandomGeometries) {
   std::mt19937 rng(201);
   for (int t = 0; t < 400; ++t) {
     const int c = kChannelCounts[t % (sizeof kChannelCounts / sizeof kChannelCounts[0])];
-    compare_depthwise(random_window(rng, c, 5, false), rng);
+    compare_depthwise_variants(random_window(rng, c, 5, false), rng);
   }
 }
 
@@ -127,7 +127,7 @@ TEST(FastKernels, DepthwisePresetLayers) {
       {28, 28, 16, 28, 28, 16, 3, 3, 1, 1, 1, 1}, {28, 28, 16, 14, 14, 16, 3, 3, 2, 2, 0, 0},
       {14, 14, 32, 7, 7, 32, 3, 3, 2, 2, 0, 0},   {7, 7, 64, 4, 4, 64, 3, 3, 2, 2, 1, 1},
   };
-  for (const tv::Geom2D& g : layers) compare_depthwise(g, rng);
+  for (const tv::Geom2D& g : layers) compare_depthwise_variants(g, rng);
 }
 
 TEST(FastKernels, DepthwiseSpecialValues) {
@@ -185,7 +185,7 @@ void compare_pointwise(int h, int w, int in_c, int out_c, float dout_zeros, std:
   const std::string where = describe(g);
   const size_t n_in = (size_t)h * w * in_c, n_out = (size_t)h * w * out_c, n_w = (size_t)in_c * out_c;
   const Vec in = random_values(rng, n_in), wt = random_values(rng, n_w), b = random_values(rng, out_c);
-  const Vec dout = random_vec(rng, n_out, dout_zeros);
+  const Vec dout = sparse_random_vec(rng, n_out, dout_zeros);
   Vec out_ref(n_out, 777.0f), out_fast(n_out, -777.0f);
   tv::ref::conv2d_forward(g, in.data(), wt.data(), b.data(), out_ref.data());
   tv::fast::conv2d_forward(g, in.data(), wt.data(), b.data(), out_fast.data());
@@ -231,7 +231,7 @@ TEST(FastKernels, PointwiseNonFiniteValues) {
   std::mt19937 rng(207);
   const tv::Geom2D g{3, 4, 16, 3, 4, 8, 1, 1, 1, 1, 0, 0};
   Vec in = random_values(rng, 3 * 4 * 16), wt = random_values(rng, 16 * 8), b = random_values(rng, 8);
-  Vec dout = random_vec(rng, 3 * 4 * 8, 0.5f);
+  Vec dout = sparse_random_vec(rng, 3 * 4 * 8, 0.5f);
   in[7] = INFINITY;
   dout[3] = NAN;
   dout[20] = -INFINITY;

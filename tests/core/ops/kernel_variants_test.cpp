@@ -20,15 +20,15 @@ namespace {
 
 using kernel_compare::describe;
 using kernel_compare::expect_same_bits;
-using kernel_compare::random_vec;
+using kernel_compare::sparse_random_vec;
 using kernel_compare::Vec;
 
 void compare_conv(const tv::Geom2D& g, std::mt19937& rng, float dout_zero_fraction) {
   const std::string where = describe(g);
   const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
   const size_t n_w = (size_t)g.out_c * g.k_h * g.k_w * g.in_c;
-  const Vec in = random_vec(rng, n_in), w = random_vec(rng, n_w), b = random_vec(rng, g.out_c);
-  const Vec dout = random_vec(rng, n_out, dout_zero_fraction);
+  const Vec in = sparse_random_vec(rng, n_in), w = sparse_random_vec(rng, n_w), b = sparse_random_vec(rng, g.out_c);
+  const Vec dout = sparse_random_vec(rng, n_out, dout_zero_fraction);
 
   Vec out_ref(n_out, 777.0f), out_fast(n_out, -777.0f);
   tv::ref::conv2d_forward(g, in.data(), w.data(), b.data(), out_ref.data());
@@ -41,7 +41,7 @@ void compare_conv(const tv::Geom2D& g, std::mt19937& rng, float dout_zero_fracti
   expect_same_bits("conv2d_backward_data", din_ref, din_fast, where);
 
   // Accumulates into gradients that already hold values.
-  Vec dw_ref = random_vec(rng, n_w), db_ref = random_vec(rng, g.out_c);
+  Vec dw_ref = sparse_random_vec(rng, n_w), db_ref = sparse_random_vec(rng, g.out_c);
   Vec dw_fast = dw_ref, db_fast = db_ref;
   tv::ref::conv2d_backward_params(g, in.data(), dout.data(), dw_ref.data(), db_ref.data());
   tv::fast::conv2d_backward_params(g, in.data(), dout.data(), dw_fast.data(), db_fast.data());
@@ -104,14 +104,14 @@ TEST(FastKernels, Conv2dWeightGradientWithZerosAndNegativeZeroSums) {
         tv::Geom2D{16, 16, 3, 8, 8, 8, 3, 3, 2, 2, 0, 0}}) {
     const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
     const size_t n_w = (size_t)g.out_c * g.k_h * g.k_w * g.in_c;
-    const Vec in = random_vec(rng, n_in, 0.3f);
-    Vec dout = random_vec(rng, n_out, 0.5f);
+    const Vec in = sparse_random_vec(rng, n_in, 0.3f);
+    Vec dout = sparse_random_vec(rng, n_out, 0.5f);
     for (size_t i = 2; i < n_out; i += g.out_c) dout[i] = 0.0f;  // a dead channel: its sums stay as they start
     for (int start : {0, 1}) {                                   // sums from +0, or from values with some -0 among them
       Vec dw_ref(n_w, 0.0f), db_ref(g.out_c, 0.0f);
       if (start == 1) {
-        dw_ref = random_vec(rng, n_w, 0.2f);
-        db_ref = random_vec(rng, g.out_c, 0.3f);
+        dw_ref = sparse_random_vec(rng, n_w, 0.2f);
+        db_ref = sparse_random_vec(rng, g.out_c, 0.3f);
         for (size_t i = 0; i < n_w; i += 7) dw_ref[i] = -0.0f;
         db_ref[2] = -0.0f;
       }
@@ -132,7 +132,7 @@ TEST(FastKernels, Conv2dSpecialValues) {
        {tv::Geom2D{9, 20, 3, 7, 18, 4, 3, 3, 1, 1, 0, 0}, tv::Geom2D{9, 20, 4, 7, 18, 8, 3, 3, 1, 1, 0, 0}}) {
     const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.out_c;
     const size_t n_w = (size_t)g.out_c * g.k_h * g.k_w * g.in_c;
-    Vec in = random_vec(rng, n_in), dout = random_vec(rng, n_out, 0.5f);
+    Vec in = sparse_random_vec(rng, n_in), dout = sparse_random_vec(rng, n_out, 0.5f);
     in[5] = NAN;
     in[40] = INFINITY;
     dout[3] = -0.0f;
@@ -142,7 +142,7 @@ TEST(FastKernels, Conv2dSpecialValues) {
     tv::fast::conv2d_backward_params(g, in.data(), dout.data(), dw_fast.data(), db_fast.data());
     expect_same_bits("conv2d_backward_params dw", dw_ref, dw_fast, describe(g));
     expect_same_bits("conv2d_backward_params db", db_ref, db_fast, describe(g));
-    const Vec w = random_vec(rng, n_w), b = random_vec(rng, g.out_c);
+    const Vec w = sparse_random_vec(rng, n_w), b = sparse_random_vec(rng, g.out_c);
     Vec out_ref(n_out), out_fast(n_out);
     tv::ref::conv2d_forward(g, in.data(), w.data(), b.data(), out_ref.data());
     tv::fast::conv2d_forward(g, in.data(), w.data(), b.data(), out_fast.data());
@@ -164,10 +164,10 @@ TEST(FastKernels, MaxPoolWithTiesAndNaN) {
     g.out_h = (g.in_h - g.k_h) / g.stride_h + 1;
     g.out_w = (g.in_w - g.k_w) / g.stride_w + 1;
     const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_out = (size_t)g.out_h * g.out_w * g.in_c;
-    Vec in = random_vec(rng, n_in);
+    Vec in = sparse_random_vec(rng, n_in);
     for (size_t i = 0; i < n_in; i += 3) in[i] = 0.5f;  // ties
     if (it % 7 == 0) in[rng() % n_in] = NAN;
-    const Vec dout = random_vec(rng, n_out, 0.2f);
+    const Vec dout = sparse_random_vec(rng, n_out, 0.2f);
     Vec out_ref(n_out, 777.0f), out_fast(n_out, -777.0f);
     tv::ref::maxpool2d_forward(g, in.data(), out_ref.data());
     tv::fast::maxpool2d_forward(g, in.data(), out_fast.data());
@@ -184,8 +184,8 @@ TEST(FastKernels, DenseRandomSizes) {
   for (int it = 0; it < 100; ++it) {
     const int in_n = 1 + (int)(rng() % 700), out_n = 1 + (int)(rng() % 11);
     const std::string where = std::to_string(in_n) + " -> " + std::to_string(out_n);
-    const Vec in = random_vec(rng, in_n, 0.1f, -3.0f, 3.0f), w = random_vec(rng, (size_t)in_n * out_n);
-    const Vec b = random_vec(rng, out_n), dout = random_vec(rng, out_n);
+    const Vec in = sparse_random_vec(rng, in_n, 0.1f, -3.0f, 3.0f), w = sparse_random_vec(rng, (size_t)in_n * out_n);
+    const Vec b = sparse_random_vec(rng, out_n), dout = sparse_random_vec(rng, out_n);
     Vec out_ref(out_n), out_fast(out_n);
     tv::ref::dense_forward(in_n, out_n, in.data(), w.data(), b.data(), out_ref.data());
     tv::fast::dense_forward(in_n, out_n, in.data(), w.data(), b.data(), out_fast.data());
@@ -194,7 +194,7 @@ TEST(FastKernels, DenseRandomSizes) {
     tv::ref::dense_backward_data(in_n, out_n, w.data(), dout.data(), din_ref.data());
     tv::fast::dense_backward_data(in_n, out_n, w.data(), dout.data(), din_fast.data());
     expect_same_bits("dense_backward_data", din_ref, din_fast, where);
-    Vec dw_ref = random_vec(rng, (size_t)in_n * out_n), db_ref = random_vec(rng, out_n);
+    Vec dw_ref = sparse_random_vec(rng, (size_t)in_n * out_n), db_ref = sparse_random_vec(rng, out_n);
     Vec dw_fast = dw_ref, db_fast = db_ref;
     tv::ref::dense_backward_params(in_n, out_n, in.data(), dout.data(), dw_ref.data(), db_ref.data());
     tv::fast::dense_backward_params(in_n, out_n, in.data(), dout.data(), dw_fast.data(), db_fast.data());
@@ -206,14 +206,14 @@ TEST(FastKernels, DenseRandomSizes) {
 TEST(FastKernels, ActivationsWithSpecialValues) {
   std::mt19937 rng(106);
   for (size_t n : {1, 7, 8, 9, 64, 103}) {
-    Vec x = random_vec(rng, n, 0.1f, -200.0f, 200.0f);
+    Vec x = sparse_random_vec(rng, n, 0.1f, -200.0f, 200.0f);
     x[0] = -0.0f;
     if (n > 3) {
       x[1] = NAN;
       x[2] = INFINITY;
       x[3] = -INFINITY;
     }
-    const Vec dy = random_vec(rng, n);
+    const Vec dy = sparse_random_vec(rng, n);
     const std::string where = std::to_string(n) + " elements";
     Vec a = x, b = x;
     tv::ref::relu_forward(a.data(), n);
@@ -298,15 +298,15 @@ TEST(FusedConvPoolBackward, EqualsTheLayersOneByOne) {
     const size_t n_in = (size_t)g.in_h * g.in_w * g.in_c, n_y = (size_t)g.out_h * g.out_w * g.out_c;
     const size_t n_pool = (size_t)c.pool.out_h * c.pool.out_w * g.out_c;
     const size_t n_w = (size_t)g.out_c * g.k_h * g.k_w * g.in_c;
-    const Vec in = random_vec(rng, n_in);
-    Vec y = random_vec(rng, n_y, 0.05f, -2.0f, 2.0f);
+    const Vec in = sparse_random_vec(rng, n_in);
+    Vec y = sparse_random_vec(rng, n_y, 0.05f, -2.0f, 2.0f);
     for (size_t i = 0; i < n_y; i += 5) y[i] = 0.25f;  // ties inside windows
-    Vec dpool = random_vec(rng, n_pool, 0.1f);
+    Vec dpool = sparse_random_vec(rng, n_pool, 0.1f);
     if (tested % 10 == 0) dpool[0] = -0.0f;
     if (tested % 13 == 0) dpool[n_pool - 1] = NAN;
     std::vector<tv::fast::ActivationStep> acts;
     for (int a = (int)(rng() % 3); a > 0; --a) acts.push_back({rng() % 3 != 0, 0.1f});
-    Vec dw_ref = random_vec(rng, n_w), db_ref = random_vec(rng, g.out_c);
+    Vec dw_ref = sparse_random_vec(rng, n_w), db_ref = sparse_random_vec(rng, g.out_c);
     Vec dw_fast = dw_ref, db_fast = db_ref;
     reference_chain(c, acts, in, y, dpool, &dw_ref, &db_ref);
     ASSERT_TRUE(tv::fast::conv2d_pool_backward_params(g, c.pool, acts.data(), (int)acts.size(), in.data(), y.data(),
@@ -324,8 +324,8 @@ TEST(FusedConvPoolBackward, WebmcuFirstLayer) {
   FusedCase c;
   c.conv = tv::Geom2D{64, 64, 3, 62, 62, 4, 3, 3, 1, 1, 0, 0};
   c.pool = tv::Geom2D{62, 62, 4, 31, 31, 4, 2, 2, 2, 2, 0, 0};
-  const Vec in = random_vec(rng, 64 * 64 * 3), dpool = random_vec(rng, 31 * 31 * 4);
-  Vec y = random_vec(rng, 62 * 62 * 4, 0.0f, -3.0f, 3.0f);
+  const Vec in = sparse_random_vec(rng, 64 * 64 * 3), dpool = sparse_random_vec(rng, 31 * 31 * 4);
+  Vec y = sparse_random_vec(rng, 62 * 62 * 4, 0.0f, -3.0f, 3.0f);
   const std::vector<tv::fast::ActivationStep> acts = {{true, 0.1f}};
   Vec dw_ref(108, 0.0f), db_ref(4, 0.0f), dw_fast = dw_ref, db_fast = db_ref;
   reference_chain(c, acts, in, y, dpool, &dw_ref, &db_ref);

@@ -10,7 +10,7 @@
 
 namespace {
 
-tvh::EspdlModel load(const std::string& name) {
+tvh::EspdlModel load_golden(const std::string& name) {
   return tvh::espdl_read_file(tvtest::shared_path("espdl-golden/" + name));
 }
 
@@ -18,7 +18,7 @@ class GoldenGemm : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GoldenGemm, ReproducesEmbeddedOutputsExactly) {
   TV_REQUIRE_SHARED("espdl-golden");
-  const tvh::EspdlModel m = load(GetParam());
+  const tvh::EspdlModel m = load_golden(GetParam());
   const tvh::EspdlRunReport r = tvh::espdl_run_test_vectors(m);
   EXPECT_TRUE(r.passed) << r.message;
   EXPECT_GE(r.tensors_compared, 1);
@@ -32,7 +32,7 @@ INSTANTIATE_TEST_SUITE_P(AllGemmFiles, GoldenGemm,
 
 TEST(GoldenFiles, ReaderSeesTheExpectedStructure) {
   TV_REQUIRE_SHARED("espdl-golden");
-  const tvh::EspdlModel s3 = load("esp32s3-linear_ishap_1_31_kshap_32_31_relu_s8.espdl");
+  const tvh::EspdlModel s3 = load_golden("esp32s3-linear_ishap_1_31_kshap_32_31_relu_s8.espdl");
   EXPECT_EQ(s3.target(), "esp32s3");
   ASSERT_EQ(s3.nodes.size(), 1u);
   EXPECT_EQ(s3.nodes[0].op_type, "Gemm");
@@ -54,7 +54,7 @@ TEST(GoldenFiles, ReaderSeesTheExpectedStructure) {
   ASSERT_EQ(s3.test_outputs.size(), 1u);
   EXPECT_EQ(s3.test_outputs[0].dims, (std::vector<int64_t>{1, 32}));
 
-  const tvh::EspdlModel c = load("c-linear_ishap_1_31_kshap_32_31_relu_s8.espdl");
+  const tvh::EspdlModel c = load_golden("c-linear_ishap_1_31_kshap_32_31_relu_s8.espdl");
   EXPECT_EQ(c.target(), "c");
   const tvh::EspdlTensor* wc = c.find_initializer("ops.0.weight");
   ASSERT_NE(wc, nullptr);
@@ -69,7 +69,7 @@ TEST(GoldenFiles, S3GemmFilterRepacksToTheFileBytes) {
   TV_REQUIRE_SHARED("espdl-golden");
   for (int f = 0; f < tvtest::kEspdlGemmFiles; ++f) {
     const char* name = tvtest::kEspdlGoldenFiles[f];
-    const tvh::EspdlModel m = load(name);
+    const tvh::EspdlModel m = load_golden(name);
     for (const tvh::EspdlNode& n : m.nodes) {
       const tvh::EspdlTensor* w = m.find_initializer(n.inputs[1]);
       ASSERT_NE(w, nullptr);
@@ -86,7 +86,7 @@ TEST(GoldenFiles, S3GemmFilterRepacksToTheFileBytes) {
 
 TEST(GoldenStreamingConv, ReproducesTheWholeModelExactly) {
   TV_REQUIRE_SHARED("espdl-golden");
-  const tvh::EspdlModel m = load("streaming-conv-esp32s3.espdl");
+  const tvh::EspdlModel m = load_golden("streaming-conv-esp32s3.espdl");
   const tvh::EspdlRunReport r = tvh::espdl_run_test_vectors(m);
   EXPECT_TRUE(r.passed) << r.message;
   int convs = 0;
@@ -98,7 +98,7 @@ TEST(GoldenStreamingConv, ReproducesTheWholeModelExactly) {
 // Our Sigmoid table builder (float32, as esp-ppq) reproduces the file's three tables.
 TEST(GoldenStreamingConv, SigmoidTablesMatchOurBuilder) {
   TV_REQUIRE_SHARED("espdl-golden");
-  const tvh::EspdlModel m = load("streaming-conv-esp32s3.espdl");
+  const tvh::EspdlModel m = load_golden("streaming-conv-esp32s3.espdl");
   int checked = 0;
   for (const tvh::EspdlNode& n : m.nodes) {
     if (n.op_type != "Sigmoid") continue;
@@ -117,7 +117,7 @@ TEST(GoldenStreamingConv, SigmoidTablesMatchOurBuilder) {
 // A corrupted expected output is caught and located.
 TEST(GoldenFiles, AMismatchIsReportedWithTensorAndIndex) {
   TV_REQUIRE_SHARED("espdl-golden");
-  tvh::EspdlModel m = load("mlp3-gemm-esp32s3.espdl");
+  tvh::EspdlModel m = load_golden("mlp3-gemm-esp32s3.espdl");
   ASSERT_FALSE(m.test_outputs.empty());
   m.test_outputs[0].raw[0] = uint8_t(m.test_outputs[0].raw[0] ^ 0x01);
   const tvh::EspdlRunReport r = tvh::espdl_run_test_vectors(m);
@@ -129,7 +129,7 @@ TEST(GoldenFiles, AMismatchIsReportedWithTensorAndIndex) {
 
 TEST(GoldenFiles, UnsupportedOpsAreRefusedByName) {
   TV_REQUIRE_SHARED("espdl-golden");
-  tvh::EspdlModel m = load("mlp3-gemm-esp32s3.espdl");
+  tvh::EspdlModel m = load_golden("mlp3-gemm-esp32s3.espdl");
   m.nodes[1].op_type = "Einsum";
   try {
     tvh::espdl_run_test_vectors(m);
@@ -144,7 +144,7 @@ TEST(GoldenFiles, UnsupportedOpsAreRefusedByName) {
 TEST(GoldenFiles, AccumulatorHeadroomOfTheGoldenLayers) {
   TV_REQUIRE_SHARED("espdl-golden");
   for (const char* name : {"mlp3-gemm-esp32s3.espdl", "streaming-conv-esp32s3.espdl"}) {
-    const tvh::EspdlModel m = load(name);
+    const tvh::EspdlModel m = load_golden(name);
     for (const tvh::EspdlNode& n : m.nodes) {
       if (n.op_type != "Conv" && n.op_type != "Gemm") continue;
       const tvh::EspdlFilter f = tvh::espdl_node_filter(m, n);
