@@ -45,3 +45,13 @@ stage_summary() {
   return $rc
 }
 trap stage_summary EXIT
+
+# tv_configure DIR CMAKE_ARGS...: configures a build folder, quietly, with Ninja (install-deps installs
+# ninja-build; it schedules the 2 cores better than make). A folder configured earlier keeps its generator.
+tv_configure() {
+  local dir=$1
+  shift
+  local gen=()
+  if [ ! -f "$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then gen=(-G Ninja); fi
+  cmake "${gen[@]}" -S . -B "$dir" "$@" >/dev/null
+}

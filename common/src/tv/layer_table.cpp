@@ -28,13 +28,9 @@ Status unknown_q8_run(const Q8Model&, int i, const int8_t*, int8_t*) {
 
 // The unit of a value outside the enumeration: every hook refuses it or does nothing.
 constexpr LayerUnit kUnknownUnit = {kUnknownRow,
-                                    unknown_check,
-                                    units::no_weights,
-                                    units::forward_reshape_only,
-                                    units::backward_passes_through,
-                                    unknown_q8_bind,
-                                    unknown_q8_run,
-                                    units::interval_from_weights};
+                                    {unknown_check, units::no_weights},
+                                    {units::forward_reshape_only, units::backward_passes_through},
+                                    {unknown_q8_bind, unknown_q8_run, units::interval_from_weights}};
 
 }  // namespace
 
