@@ -3,8 +3,17 @@
 # photos -> trained model (tvtrain) -> int8 (tvquant) -> C header (tvexport).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== 0. install and build: the Debian packages building needs, then tvtrain, tvquant and tvexport"
 bash scripts/install-deps.sh build  # only what building needs; scripts/test.sh installs what the tests need
-TV_BUILD_TESTS=OFF bash scripts/build.sh tvtrain tvquant tvexport  # only what it runs; scripts/test.sh builds the rest
+# only what it runs (scripts/test.sh builds the rest); the compiler's lines go to a log, shown on failure
+mkdir -p build
+t0=$SECONDS
+if ! TV_BUILD_TESTS=OFF bash scripts/build.sh tvtrain tvquant tvexport >build/quickstart-build.log 2>&1; then
+  tail -30 build/quickstart-build.log >&2
+  echo "quickstart: the build failed (the whole log: build/quickstart-build.log)" >&2
+  exit 1
+fi
+echo "built build/bin/tvtrain, tvquant and tvexport in $((SECONDS - t0)) s (log: build/quickstart-build.log)"
 BIN=build/bin
 OUT=${TV_OUT:-out}
 mkdir -p "$OUT"

@@ -137,8 +137,10 @@ fuzz_run() {
   FUZZ_QUEUED+=("$t")
   (
     rc=0
-    "${prefix[@]}" build/fuzz/bin/fuzz_$t -max_total_time="$secs" -seed=1 "$@" build/fuzz/corpus-$t \
-      2>build/fuzz/fuzz_$t.log || rc=$?
+    # a deadline past libFuzzer's own: a fuzzer that does not stop (or a sanitizer that hangs at exit) fails
+    timeout -k 10 $((secs + 120)) "${prefix[@]}" build/fuzz/bin/fuzz_$t -max_total_time="$secs" -seed=1 "$@" \
+      build/fuzz/corpus-$t 2>build/fuzz/fuzz_$t.log || rc=$?
+    if [ $rc = 124 ] || [ $rc = 137 ]; then echo "fuzz_$t did not stop within $((secs + 120)) s" >>build/fuzz/fuzz_$t.log; fi
     echo $rc >build/fuzz/fuzz_$t.rc
   ) &
 }
