@@ -220,4 +220,8 @@ bool is_jpeg_name(const char* name) {
   return strcmp(ext, "jpg") == 0 || strcmp(ext, "jpeg") == 0;
 }
 
+void count_jpeg(void* ctx, const char* name, bool is_dir) {
+  if (!is_dir && is_jpeg_name(name)) ++*(int*)ctx;
+}
+
 }  // namespace tvfw

@@ -86,5 +86,7 @@ bool replace_file_atomic(Hal& hal, const char* path, const uint8_t* data, size_t
 
 // True for "*.jpg" / "*.jpeg" in any letter case that are not hidden (".name").
 bool is_jpeg_name(const char* name);
+// A Hal::list_dir callback: counts the photos (is_jpeg_name files) into the int that ctx points to.
+void count_jpeg(void* ctx, const char* name, bool is_dir);
 
 }  // namespace tvfw

@@ -47,10 +47,6 @@ int listed_label(void* ctx, int i) {
   return ((const LearnRun*)ctx)->data.list.label[i];
 }
 
-void count_jpeg(void* ctx, const char* name, bool is_dir) {
-  if (!is_dir && name[0] != '.' && is_jpeg_name(name)) ++*(int*)ctx;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- new classes

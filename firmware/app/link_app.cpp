@@ -13,10 +13,6 @@ namespace tvfw {
 
 namespace {
 
-void count_jpeg(void* ctx, const char* name, bool is_dir) {
-  if (!is_dir && is_jpeg_name(name)) ++*(int*)ctx;
-}
-
 struct TextOut {
   char* out;
   size_t cap, used = 0;
