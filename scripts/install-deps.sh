@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a command needs, only those that are missing:
-#   install-deps.sh build   what building the tools (tvtrain, tvquant, tvexport, tvlink, tvsim) needs: 15 packages,
+#   install-deps.sh build   what building the tools (tvtrain, tvquant, tvexport, tvlink, tvsim) needs: 16 packages,
 #                           the first command of the README (scripts/quickstart.sh) installs only these
 #   install-deps.sh test    (the default, as scripts/test.sh and CI run it) build + what the tests need:
 #                           googletest, clang for the fuzzers, the 32-bit libraries of the -m32 build (and
