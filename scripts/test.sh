@@ -132,11 +132,12 @@ fuzz_seeds() {
 # fuzz_run TARGET SECONDS [FLAG...]: runs build/fuzz/bin/fuzz_TARGET on its corpus for SECONDS in the
 # background, $JOBS at a time; fuzz_wait waits for them all and fails on any finding.
 FUZZ_QUEUED=()
+FUZZ_M32_PREFIX=()  # set by fuzz_runs: how fuzz_link_m32 runs (m32_fuzz_prefix)
 fuzz_run() {
   local t=$1 secs=$2
   shift 2
   local prefix=()
-  if [ "$t" = link_m32 ]; then prefix=($(m32_fuzz_prefix)); fi
+  if [ "$t" = link_m32 ]; then prefix=("${FUZZ_M32_PREFIX[@]}"); fi
   if [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; then wait -n || true; fi
   FUZZ_QUEUED+=("$t")
   (
@@ -174,7 +175,8 @@ fuzz_runs() {
   for t in config numbers weights tvsim_script svg_text model_run update link link_host; do
     fuzz_run $t "$more" "${rss[@]}"
   done
-  echo "fuzz_link_m32 runs $(bash scripts/m32-runner.sh --describe): $(m32_fuzz_prefix)"
+  read -ra FUZZ_M32_PREFIX <<<"$(m32_fuzz_prefix)"
+  echo "fuzz_link_m32 runs $(bash scripts/m32-runner.sh --describe): ${FUZZ_M32_PREFIX[*]}"
   fuzz_run link_m32 "$more" -rss_limit_mb=1024
   fuzz_run menu "$more" "${rss[@]}" -max_len=512
   fuzz_wait
