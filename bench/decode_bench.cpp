@@ -21,9 +21,9 @@
 #include <thread>
 #include <vector>
 
-#include "host/dataset.h"
-#include "host/files.h"
-#include "host/jpeg.h"
+#include "host/photos/dataset.h"
+#include "host/base/files.h"
+#include "host/photos/jpeg.h"
 
 namespace fs = std::filesystem;
 

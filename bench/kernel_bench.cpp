@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "tv/model.h"
+#include "tv/model/model.h"
 #include "tv/ops/kernel_variants.h"
-#include "tv/presets.h"
+#include "tv/train/presets.h"
 
 namespace {
 

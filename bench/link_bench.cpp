@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "host/files.h"
-#include "host/jpeg.h"
-#include "host/link.h"
-#include "host/link_pull.h"
-#include "tv/link_frame.h"
+#include "host/base/files.h"
+#include "host/photos/jpeg.h"
+#include "host/link/link.h"
+#include "host/link/link_pull.h"
+#include "tv/link/link_frame.h"
 #include "tv/rng.h"
 
 namespace fs = std::filesystem;

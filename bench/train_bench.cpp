@@ -23,12 +23,12 @@
 #include <thread>
 #include <vector>
 
-#include "host/config.h"
-#include "host/dataset.h"
-#include "host/error.h"
-#include "host/model_io.h"
-#include "host/split.h"
-#include "host/training.h"
+#include "host/train/config.h"
+#include "host/photos/dataset.h"
+#include "host/base/error.h"
+#include "host/model/model_io.h"
+#include "host/photos/split.h"
+#include "host/train/training.h"
 #include "tv/ops/kernel_variants.h"
 
 namespace fs = std::filesystem;

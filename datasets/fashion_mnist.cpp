@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
-#include "host/jpeg.h"
+#include "host/base/error.h"
+#include "host/photos/jpeg.h"
 #include "tools/common/cli.h"
 
 namespace {

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
-#include "host/files.h"
-#include "host/jpeg.h"
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/photos/jpeg.h"
 #include "tools/common/cli.h"
 #include "tv/rng.h"
 

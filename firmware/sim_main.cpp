@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "app.h"
-#include "host/error.h"
-#include "host/files.h"
-#include "host/numbers.h"
-#include "host/suggest.h"
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/base/numbers.h"
+#include "host/base/suggest.h"
 #include "sim_hal.h"
 
 // The baked tier, exactly as in the sketch: a model.h (tvexport's) found on the include path is compiled

@@ -11,11 +11,11 @@
 #include <cstring>
 #include <vector>
 
-#include "tv/blob.h"
+#include "tv/model/blob.h"
 #include "tv/crc32.h"
 #include "tv/int8/q8_model.h"
 #include "tv/little_endian.h"
-#include "tv/model.h"
+#include "tv/model/model.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target: tvtrain's JSON config (host/config.cpp) on arbitrary bytes, then what tvtrain does
+// libFuzzer target: tvtrain's JSON config (host/train/config.cpp) on arbitrary bytes, then what tvtrain does
 // with an accepted config: plan the model and size its inference and training memory. Every refusal
 // must be a tvh::Error (one sentence naming the file); any other exception, a crash or a sanitizer
 // report is a finding.
@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "host/config.h"
-#include "host/error.h"
-#include "tv/net.h"
+#include "host/train/config.h"
+#include "host/base/error.h"
+#include "tv/train/net.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const char* const kPresets[] = {"webmcu", "tinyvision"};

@@ -11,10 +11,10 @@
 #include <exception>
 #include <vector>
 
-#include "host/image.h"
-#include "host/jpeg.h"
-#include "tv/image.h"
-#include "tv/jpeg_markers.h"
+#include "host/photos/image.h"
+#include "host/photos/jpeg.h"
+#include "tv/image/image.h"
+#include "tv/image/jpeg_markers.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The PC's side of the USB link (host/link.cpp): what a board — or anything else on the port — sends
+// The PC's side of the USB link (host/link/link.cpp): what a board — or anything else on the port — sends
 // back, fed to tvlink's client as the answers to Hello, Status, List, Crc, Read and Capture. Checked:
 // no sanitizer report; every failure is a tvh::Error or the board's refusal, never a crash.
 #include <stdint.h>
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "host/error.h"
-#include "host/link.h"
+#include "host/base/error.h"
+#include "host/link/link.h"
 
 namespace {
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "host/model_io.h"
-#include "host/quantize.h"
-#include "tv/blob.h"
+#include "host/model/model_io.h"
+#include "host/quant/quantize.h"
+#include "tv/model/blob.h"
 #include "tv/crc32.h"
 #include "tv/little_endian.h"
 

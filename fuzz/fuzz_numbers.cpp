@@ -1,4 +1,4 @@
-// libFuzzer target: the strict readers of what users type (host/numbers.cpp: whole numbers, decimal
+// libFuzzer target: the strict readers of what users type (host/base/numbers.cpp: whole numbers, decimal
 // numbers, choices; tvtrain's --input HxWxC) on arbitrary text. A text that is accepted must read back
 // to a value inside the range it was checked against; a refusal must be a sentence (never empty) or a
 // tvh::UsageError. Any other exception, a crash or a sanitizer report is a finding.
@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "host/config.h"
-#include "host/error.h"
-#include "host/numbers.h"
+#include "host/train/config.h"
+#include "host/base/error.h"
+#include "host/base/numbers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// libFuzzer target: the update modes and imprinting (tv/update.h, tv/imprint.h) on arbitrary input.
+// libFuzzer target: the update modes and imprinting (tv/train/update.h, tv/train/imprint.h) on arbitrary input.
 // The bytes are an --update text (parse_update: a spec it accepts formats back to itself) and, decoded
 // as a .tvb, a model: every suffix plan must map its parameters onto the model's tail, every mode's
 // FLOPs and memory must be computable, and a class appended by imprinting (features taken from the
@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "tv/blob.h"
+#include "tv/model/blob.h"
 #include "tv/crc32.h"
-#include "tv/imprint.h"
+#include "tv/train/imprint.h"
 #include "tv/little_endian.h"
-#include "tv/model.h"
-#include "tv/update.h"
+#include "tv/model/model.h"
+#include "tv/train/update.h"
 
 namespace {
 

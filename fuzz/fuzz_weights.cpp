@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
-#include "host/model_io.h"
-#include "tv/net.h"
-#include "tv/raw_weights.h"
+#include "host/base/error.h"
+#include "host/model/model_io.h"
+#include "tv/train/net.h"
+#include "tv/formats/raw_weights.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <exception>
 #include <string>
 
-#include "host/dataset.h"
+#include "host/photos/dataset.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/tmp/tv_fuzz_zip." + std::to_string(getpid()) + ".zip";

@@ -3,7 +3,7 @@
 
 push.bin: a model pushed through frames (first byte even); requests.bin: a session of requests in raw
 mode (first byte odd, standing for the frame's 0xA5): Hello, Status, List, Crc, Read with its acks, a
-path outside /images, Bye. Frames as common/src/tv/link_frame.h lays them out."""
+path outside /images, Bye. Frames as common/src/tv/link/link_frame.h lays them out."""
 import os
 import struct
 import sys

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "host/files.h"
-#include "host/jpeg.h"
+#include "host/base/files.h"
+#include "host/photos/jpeg.h"
 #include "photo_fixture.h"
 
 namespace {

@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "host/files.h"
-#include "host/model_io.h"
-#include "host/quantize.h"
-#include "tv/net.h"
-#include "tv/presets.h"
+#include "host/base/files.h"
+#include "host/model/model_io.h"
+#include "host/quant/quantize.h"
+#include "tv/train/net.h"
+#include "tv/train/presets.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;

@@ -72,7 +72,7 @@ INDIRECT = [
     (r"^void __tcf_0", r".", None),  # static destructors
     (r"tvfw::replace_file_atomic\(", r"^content$", [r"^bool tvfw::.*\(void\*, tvfw::CardWriter\*, tvfw::Reason\*\)$"]),
     (r"tv::CTextOut::flush\(", r"^write$", [r"^void tvfw::.*\(void\*, const char\*, size_t\)$"]),  # text sinks
-    # the training session (tv/train_session.cpp): train_epoch's batches and evaluate's samples go to its
+    # the training session (tv/train/train_session.cpp): train_epoch's batches and evaluate's samples go to its
     # relays, which (as session_run itself) call the board's hooks, App::training_hooks' lambdas; the board
     # observes no evaluated sample (charged as a library call)
     (r"tv::train_epoch\(", r"^on_batch$", [r"^void tv::\{anonymous\}::relay_batch\("]),
@@ -80,7 +80,7 @@ INDIRECT = [
     (r"tv::(session_run|\{anonymous\}::(now_us|relay_batch))\(", r"^(on_epoch_begin|on_epoch|clock_us|on_batch)$",
      [r"^static constexpr .* tvfw::App::training_hooks\(tvfw::BoardProgress&\)::<lambda\("]),
     (r"tv::\{anonymous\}::relay_eval_sample\(", r"^on_eval_sample$", None),
-    # a SampleSource's image() and label(), or a feature source's features() and label() (tv/feature_source.h),
+    # a SampleSource's image() and label(), or a feature source's features() and label() (tv/train/feature_source.h),
     # which read the board's images and labels in turn
     (r"tv::(evaluate|\{anonymous\}::run_lane)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$",
                                                           r"^(const float\*|int) tv::\{anonymous\}::(features_of|label_of)\("]),
@@ -91,7 +91,7 @@ INDIRECT = [
     (r"tvfw::\{anonymous\}::(handle|push_end)\(", r"^(status_text|install_model|capture)$",
      [r"tvfw::AppLink::(status_text|install_model|capture)\("]),
     (r"tv::train_epoch\(", r"^run$", [r"^void tvfw::.*\(void\*, int, tv::LaneFn, void\*\)$"]),  # a LaneRunner
-    # a layer unit's hooks (tv/layers/layer_unit.h: Hook's call, inlined into the core's loops over the
+    # a layer unit's hooks (tv/model/layer_unit.h: Hook's call, inlined into the core's loops over the
     # layers): any function of a unit (tv::units::, common/src/tv/layers/)
     (r"tv::(Hook<.*>::operator\(\)|train_on_input|weight_dims|plan_layers|q8_bind|q8_run|forward_layer)\(", r"^return$",
      [r"tv::units::"]),

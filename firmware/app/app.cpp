@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "jpeg_info.h"
-#include "tv/image.h"
-#include "tv/link_frame.h"
+#include "tv/image/image.h"
+#include "tv/link/link_frame.h"
 
 namespace tvfw {
 

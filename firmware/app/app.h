@@ -29,13 +29,13 @@
 #include "config.h"
 #include "hal.h"
 #include "touch.h"
-#include "tv/blob.h"
-#include "tv/header_writer.h"
+#include "tv/model/blob.h"
+#include "tv/formats/header_writer.h"
 #include "tv/int8/q8_model.h"
-#include "tv/model.h"
-#include "tv/net.h"
-#include "tv/presets.h"
-#include "tv/train_session.h"
+#include "tv/model/model.h"
+#include "tv/train/net.h"
+#include "tv/train/presets.h"
+#include "tv/train/train_session.h"
 
 namespace tvfw {
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "hal.h"
-#include "tv/model.h"
+#include "tv/model/model.h"
 
 namespace tvfw {
 

@@ -1,6 +1,6 @@
 #include "jpeg_info.h"
 
-#include "tv/jpeg_markers.h"
+#include "tv/image/jpeg_markers.h"
 
 namespace tvfw {
 

@@ -1,5 +1,5 @@
 // Learning in seconds on the device: Learn adds the class folders the model does not have yet by weight
-// imprinting (tv/imprint.h) and then runs the head update (tv/update.h): the frozen part of the network
+// imprinting (tv/train/imprint.h) and then runs the head update (tv/train/update.h): the frozen part of the network
 // runs once per photo, right after its decode, into a PSRAM cache of features, and only the last layer
 // trains, epoch after epoch, on that cache. The same core code as `tvtrain DATASET --init MODEL --update
 // head`, with the same split, recipe and seed, so both write the same weights. New class: a new folder
@@ -11,9 +11,9 @@
 
 #include "app.h"
 #include "train_images.h"
-#include "tv/feature_source.h"
-#include "tv/imprint.h"
-#include "tv/update.h"
+#include "tv/train/feature_source.h"
+#include "tv/train/imprint.h"
+#include "tv/train/update.h"
 
 namespace tvfw {
 

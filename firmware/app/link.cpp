@@ -5,7 +5,7 @@
 
 #include "app.h"
 #include "tv/crc32.h"
-#include "tv/link_frame.h"
+#include "tv/link/link_frame.h"
 #include "tv/little_endian.h"
 
 namespace tvfw {

@@ -1,4 +1,4 @@
-// The board's side of the USB link protocol (tv/link_frame.h; documented in firmware/README.md):
+// The board's side of the USB link protocol (tv/link/link_frame.h; documented in firmware/README.md):
 // served from the text menu when a frame's first byte arrives, until the PC says Bye or falls silent
 // for tv::link::kIdleMs; then the menu continues. Reads only files under /images, and writes the
 // card only through LinkHandler::install_model. Fixed, static buffers: nothing is allocated per
@@ -10,7 +10,7 @@
 
 #include "card.h"
 #include "hal.h"
-#include "tv/link_frame.h"
+#include "tv/link/link_frame.h"
 
 namespace tvfw {
 

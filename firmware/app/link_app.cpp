@@ -7,7 +7,7 @@
 #include "app.h"
 #include "link.h"
 #include "tv/crc32.h"
-#include "tv/link_frame.h"
+#include "tv/link/link_frame.h"
 
 namespace tvfw {
 

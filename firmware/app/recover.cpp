@@ -7,7 +7,7 @@
 
 #include "app.h"
 #include "tv/crc32.h"
-#include "tv/raw_weights.h"
+#include "tv/formats/raw_weights.h"
 
 namespace tvfw {
 

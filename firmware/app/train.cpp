@@ -1,5 +1,5 @@
 // Training on the device: the card's images (train_images.cpp), decoded once into a PSRAM cache, trained
-// by the core's session (tv/train_session.h, the same one tvtrain runs) with the batch split over both
+// by the core's session (tv/train/train_session.h, the same one tvtrain runs) with the batch split over both
 // cores. App::train reads as its steps; each step says why it cannot go on.
 #include <stdio.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 #include "app.h"
 #include "train_images.h"
 #include "tv/int8/q8_dequantize.h"
-#include "tv/train_session.h"
+#include "tv/train/train_session.h"
 
 namespace tvfw {
 

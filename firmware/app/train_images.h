@@ -6,9 +6,9 @@
 #include <atomic>
 
 #include "config.h"
-#include "tv/model.h"
-#include "tv/presets.h"
-#include "tv/train_loop.h"
+#include "tv/model/model.h"
+#include "tv/train/presets.h"
+#include "tv/train/train_loop.h"
 
 namespace tvfw {
 

@@ -4,8 +4,8 @@
 
 #include "app.h"
 #include "tv/crc32.h"
-#include "tv/header_writer.h"
-#include "tv/raw_weights.h"
+#include "tv/formats/header_writer.h"
+#include "tv/formats/raw_weights.h"
 
 namespace tvfw {
 

@@ -12,10 +12,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "host/error.h"
-#include "host/files.h"
-#include "host/jpeg.h"
-#include "host/lane_pool.h"
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/photos/jpeg.h"
+#include "host/train/lane_pool.h"
 #include "script.h"
 #include "touch.h"
 

@@ -3,8 +3,8 @@
 #include <cstdio>
 
 #include "espdl_generated.h"
-#include "host/error.h"
-#include "host/s3_limits.h"
+#include "host/base/error.h"
+#include "host/model/s3_limits.h"
 
 namespace tvh {
 

@@ -1,5 +1,5 @@
-// The .espdl graph as the exporter (host/espdl/exporter.cpp) builds it, node by node: what a layer
-// type's host row (host/layer_host.cpp) uses to emit its node(s), or to refuse the layer.
+// The .espdl graph as the exporter (host/export/espdl_exporter.cpp) builds it, node by node: what a layer
+// type's host row (host/layers/layer_host.cpp) uses to emit its node(s), or to refuse the layer.
 #pragma once
 #include <cstdint>
 #include <cstring>

@@ -11,9 +11,9 @@
 #include <numeric>
 #include <sstream>
 
-#include "host/error.h"
+#include "host/base/error.h"
 #include "host/espdl/espdl.h"
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "tv/int8/int8_ops.h"
 
 namespace tvh {

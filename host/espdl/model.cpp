@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "espdl_generated.h"
-#include "host/error.h"
+#include "host/base/error.h"
 #include "host/espdl/espdl.h"
 
 namespace tvh {

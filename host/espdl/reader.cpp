@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "espdl_generated.h"
-#include "host/error.h"
+#include "host/base/error.h"
 #include "host/espdl/espdl.h"
-#include "host/files.h"
+#include "host/base/files.h"
 
 namespace tvh {
 

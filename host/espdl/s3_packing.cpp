@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
+#include "host/base/error.h"
 #include "host/espdl/espdl.h"
 
 namespace tvh {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "espdl_generated.h"
-#include "host/error.h"
+#include "host/base/error.h"
 #include "host/espdl/writer.h"
 
 namespace tvh {

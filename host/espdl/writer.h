@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "host/espdl/espdl.h"
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 
 namespace tvh {
 
@@ -63,7 +63,7 @@ struct EspdlExport {
 // input is the int8 image at act_exps[0] ([1, H, W, C]: pixel * scale + offset quantized half up, as
 // tv::q8_infer_u8 does); the graph output is the last layer's int8 output (the logits, [1, classes])
 // at act_exps[L]: no Softmax node (see the README). The test output is computed by tv::q8_run and
-// cross-checked against the reference interpreter (host/q8_reference.h); the written
+// cross-checked against the reference interpreter (host/quant/q8_reference.h); the written
 // bytes are parsed back and their test vectors run through espdl_run_test_vectors before returning.
 // Refuses, naming the layer: float models, per-output-channel weight exponents (the S3 has one
 // exponent per tensor), biases outside the S3's 20-bit range, adaptive pools with unequal bins, window

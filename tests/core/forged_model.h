@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "tv/blob.h"
-#include "tv/model.h"
-#include "tv/presets.h"
+#include "tv/model/blob.h"
+#include "tv/model/model.h"
+#include "tv/train/presets.h"
 
 namespace tvtest {
 

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "host/model_io.h"
-#include "tv/model.h"
-#include "tv/net.h"
+#include "host/model/model_io.h"
+#include "tv/model/model.h"
+#include "tv/train/net.h"
 
 namespace gradient_check {
 

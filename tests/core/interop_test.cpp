@@ -2,10 +2,10 @@
 // pass on the images it was trained on, classify them as an independent re-implementation does.
 #include <gtest/gtest.h>
 
-#include "host/dataset.h"
-#include "host/model_io.h"
+#include "host/photos/dataset.h"
+#include "host/model/model_io.h"
 #include "test_support.h"
-#include "tv/net.h"
+#include "tv/train/net.h"
 
 namespace {
 

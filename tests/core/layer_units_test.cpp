@@ -1,4 +1,4 @@
-// The generic test of the layer table (tv/layer_table.h): every row, whatever its type, through a small
+// The generic test of the layer table (tv/model/layer_table.h): every row, whatever its type, through a small
 // network conv2d -> <the row's layer, config defaults> -> dense, checked for what each of its hooks
 // promises. Adding a layer type adds a row here without editing this file.
 // - its config: {"type": "<name>"} gives the type with the defaults of its host row;
@@ -19,13 +19,13 @@
 #include <vector>
 
 #include "core/gradient_check.h"
-#include "host/config.h"
-#include "host/error.h"
-#include "host/model_io.h"
+#include "host/train/config.h"
+#include "host/base/error.h"
+#include "host/model/model_io.h"
 #include "test_support.h"
 #include "tools/espdl_export_fixtures.h"
-#include "tv/header_writer.h"
-#include "tv/layers/layer_unit.h"
+#include "tv/formats/header_writer.h"
+#include "tv/model/layer_unit.h"
 
 namespace {
 

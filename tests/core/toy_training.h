@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "tv/model.h"
-#include "tv/presets.h"
+#include "tv/model/model.h"
+#include "tv/train/presets.h"
 #include "tv/rng.h"
-#include "tv/train_session.h"
+#include "tv/train/train_session.h"
 
 namespace tvtest {
 

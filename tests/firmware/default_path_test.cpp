@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "sim_support.h"
 #include "test_support.h"
-#include "tv/net.h"
+#include "tv/train/net.h"
 
 namespace fs = std::filesystem;
 using namespace simtest;

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "host/link.h"
+#include "host/link/link.h"
 #include "sim_support.h"
 
 namespace fs = std::filesystem;

@@ -12,12 +12,12 @@
 #include <thread>
 #include <vector>
 
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "link_support.h"
 #include "sim_support.h"
 #include "tv/crc32.h"
-#include "tv/link_frame.h"
-#include "tv/presets.h"
+#include "tv/link/link_frame.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 using linktest::PtyBoard;

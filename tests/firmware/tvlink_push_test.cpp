@@ -13,11 +13,11 @@
 #include <thread>
 #include <vector>
 
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "link_support.h"
 #include "sim_support.h"
-#include "tv/net.h"
-#include "tv/presets.h"
+#include "tv/train/net.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 using linktest::PtyBoard;

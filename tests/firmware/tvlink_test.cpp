@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "host/link.h"
+#include "host/link/link.h"
 #include "link_support.h"
 #include "sim_support.h"
-#include "tv/link_frame.h"
+#include "tv/link/link_frame.h"
 
 namespace fs = std::filesystem;
 using linktest::PtyBoard;

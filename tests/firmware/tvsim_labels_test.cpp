@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "sim_support.h"
 #include "test_support.h"
 #include "tv/crc32.h"
 #include "tv/little_endian.h"
-#include "tv/presets.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 using namespace simtest;

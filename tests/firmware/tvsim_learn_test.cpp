@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "sim_support.h"
 #include "test_support.h"
-#include "tv/imprint.h"
+#include "tv/train/imprint.h"
 
 namespace fs = std::filesystem;
 using namespace simtest;

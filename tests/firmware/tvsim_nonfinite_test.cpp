@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "core/forged_model.h"
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "test_support.h"
-#include "tv/presets.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "sim_support.h"
 #include "test_support.h"
-#include "tv/net.h"
-#include "tv/presets.h"
+#include "tv/train/net.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 using simtest::has;

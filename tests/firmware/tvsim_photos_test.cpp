@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "host/jpeg.h"
+#include "host/photos/jpeg.h"
 #include "photo_fixture.h"
 #include "sim_support.h"
 #include "test_support.h"

@@ -8,11 +8,11 @@
 #include <regex>
 #include <string>
 
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "sim_support.h"
 #include "test_support.h"
 #include "tv/crc32.h"
-#include "tv/presets.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 using namespace simtest;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "sim_support.h"
 #include "test_support.h"
 #include "tv/crc32.h"
@@ -179,7 +179,7 @@ TEST(Tvsim, TrainsFromTheCardDecodingEachImageOnceThenRebootsFromSD) {
 namespace {
 
 // The board (tvsim's Train) and tvtrain on the same card photos, split, preset and seed: the same
-// weights to the bit, as both run the core's one training session (tv/train_session.h).
+// weights to the bit, as both run the core's one training session (tv/train/train_session.h).
 void expect_board_trains_as_tvtrain(const std::string& preset, int epochs) {
   const std::vector<std::string> classes = {"0Blank", "1Circle"};
   const std::string card = make_card(tvtest::shared_path("datasets/webmcu-a/images"), classes);

@@ -7,7 +7,7 @@
 #include "app.h"
 #include "memory_board.h"
 #include "tv/crc32.h"
-#include "tv/link_frame.h"
+#include "tv/link/link_frame.h"
 #include "tv/little_endian.h"
 
 namespace m32test {

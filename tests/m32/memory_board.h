@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "hal.h"
-#include "tv/blob.h"
-#include "tv/net.h"
-#include "tv/presets.h"
+#include "tv/model/blob.h"
+#include "tv/train/net.h"
+#include "tv/train/presets.h"
 
 namespace m32test {
 

@@ -17,17 +17,17 @@
 #include <vector>
 
 #include "espdl_generated.h"
-#include "host/dataset.h"
-#include "host/error.h"
+#include "host/photos/dataset.h"
+#include "host/base/error.h"
 #include "host/espdl/espdl.h"
 #include "host/espdl/writer.h"
-#include "host/files.h"
-#include "host/model_io.h"
-#include "host/quantize.h"
+#include "host/base/files.h"
+#include "host/model/model_io.h"
+#include "host/quant/quantize.h"
 #include "test_support.h"
-#include "tv/blob.h"
+#include "tv/model/blob.h"
 #include "tv/int8/q8_model.h"
-#include "tv/net.h"
+#include "tv/train/net.h"
 
 namespace espdl_fixtures {
 
@@ -106,7 +106,7 @@ inline std::vector<std::string> labels_for(const tv::ModelDesc& d) {
   return l;
 }
 
-// A He-initialized float model quantized by tvquant's rules (host/quantize.h), as an int8 .tvb.
+// A He-initialized float model quantized by tvquant's rules (host/quant/quantize.h), as an int8 .tvb.
 inline std::vector<uint8_t> q8_blob(const tv::ModelDesc& d, uint64_t seed, bool per_channel = false) {
   auto plan = tvh::plan_or_throw(d, "test model");
   std::vector<float> params(plan->param_count);

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "host/dataset.h"
-#include "host/files.h"
-#include "host/jpeg.h"
+#include "host/photos/dataset.h"
+#include "host/base/files.h"
+#include "host/photos/jpeg.h"
 #include "photo_fixture.h"
 #include "test_support.h"
 

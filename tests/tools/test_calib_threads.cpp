@@ -4,9 +4,9 @@
 
 #include <map>
 
-#include "host/dataset.h"
-#include "host/files.h"
-#include "host/split.h"
+#include "host/photos/dataset.h"
+#include "host/base/files.h"
+#include "host/photos/split.h"
 #include "test_support.h"
 
 namespace {}  // namespace

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "host/files.h"
-#include "host/jpeg.h"
+#include "host/base/files.h"
+#include "host/photos/jpeg.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

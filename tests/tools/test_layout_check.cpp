@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/dataset.h"
-#include "host/error.h"
-#include "host/files.h"
-#include "host/interval.h"
-#include "host/layout_check.h"
+#include "host/photos/dataset.h"
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/base/interval.h"
+#include "host/photos/layout_check.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

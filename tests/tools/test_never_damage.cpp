@@ -15,15 +15,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "host/error.h"
-#include "host/files.h"
-#include "host/model_io.h"
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/model/model_io.h"
 #include "test_support.h"
-#include "tv/blob.h"
+#include "tv/model/blob.h"
 #include "tv/int8/q8_model.h"
-#include "tv/net.h"
-#include "tv/presets.h"
-#include "tv/raw_weights.h"
+#include "tv/train/net.h"
+#include "tv/train/presets.h"
+#include "tv/formats/raw_weights.h"
 
 namespace fs = std::filesystem;
 

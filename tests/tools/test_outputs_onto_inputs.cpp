@@ -16,8 +16,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/error.h"
-#include "host/files.h"
+#include "host/base/error.h"
+#include "host/base/files.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

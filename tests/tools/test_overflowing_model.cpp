@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/model_io.h"
+#include "host/model/model_io.h"
 #include "test_support.h"
-#include "tv/net.h"
-#include "tv/presets.h"
+#include "tv/train/net.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 

@@ -7,9 +7,9 @@
 #include <regex>
 #include <set>
 
-#include "host/files.h"
-#include "host/html_report.h"
-#include "host/image.h"
+#include "host/base/files.h"
+#include "host/report/html_report.h"
+#include "host/photos/image.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

@@ -6,15 +6,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/dataset.h"
-#include "host/error.h"
-#include "host/model_io.h"
-#include "host/numbers.h"
-#include "host/text_width.h"
+#include "host/photos/dataset.h"
+#include "host/base/error.h"
+#include "host/model/model_io.h"
+#include "host/base/numbers.h"
+#include "host/base/text_width.h"
 #include "test_support.h"
 #include "tv/int8/q8_model.h"
-#include "tv/net.h"
-#include "tv/presets.h"
+#include "tv/train/net.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 

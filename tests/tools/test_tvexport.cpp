@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
-#include "host/export.h"
-#include "host/files.h"
-#include "host/model_io.h"
+#include "host/base/error.h"
+#include "host/export/export.h"
+#include "host/base/files.h"
+#include "host/model/model_io.h"
 #include "test_support.h"
-#include "tv/blob.h"
+#include "tv/model/blob.h"
 #include "tv/crc32.h"
-#include "tv/net.h"
-#include "tv/presets.h"
+#include "tv/train/net.h"
+#include "tv/train/presets.h"
 
 namespace {
 

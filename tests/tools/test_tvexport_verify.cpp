@@ -12,8 +12,8 @@
 
 #include "host/espdl/espdl.h"
 #include "host/espdl/writer.h"
-#include "host/files.h"
-#include "host/text_width.h"
+#include "host/base/files.h"
+#include "host/base/text_width.h"
 #include "test_support.h"
 
 namespace {

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "host/files.h"
-#include "host/model_io.h"
+#include "host/base/files.h"
+#include "host/model/model_io.h"
 #include "test_support.h"
-#include "tv/presets.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

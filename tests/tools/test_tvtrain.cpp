@@ -6,9 +6,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "host/files.h"
-#include "host/jpeg.h"
-#include "host/model_io.h"
+#include "host/base/files.h"
+#include "host/photos/jpeg.h"
+#include "host/model/model_io.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "host/files.h"
+#include "host/base/files.h"
 #include "test_support.h"
-#include "tv/presets.h"
+#include "tv/train/presets.h"
 
 using nlohmann::json;
 

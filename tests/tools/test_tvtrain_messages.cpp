@@ -1,4 +1,4 @@
-// tvtrain's messages (host/config.cpp, host/split.cpp, the confusion table): a config number overflow and an
+// tvtrain's messages (host/train/config.cpp, host/photos/split.cpp, the confusion table): a config number overflow and an
 // unknown key named sensibly, small classes, tables with non-ASCII class names. Through the real tvtrain binary.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "host/text_width.h"
+#include "host/base/text_width.h"
 #include "test_support.h"
 
 namespace {

@@ -9,13 +9,13 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "host/files.h"
-#include "host/jpeg.h"
-#include "host/model_io.h"
+#include "host/base/files.h"
+#include "host/photos/jpeg.h"
+#include "host/model/model_io.h"
 #include "test_support.h"
-#include "tv/imprint.h"
+#include "tv/train/imprint.h"
 #include "tv/int8/q8_dequantize.h"
-#include "tv/update.h"
+#include "tv/train/update.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

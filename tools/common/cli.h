@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
-#include "host/files.h"
-#include "host/numbers.h"
-#include "host/suggest.h"
-#include "tv/presets.h"
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/base/numbers.h"
+#include "host/base/suggest.h"
+#include "tv/train/presets.h"
 
 namespace tvcli {
 
@@ -70,7 +70,7 @@ inline int parse_failed(CLI::App& app, const CLI::ParseError& e, const std::stri
 }
 
 // Option checks: every number and every choice an option takes is read by the one strict reader of
-// host/numbers.h (no NaN, no wrap-around, no "1e3" for a count), so a bad value is a usage error (2).
+// host/base/numbers.h (no NaN, no wrap-around, no "1e3" for a count), so a bad value is a usage error (2).
 // A whole number from lo to hi.
 inline CLI::Validator whole(uint64_t lo, uint64_t hi) {
   return CLI::Validator([lo, hi](std::string& s) { return tvh::whole_number_problem(s, lo, hi); },

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "host/dataset.h"
-#include "host/error.h"
+#include "host/photos/dataset.h"
+#include "host/base/error.h"
 #include "host/espdl/espdl.h"
 #include "host/espdl/writer.h"
-#include "host/export.h"
-#include "host/files.h"
-#include "host/json_text.h"
-#include "host/model_io.h"
+#include "host/export/export.h"
+#include "host/base/files.h"
+#include "host/base/json_text.h"
+#include "host/model/model_io.h"
 #include "tools/common/cli.h"
 
 namespace {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
-#include "host/files.h"
-#include "host/link.h"
-#include "host/link_pull.h"
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/link/link.h"
+#include "host/link/link_pull.h"
 #include "tools/common/cli.h"
 
 namespace {

@@ -1,7 +1,7 @@
 #include "inputs.h"
 
-#include "host/error.h"
-#include "host/text.h"
+#include "host/base/error.h"
+#include "host/base/text.h"
 
 namespace tvquant {
 

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "host/dataset.h"
-#include "host/files.h"
-#include "host/model_io.h"
+#include "host/photos/dataset.h"
+#include "host/base/files.h"
+#include "host/model/model_io.h"
 
 namespace tvquant {
 

@@ -1,5 +1,5 @@
 // tvquant prune: remove the least important conv channels, rebuild the smaller model and fine-tune it.
-#include "host/prune.h"
+#include "host/quant/prune.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -8,19 +8,19 @@
 #include <sstream>
 #include <thread>
 
-#include "host/config.h"
-#include "host/error.h"
-#include "host/evaluate.h"
-#include "host/files.h"
-#include "host/init_model.h"
-#include "host/interval.h"
-#include "host/json_text.h"
-#include "host/model_io.h"
-#include "host/report.h"
-#include "host/split.h"
-#include "host/text.h"
-#include "host/text_width.h"
-#include "host/training.h"
+#include "host/train/config.h"
+#include "host/base/error.h"
+#include "host/train/evaluate.h"
+#include "host/base/files.h"
+#include "host/train/init_model.h"
+#include "host/base/interval.h"
+#include "host/base/json_text.h"
+#include "host/model/model_io.h"
+#include "host/report/report.h"
+#include "host/photos/split.h"
+#include "host/base/text.h"
+#include "host/base/text_width.h"
+#include "host/train/training.h"
 #include "inputs.h"
 #include "tools/common/cli.h"
 #include "tv/int8/q8_model.h"

@@ -4,12 +4,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "host/error.h"
-#include "host/evaluate.h"
-#include "host/interval.h"
-#include "host/json_text.h"
-#include "host/split.h"
-#include "host/text.h"
+#include "host/base/error.h"
+#include "host/train/evaluate.h"
+#include "host/base/interval.h"
+#include "host/base/json_text.h"
+#include "host/photos/split.h"
+#include "host/base/text.h"
 #include "run.h"
 
 using nlohmann::json;

@@ -8,17 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "host/config.h"
-#include "host/dataset.h"
-#include "host/files.h"
-#include "host/init_model.h"
-#include "host/model_io.h"
-#include "host/report.h"
-#include "host/split.h"
-#include "host/training.h"
+#include "host/train/config.h"
+#include "host/photos/dataset.h"
+#include "host/base/files.h"
+#include "host/train/init_model.h"
+#include "host/model/model_io.h"
+#include "host/report/report.h"
+#include "host/photos/split.h"
+#include "host/train/training.h"
 #include "run_report.h"
 #include "tools/common/cli.h"
-#include "tv/update.h"
+#include "tv/train/update.h"
 
 namespace tvtrain {
 
@@ -51,8 +51,8 @@ struct Run {
   tvh::LoadedModel init;             // --init (plan null without)
   tvh::Dataset ds;
   std::unique_ptr<tv::ModelPlan> plan;
-  tv::UpdateSpec update;      // --update (tv/update.h)
-  tvh::ClassMatch match;      // a .tvb --init's classes against the dataset's (host/init_model.h)
+  tv::UpdateSpec update;      // --update (tv/train/update.h)
+  tvh::ClassMatch match;      // a .tvb --init's classes against the dataset's (host/train/init_model.h)
   bool preset_given = false;  // --preset was on the command line
 };
 

@@ -2,8 +2,8 @@
 
 #include <ctime>
 
-#include "host/files.h"
-#include "host/text.h"
+#include "host/base/files.h"
+#include "host/base/text.h"
 
 namespace tvtrain {
 

@@ -1,15 +1,15 @@
-// tvtrain's HTML report (host/html_report.h) and suspect labels: what the three modes (train, --eval,
+// tvtrain's HTML report (host/report/html_report.h) and suspect labels: what the three modes (train, --eval,
 // --kfold) share, kept out of tvtrain.cpp.
 #pragma once
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "host/config.h"
-#include "host/html_report.h"
-#include "host/model_io.h"
-#include "host/split.h"
-#include "host/suspects.h"
+#include "host/train/config.h"
+#include "host/report/html_report.h"
+#include "host/model/model_io.h"
+#include "host/photos/split.h"
+#include "host/train/suspects.h"
 
 namespace tvtrain {
 

@@ -1,16 +1,16 @@
-// tvtrain's training mode: the split, the session (host/training.cpp), the results said, and the
+// tvtrain's training mode: the split, the session (host/train/training.cpp), the results said, and the
 // model and its side outputs written.
 #include <sstream>
 
-#include "host/error.h"
-#include "host/evaluate.h"
-#include "host/interval.h"
-#include "host/json_text.h"
-#include "host/split.h"
-#include "host/text.h"
+#include "host/base/error.h"
+#include "host/train/evaluate.h"
+#include "host/base/interval.h"
+#include "host/base/json_text.h"
+#include "host/photos/split.h"
+#include "host/base/text.h"
 #include "run.h"
-#include "tv/raw_weights.h"
-#include "tv/train_session.h"
+#include "tv/formats/raw_weights.h"
+#include "tv/train/train_session.h"
 #include "update_options.h"
 
 using nlohmann::json;

@@ -6,16 +6,16 @@
 #include <sstream>
 #include <thread>
 
-#include "host/config.h"
-#include "host/dataset.h"
-#include "host/error.h"
-#include "host/files.h"
-#include "host/layout_check.h"
-#include "host/model_io.h"
-#include "host/report.h"
-#include "host/text.h"
+#include "host/train/config.h"
+#include "host/photos/dataset.h"
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/photos/layout_check.h"
+#include "host/model/model_io.h"
+#include "host/report/report.h"
+#include "host/base/text.h"
 #include "run.h"
-#include "tv/train_session.h"
+#include "tv/train/train_session.h"
 #include "update_options.h"
 
 using tvh::fmt;

@@ -1,8 +1,8 @@
 #include "update_options.h"
 
-#include "host/error.h"
-#include "host/text.h"
-#include "tv/imprint.h"
+#include "host/base/error.h"
+#include "host/base/text.h"
+#include "tv/train/imprint.h"
 
 namespace tvtrain {
 

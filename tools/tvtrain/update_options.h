@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "host/config.h"
-#include "host/dataset.h"
-#include "host/init_model.h"
-#include "host/model_io.h"
-#include "host/training.h"
-#include "tv/update.h"
+#include "host/train/config.h"
+#include "host/photos/dataset.h"
+#include "host/train/init_model.h"
+#include "host/model/model_io.h"
+#include "host/train/training.h"
+#include "tv/train/update.h"
 
 namespace tvtrain {
 

@@ -121,7 +121,7 @@ inline Status status_value(StatusCode code, int layer, int32_t value) {
 inline Status status_channel_value(StatusCode code, int layer, int32_t channel, int32_t value) {
   return make_status_of(StatusFigures::ChannelValue, code, layer, channel, value);
 }
-// status_plan_figure (the plan's figure that overflows) is in tv/model.h, beside PlanFigure.
+// status_plan_figure (the plan's figure that overflows) is in tv/model/model.h, beside PlanFigure.
 
 // One short English phrase for a status code ("kernel larger than its input", ...).
 const char* status_text(StatusCode code);

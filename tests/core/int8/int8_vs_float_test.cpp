@@ -1,4 +1,4 @@
-// Every int8 kernel against its float twin from tv/ops.h on random data.
+// Every int8 kernel against its float twin from tv/ops/ops.h on random data.
 //
 // Method: draw int8 inputs/weights, dequantise them, run the float kernel on the dequantised values
 // and the int8 kernel on the integers. The float kernels then see exactly the real values the int8
@@ -16,7 +16,7 @@
 
 #include "test_support.h"
 #include "tv/int8/int8_ops.h"
-#include "tv/ops.h"
+#include "tv/ops/ops.h"
 
 namespace {
 

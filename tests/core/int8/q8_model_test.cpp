@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "tv/blob.h"
+#include "tv/model/blob.h"
 #include "tv/int8/int8_ops.h"
-#include "tv/model.h"
-#include "tv/presets.h"
+#include "tv/model/model.h"
+#include "tv/train/presets.h"
 
 namespace {
 

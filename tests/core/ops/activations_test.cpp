@@ -1,4 +1,4 @@
-// Float kernel tests (tv/ops.h), ReLU, LeakyReLU and Clip: golden values and the gradients, on both kernel sets.
+// Float kernel tests (tv/ops/ops.h), ReLU, LeakyReLU and Clip: golden values and the gradients, on both kernel sets.
 // The method and tolerance of the gradient checks: op_check.h.
 #include "core/ops/op_check.h"
 

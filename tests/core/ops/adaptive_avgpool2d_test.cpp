@@ -1,4 +1,4 @@
-// Float kernel tests (tv/ops.h), AdaptiveAvgPool2D (and global average pooling): golden bins and the gradient.
+// Float kernel tests (tv/ops/ops.h), AdaptiveAvgPool2D (and global average pooling): golden bins and the gradient.
 // The method and tolerance of the gradient checks: op_check.h.
 #include "core/ops/op_check.h"
 

@@ -1,4 +1,4 @@
-// Float kernel tests (tv/ops.h), AvgPool2D: golden windows (the full-area divisor), the naive reference and the
+// Float kernel tests (tv/ops/ops.h), AvgPool2D: golden windows (the full-area divisor), the naive reference and the
 // gradient. The method and tolerance of the gradient checks: op_check.h.
 #include "core/ops/op_check.h"
 

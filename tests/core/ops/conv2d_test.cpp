@@ -1,4 +1,4 @@
-// Float kernel tests (tv/ops.h), Conv2D: golden forwards and backward by hand, the naive reference, the fixed float
+// Float kernel tests (tv/ops/ops.h), Conv2D: golden forwards and backward by hand, the naive reference, the fixed float
 // summation order and the finite-difference gradients, on both kernel sets. The method and tolerance of the gradient
 // checks: op_check.h.
 #include "core/ops/op_check.h"

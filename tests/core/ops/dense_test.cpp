@@ -1,4 +1,4 @@
-// Float kernel tests (tv/ops.h), Dense: golden products (summed in double) and the finite-difference gradients, on both
+// Float kernel tests (tv/ops/ops.h), Dense: golden products (summed in double) and the finite-difference gradients, on both
 // kernel sets. The method and tolerance of the gradient checks: op_check.h.
 #include "core/ops/op_check.h"
 

@@ -1,4 +1,4 @@
-// Float kernel tests (tv/ops.h), DepthwiseConv2D: channels independent, the naive reference and the finite-difference
+// Float kernel tests (tv/ops/ops.h), DepthwiseConv2D: channels independent, the naive reference and the finite-difference
 // gradients. The method and tolerance of the gradient checks: op_check.h.
 #include "core/ops/op_check.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tv/ops.h"
+#include "tv/ops/ops.h"
 
 namespace kernel_compare {
 

@@ -1,4 +1,4 @@
-// Float kernel tests (tv/ops.h), Softmax, softmax cross-entropy and mean squared error: golden values and the
+// Float kernel tests (tv/ops/ops.h), Softmax, softmax cross-entropy and mean squared error: golden values and the
 // gradients. The method and tolerance of the gradient checks: op_check.h.
 #include "core/ops/op_check.h"
 

@@ -1,4 +1,4 @@
-// Float kernel tests (tv/ops.h), MaxPool2D: golden windows, ties, padding and overlap; the naive reference and the
+// Float kernel tests (tv/ops/ops.h), MaxPool2D: golden windows, ties, padding and overlap; the naive reference and the
 // gradient, on both kernel sets. The method and tolerance of the gradient checks: op_check.h.
 #include "core/ops/op_check.h"
 

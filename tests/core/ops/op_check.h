@@ -26,7 +26,7 @@
 #include <tuple>
 #include <vector>
 
-#include "tv/ops.h"
+#include "tv/ops/ops.h"
 #include "tv/ops/kernel_variants.h"
 
 namespace tvtest {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
+#include "host/base/error.h"
 #include "host/espdl/espdl.h"
 #include "test_support.h"
 #include "tv/int8/int8_ops.h"

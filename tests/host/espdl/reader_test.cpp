@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "espdl_generated.h"
-#include "host/error.h"
+#include "host/base/error.h"
 #include "host/espdl/espdl.h"
 #include "test_support.h"
 #include "tv/int8/int8_ops.h"

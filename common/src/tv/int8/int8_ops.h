@@ -15,7 +15,7 @@
 //   test vectors that the device's Model::test() compares with (see avgpool2d_s8 for where the
 //   S3 assembly differs).
 //
-// Layouts are those of the float kernels (tv/ops.h): HWC activations, conv weights
+// Layouts are those of the float kernels (tv/ops/ops.h): HWC activations, conv weights
 // [out_c][k_h][k_w][in_c], depthwise weights [k_h][k_w][c], dense weights [out][in]; the same
 // tv::Geom2D describes a window op in both worlds.
 //
@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tv/ops.h"
+#include "tv/ops/ops.h"
 #include "tv/status.h"
 
 namespace tv {

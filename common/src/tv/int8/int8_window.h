@@ -2,7 +2,7 @@
 // the range of kernel taps that land inside the input.
 #pragma once
 #include "tv/int8/int8_ops.h"
-#include "tv/ops.h"
+#include "tv/ops/ops.h"
 #include "tv/ops/window.h"
 #include "tv/status.h"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "tv/in_place.h"
-#include "tv/layers/layer_unit.h"
+#include "tv/model/layer_unit.h"
 
 namespace tv {
 

@@ -2,8 +2,8 @@
 // kernels of GlobalAvgPool (1 x 1 bins) and the "equal bins" rule the int8 engine, tvquant and the
 // .espdl exporter share.
 #include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
-#include "tv/model.h"
+#include "tv/model/layer_unit.h"
+#include "tv/model/model.h"
 
 namespace tv {
 

@@ -1,7 +1,7 @@
 // AvgPool2D: the mean of each kernel_h x kernel_w window (valid padding only).
 #include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
-#include "tv/model.h"
+#include "tv/model/layer_unit.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

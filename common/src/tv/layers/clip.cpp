@@ -1,7 +1,7 @@
 // Clip: x clamped to [lo, hi], in place. Its backward passes the gradient straight through.
 #include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
-#include "tv/model.h"
+#include "tv/model/layer_unit.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

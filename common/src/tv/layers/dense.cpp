@@ -1,7 +1,7 @@
 // Dense: `units` outputs (0 = the class count), each a weighted sum of every input value plus a bias.
 #include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
-#include "tv/model.h"
+#include "tv/model/layer_unit.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

@@ -1,8 +1,8 @@
 // DepthwiseConv2D (channel multiplier 1): one kernel_h x kernel_w filter per channel, with a bias per channel.
 #include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
+#include "tv/model/layer_unit.h"
 #include "tv/layers/weighted_window.h"
-#include "tv/model.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

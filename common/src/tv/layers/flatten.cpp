@@ -1,6 +1,6 @@
 // Flatten: the same values as 1 x 1 x (h * w * c), in place (only the shape changes).
-#include "tv/layers/layer_unit.h"
-#include "tv/model.h"
+#include "tv/model/layer_unit.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

@@ -1,7 +1,7 @@
 // GlobalAvgPool: the mean of each channel's whole plane (1 x 1 x channels).
 #include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
-#include "tv/model.h"
+#include "tv/model/layer_unit.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "tv/layers/table_activation.h"
-#include "tv/model.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

@@ -1,6 +1,6 @@
 // LeakyReLU: x > 0 ? x : alpha * x, in place; int8 as a 256-entry table (ESP-DL's LUT).
 #include "tv/layers/table_activation.h"
-#include "tv/model.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

@@ -1,8 +1,8 @@
 // ReLU: max(x, 0), in place. Runs fused with a Conv2D / DepthwiseConv2D before it (net.cpp) and with
 // the backward of a Conv2D / DepthwiseConv2D / MaxPool2D after it (their units).
 #include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
-#include "tv/model.h"
+#include "tv/model/layer_unit.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

@@ -1,8 +1,8 @@
-// The hooks several layer units share, and the named hooks for "does not apply" (tv/layers/layer_unit.h).
+// The hooks several layer units share, and the named hooks for "does not apply" (tv/model/layer_unit.h).
 #include "tv/int8/int8_ops.h"
 #include "tv/int8/q8_model.h"
-#include "tv/layers/layer_unit.h"
-#include "tv/model.h"
+#include "tv/model/layer_unit.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

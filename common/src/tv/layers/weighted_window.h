@@ -1,9 +1,9 @@
 // The float hooks Conv2D and DepthwiseConv2D share: a window layer with weights and a bias per output
-// channel, its kernels named as template arguments (tv/ops.h), its data backward fused with a ReLU
+// channel, its kernels named as template arguments (tv/ops/ops.h), its data backward fused with a ReLU
 // below it.
 #pragma once
-#include "tv/layers/layer_unit.h"
-#include "tv/model.h"
+#include "tv/model/layer_unit.h"
+#include "tv/model/model.h"
 
 namespace tv {
 namespace units {

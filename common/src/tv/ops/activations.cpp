@@ -1,5 +1,5 @@
 // In-place activations; backward passes read the stored output y. Also the layers with the ReLU beside
-// them (tv/ops.h), which the reference runs one after the other.
+// them (tv/ops/ops.h), which the reference runs one after the other.
 #include "tv/ops/kernel_variants.h"
 
 namespace tv {

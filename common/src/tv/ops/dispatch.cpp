@@ -1,4 +1,4 @@
-// The tv:: entry points of tv/ops.h that have two implementations: the build chooses which one runs.
+// The tv:: entry points of tv/ops/ops.h that have two implementations: the build chooses which one runs.
 // TV_FAST_KERNELS=1 (the host build's default, CMake option TV_FAST_KERNELS) selects tv::fast::,
 // anything else the reference kernels tv::ref::. Both give the same bits (kernel_variants.h).
 #include "tv/ops/kernel_variants.h"

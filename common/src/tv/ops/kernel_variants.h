@@ -1,14 +1,14 @@
-// The two implementations behind the kernels of tv/ops.h that have a faster variant.
+// The two implementations behind the kernels of tv/ops/ops.h that have a faster variant.
 //
 // tv::ref:: are the reference kernels: plain loops, readable first (conv2d.cpp, depthwise_conv2d.cpp,
 // maxpool2d.cpp, avgpool2d.cpp, adaptive_avgpool2d.cpp, dense.cpp, activations.cpp). tv::fast:: are the faster variants
 // (*_fast.cpp): the same sums in the same order, computed several elements at a time (see simd.h), so they give the
 // same bits as the reference (for finite weights; see each file). A fast kernel hands a geometry it has no fast path
-// for to the reference kernel. Which set the tv:: entry points of tv/ops.h call is chosen at build time by
+// for to the reference kernel. Which set the tv:: entry points of tv/ops/ops.h call is chosen at build time by
 // TV_FAST_KERNELS (dispatch.cpp); both sets are always compiled, so the tests run both. The contracts are those of
-// tv/ops.h.
+// tv/ops/ops.h.
 #pragma once
-#include "tv/ops.h"
+#include "tv/ops/ops.h"
 
 namespace tv {
 
@@ -62,7 +62,7 @@ inline void apply_epilogue_row(const Epilogue& e, float* t, int y, int w, int c)
 
 }  // namespace fast
 
-// True when the tv:: entry points of tv/ops.h run the fast variants.
+// True when the tv:: entry points of tv/ops/ops.h run the fast variants.
 bool fast_kernels_enabled();
 
 }  // namespace tv

@@ -1,6 +1,6 @@
 // Softmax, softmax cross-entropy and mean squared error.
 #include "tv/float_math.h"
-#include "tv/ops.h"
+#include "tv/ops/ops.h"
 
 namespace tv {
 

@@ -1,9 +1,9 @@
 // The float kernels with a reference and a fast variant, each signature written once, here:
 //   TV_VARIANT_KERNEL(name, (parameters), (the parameters' names, to pass them on))
 // The includer defines TV_VARIANT_KERNEL and includes this file inside a namespace (no include guard):
-// tv/ops.h declares the tv:: entry points from it, ops/kernel_variants.h declares tv::ref:: and
+// tv/ops/ops.h declares the tv:: entry points from it, ops/kernel_variants.h declares tv::ref:: and
 // tv::fast::, ops/dispatch.cpp defines the entry points (each calls the variant the build chose).
-// Every kernel returns void. Conventions (layouts, overwrite or accumulate): tv/ops.h.
+// Every kernel returns void. Conventions (layouts, overwrite or accumulate): tv/ops/ops.h.
 #ifndef TV_VARIANT_KERNEL
 #error "define TV_VARIANT_KERNEL(name, params, args) before including tv/ops/variant_kernels.h"
 #endif

@@ -2,7 +2,7 @@
 #pragma once
 #include <stddef.h>
 
-#include "tv/ops.h"
+#include "tv/ops/ops.h"
 
 namespace tv {
 

@@ -1,0 +1,195 @@
+#include "tv/train/train_loop.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "tv/float_math.h"
+#include "tv/ops/simd.h"
+#include "tv/rng.h"
+
+namespace tv {
+
+float recipe_lr(const TrainRecipe& r, int epoch) {
+  const float base = r.opt.lr;
+  if (r.warmup_epochs > 0 && epoch < r.warmup_epochs) return base * (float)(epoch + 1) / (float)(r.warmup_epochs + 1);
+  if (!r.cosine) return base;
+  const int span = r.epochs - r.warmup_epochs;
+  if (span <= 1) return base;
+  const float t = (float)(epoch - r.warmup_epochs) / (float)(span - 1);
+  const float lo = base * r.lr_min_factor;
+  return lo + 0.5f * (base - lo) * (1.0f + math::cospi(t));
+}
+
+bool recipe_augments(const TrainRecipe& r) {
+  return r.aug_flip || r.aug_shift > 0 || r.aug_brightness > 0.f;
+}
+
+// One row mirrored and shifted by dx (edges replicated); C: the channels when known (0: c).
+template <int C>
+static inline void flip_row(const uint8_t* s, uint8_t* d, int w, int dx, int c_runtime) {
+  const int c = C ? C : c_runtime;
+  for (int x = 0; x < w; ++x) {
+    int sx = w - 1 - x + dx;
+    sx = sx < 0 ? 0 : (sx >= w ? w - 1 : sx);
+    for (int k = 0; k < c; ++k) d[(size_t)x * c + k] = s[(size_t)sx * c + k];
+  }
+}
+
+// Brightness: every byte v becomes (v * gain + 128) >> 8, capped at 255 (the AVX2 clone does many
+// bytes per instruction).
+TV_TARGET_CLONES static void apply_gain(uint8_t* p, size_t n, int gain) {
+  for (size_t i = 0; i < n; ++i) {
+    const int v = (p[i] * gain + 128) >> 8;
+    p[i] = (uint8_t)(v > 255 ? 255 : v);
+  }
+}
+
+void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
+                   int epoch, int index) {
+  Rng rng(mix_seed(seed, (uint64_t)epoch + 1, (uint64_t)index + 1));
+  const bool flip = r.aug_flip && (rng.next() & 1);
+  int dx = 0, dy = 0;
+  if (r.aug_shift > 0) {
+    dx = (int)rng.below((uint32_t)(2 * r.aug_shift + 1)) - r.aug_shift;
+    dy = (int)rng.below((uint32_t)(2 * r.aug_shift + 1)) - r.aug_shift;
+  }
+  // Brightness as a fixed-point gain so the result is exact integer arithmetic.
+  int gain = 256;
+  if (r.aug_brightness > 0.f) gain = (int)lroundf(256.f * (1.f + r.aug_brightness * (2.f * rng.uniform() - 1.f)));
+  // Each row: the shifted (and flipped) pixels, edges replicated; then the gain over the whole image.
+  const size_t row = (size_t)w * c;
+  for (int y = 0; y < h; ++y) {
+    int sy = y + dy;
+    sy = sy < 0 ? 0 : (sy >= h ? h - 1 : sy);
+    const uint8_t* s = src + (size_t)sy * row;
+    uint8_t* d = dst + (size_t)y * row;
+    if (!flip) {  // columns [lo, hi) read the run of source columns from lo + dx; the others an edge
+      int lo = dx < 0 ? -dx : 0, hi = dx > 0 ? w - dx : w;
+      if (lo > w) lo = w;
+      if (hi < lo) hi = lo;
+      for (int x = 0; x < lo; ++x) memcpy(d + (size_t)x * c, s, (size_t)c);
+      memcpy(d + (size_t)lo * c, s + (size_t)(lo + dx) * c, (size_t)(hi - lo) * c);
+      for (int x = hi; x < w; ++x) memcpy(d + (size_t)x * c, s + (size_t)(w - 1) * c, (size_t)c);
+    } else if (c == 3) {
+      flip_row<3>(s, d, w, dx, c);
+    } else if (c == 1) {
+      flip_row<1>(s, d, w, dx, c);
+    } else {
+      flip_row<0>(s, d, w, dx, c);
+    }
+  }
+  if (gain != 256) apply_gain(dst, (size_t)h * row, gain);  // (v * 256 + 128) >> 8 == v
+}
+
+namespace {
+
+struct BatchWork {
+  Trainer* tr;
+  const TrainRecipe* recipe;
+  const SampleSource* src;
+  const int* idx;  // the batch's samples, in batch order
+  int n;
+  int epoch;
+  uint64_t seed;
+  bool augment;
+  const std::atomic<bool>* stop;
+};
+
+bool stop_requested(const std::atomic<bool>* stop) {
+  return stop && stop->load(std::memory_order_relaxed);
+}
+
+void run_lane(void* arg, int lane) {
+  BatchWork& b = *(BatchWork*)arg;
+  const ModelPlan& plan = *b.tr->plan;
+  const int lanes = b.tr->opt.lanes;
+  for (int j = lane; j < b.n; j += lanes) {
+    if (stop_requested(b.stop)) return;
+    const int index = b.idx[j];
+    int pred;
+    if (b.src->features) {  // float features (a suffix plan): the source augments, when it does
+      trainer_sample_f32(b.tr, lane, b.src->features(b.src->ctx, index, lane, b.epoch), b.src->label(b.src->ctx, index),
+                         &pred);
+      continue;
+    }
+    const uint8_t* img = b.src->image(b.src->ctx, index);
+    uint8_t* dst = b.tr->lanes[lane].aug;
+    if (b.augment && dst) {
+      augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
+      img = dst;
+    }
+    trainer_sample(b.tr, lane, img, b.src->label(b.src->ctx, index), &pred);
+  }
+}
+
+}  // namespace
+
+EpochStats train_epoch(const EpochJob& job) {
+  EpochStats es;
+  Trainer* tr = job.trainer;
+  const TrainRecipe& r = *job.recipe;
+  for (int i = 0; i < job.n; ++i) job.order[i] = job.train[i];
+  Rng rng(mix_seed(job.seed, 0x5eedULL, (uint64_t)job.epoch));
+  shuffle(job.order, job.n, rng);
+  es.lr = tr->opt.lr;
+  const int bs = r.batch_size > 0 ? r.batch_size : 1;
+  BatchWork work;
+  work.tr = tr;
+  work.recipe = &r;
+  work.src = &job.source;
+  work.epoch = job.epoch;
+  work.seed = job.seed;
+  work.augment = recipe_augments(r);
+  work.stop = job.stop;
+  for (int start = 0; start < job.n; start += bs) {
+    work.idx = job.order + start;
+    work.n = job.n - start < bs ? job.n - start : bs;
+    trainer_begin_batch(tr);
+    if (job.runner && job.runner->run)
+      job.runner->run(job.runner->ctx, tr->opt.lanes, run_lane, &work);
+    else
+      for (int l = 0; l < tr->opt.lanes; ++l) run_lane(&work, l);
+    BatchStats bst;
+    for (int l = 0; l < tr->opt.lanes; ++l) {
+      bst.loss_sum += tr->lanes[l].loss_sum;
+      bst.correct += tr->lanes[l].correct;
+      bst.seen += tr->lanes[l].seen;
+    }
+    if (stop_requested(job.stop)) {
+      bst.stopped = true;
+      es.stopped = true;
+    } else {
+      bst.stepped = trainer_end_batch(tr);
+      if (!bst.stepped) es.skipped_batches++;
+    }
+    es.loss_sum += bst.loss_sum;
+    es.correct += bst.correct;
+    es.seen += bst.seen;
+    if (job.on_batch) job.on_batch(job.on_batch_ctx, start + work.n, job.n, bst);
+    if (es.stopped) break;
+  }
+  return es;
+}
+
+int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int n, int* confusion, float* probs,
+             Status* status, const EvalObserver* observer) {
+  const int k = inf.plan->desc.num_classes;
+  int correct = 0;
+  if (status) *status = ok_status();
+  for (int i = 0; i < n; ++i) {
+    const Status st = src.features ? infer_f32(inf, src.features(src.ctx, idx[i], 0, -1), probs)
+                                   : infer_u8(inf, src.image(src.ctx, idx[i]), probs);
+    if (!st.ok()) {
+      if (status) *status = st;
+      break;
+    }
+    const int pred = argmax(probs, k);
+    const int truth = src.label(src.ctx, idx[i]);
+    correct += pred == truth;
+    if (confusion) confusion[truth * k + pred]++;
+    if (observer && observer->sample) observer->sample(observer->ctx, idx[i], probs);
+  }
+  return correct;
+}
+
+}  // namespace tv

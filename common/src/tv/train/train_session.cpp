@@ -1,0 +1,142 @@
+#include "tv/train/train_session.h"
+
+namespace tv {
+
+TrainOptions session_options(const TrainRecipe& r, int n_val, bool features) {
+  TrainOptions opt = r.opt;
+  opt.keep_best = r.restore_best && n_val > 0;
+  opt.augment = recipe_augments(r) && !features;
+  return opt;
+}
+
+int reference_val_count(int images, int last_n) {
+  return images > last_n ? last_n : (images > 0 ? images - 1 : 0);
+}
+
+SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val, bool features) {
+  SessionMemory m;
+  m.trainer = training_memory(plan, session_options(r, n_val, features));
+  m.eval_work_bytes = inference_memory(plan).work_bytes;  // also checks the starting weights
+  m.order_bytes = sizeof(int) * (size_t)(n_train > 0 ? n_train : 0);
+  m.total_bytes = (uint64_t)m.trainer.total_bytes + m.eval_work_bytes + m.order_bytes;
+  return m;
+}
+
+Status session_init(TrainSession* s, const SessionSetup& setup) {
+  if (!s || !setup.plan || !setup.recipe || !setup.source.label || !setup.train || setup.n_train <= 0 || !setup.order ||
+      !setup.probs || !setup.eval_arena || (setup.n_val > 0 && !setup.val) || setup.n_val < 0)
+    return status_plain(StatusCode::InvalidArgument);
+  if (!setup.source.image == !setup.source.features) return status_plain(StatusCode::InvalidArgument);
+  s->setup = setup;
+  s->options = session_options(*setup.recipe, setup.n_val, setup.source.features != nullptr);
+  const Status st = trainer_init(&s->trainer, setup.plan, s->options, setup.train_arena, setup.train_arena_bytes);
+  if (!st.ok()) return st;
+  return inference_init(&s->eval, setup.plan, s->trainer.params, setup.eval_arena, setup.eval_arena_bytes);
+}
+
+Status session_check_start(TrainSession* s) {
+  Status st;
+  evaluate(s->eval, s->setup.source, s->setup.train, 1, nullptr, s->setup.probs, &st);
+  return st;
+}
+
+namespace {
+
+bool stop_requested(const SessionHooks& h) {
+  return h.stop && h.stop->load(std::memory_order_relaxed);
+}
+
+uint64_t now_us(const SessionHooks& h) {
+  return h.clock_us ? h.clock_us(h.ctx) : 0;
+}
+
+// Passes train_epoch's batches and evaluate's samples on to the hooks, with the epoch; counts the
+// evaluated samples (the one after them is the one that could not run).
+struct Relay {
+  const SessionHooks* hooks;
+  int epoch;  // 1-based
+  int evaluated;
+};
+
+void relay_batch(void* ctx, int done, int total, const BatchStats& b) {
+  Relay& r = *(Relay*)ctx;
+  if (r.hooks->on_batch) r.hooks->on_batch(r.hooks->ctx, r.epoch, done, total, b);
+}
+
+void relay_eval_sample(void* ctx, int index, const float* probs) {
+  Relay& r = *(Relay*)ctx;
+  r.evaluated++;
+  if (r.hooks->on_eval_sample) r.hooks->on_eval_sample(r.hooks->ctx, index, probs);
+}
+
+EpochJob epoch_job(TrainSession* s, const SessionHooks& h, Relay* relay) {
+  const SessionSetup& u = s->setup;
+  EpochJob job;
+  job.trainer = &s->trainer;
+  job.recipe = u.recipe;
+  job.source = u.source;
+  job.train = u.train;
+  job.n = u.n_train;
+  job.order = u.order;
+  job.seed = u.seed;
+  job.runner = h.runner;
+  job.stop = h.stop;
+  job.on_batch = relay_batch;
+  job.on_batch_ctx = relay;
+  return job;
+}
+
+}  // namespace
+
+SessionResult session_run(TrainSession* s, const SessionHooks& hooks) {
+  SessionResult res;
+  const SessionSetup& u = s->setup;
+  const TrainRecipe& r = *u.recipe;
+  Relay relay{&hooks, 0, 0};
+  EpochJob job = epoch_job(s, hooks, &relay);
+  EvalObserver observer;
+  observer.ctx = &relay;
+  observer.sample = relay_eval_sample;
+  int best_correct = -1, best_epoch = 0;
+  for (int e = 0; e < r.epochs && !stop_requested(hooks); ++e) {
+    EpochReport rep;
+    rep.epoch = relay.epoch = e + 1;
+    rep.epochs = r.epochs;
+    if (hooks.on_epoch_begin) hooks.on_epoch_begin(hooks.ctx, rep.epoch, r.epochs);
+    s->trainer.opt.lr = recipe_lr(r, e);  // the schedule sets each epoch's rate; train_epoch uses it
+    job.epoch = e;
+    const uint64_t t0 = now_us(hooks);
+    rep.train = train_epoch(job);
+    const uint64_t t1 = now_us(hooks);
+    rep.train_us = t1 - t0;
+    res.train_us += rep.train_us;
+    res.samples += rep.train.seen;
+    if (rep.train.seen > 0) res.epochs_run = e + 1;
+    if (rep.train.stopped) break;  // a partly trained epoch is not evaluated
+    if (u.n_val > 0) {
+      relay.evaluated = 0;
+      rep.val_total = u.n_val;
+      rep.val_correct = evaluate(s->eval, u.source, u.val, u.n_val, nullptr, u.probs, &res.status, &observer);
+      rep.eval_us = now_us(hooks) - t1;
+      res.eval_us += rep.eval_us;
+      if (!res.status.ok()) {
+        res.failed_index = u.val[relay.evaluated];
+      } else if (rep.val_correct > best_correct) {
+        best_correct = rep.val_correct;
+        best_epoch = rep.epoch;
+        rep.best = true;
+        if (s->options.keep_best) trainer_save_best(&s->trainer);
+      }
+    }
+    if (hooks.on_epoch) hooks.on_epoch(hooks.ctx, rep);
+    if (!res.status.ok()) break;
+  }
+  res.stopped = stop_requested(hooks);
+  if (s->options.keep_best && best_epoch > 0) {
+    trainer_restore_best(&s->trainer);
+    res.best_epoch = best_epoch;
+  }
+  return res;
+}
+
+}  // namespace tv

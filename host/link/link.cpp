@@ -1,0 +1,230 @@
+#include "host/link/link.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "host/base/error.h"
+#include "tv/crc32.h"
+#include "tv/little_endian.h"
+
+namespace tvh {
+
+namespace lk = tv::link;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+uint32_t now_ms() {
+  return (uint32_t)std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+constexpr uint32_t kMaxReadBytes = 64u << 20;  // the largest file a pull copies (photos are KBs)
+constexpr size_t kMaxListEntries = 1000000;    // the most entries of one folder
+
+std::string text_of(const lk::Frame& f) {
+  return std::string((const char*)f.payload, f.len);
+}
+
+}  // namespace
+
+LinkClient::LinkClient(SerialPort& port) : port_(port), rx_(4096), tx_(lk::kMaxFrameBytes) {
+  // The board may be busy (inferring a frame, printing): it enters the protocol when it next reads.
+  lk::Frame hello;
+  bool ok = false;
+  for (int attempt = 0; attempt < 20 && !ok; ++attempt) {
+    try {
+      hello = request(lk::kHello, nullptr, 0, 300);
+      ok = true;
+    } catch (const BoardRefused&) {
+      throw;
+    } catch (const Error&) {
+    }
+  }
+  if (!ok)
+    throw Error(
+        "the board does not answer the tvlink protocol on this port (is it a TinyVision board, idle in its "
+        "menu, with this firmware?)");
+  if (hello.len < 12 || tv::read_le32(hello.payload) != lk::kVersion ||
+      tv::read_le32(hello.payload + 4) != lk::kMaxPayload)
+    throw Error("the board speaks another version of the tvlink protocol: update its firmware or tvlink");
+  open_ = true;
+}
+
+LinkClient::~LinkClient() {
+  if (!open_) return;
+  try {
+    bye();
+  } catch (const std::exception&) {
+  }
+}
+
+void LinkClient::bye() {
+  if (!open_) return;
+  open_ = false;
+  request(lk::kBye, nullptr, 0, 500);
+}
+
+void LinkClient::send(uint8_t type, uint32_t seq, const void* payload, size_t len) {
+  const size_t n = lk::encode_frame(type, seq, payload, len, tx_.data(), tx_.size());
+  if (!n) throw Error("internal: a tvlink frame of " + std::to_string(len) + " bytes is too large");
+  port_.write(tx_.data(), n);
+}
+
+const lk::Frame* LinkClient::next(int timeout_ms) {
+  const double deadline = now_s() + timeout_ms / 1000.0;
+  for (;;) {
+    for (lk::FrameParser::Result r = parser_.drain();; r = parser_.drain()) {  // bytes read again first
+      if (r == lk::FrameParser::kFrame) return &parser_.frame();
+      if (r != lk::FrameParser::kNone) continue;
+      if (rx_pos_ >= rx_fill_) break;
+      r = parser_.feed(rx_[rx_pos_++]);
+      if (r == lk::FrameParser::kFrame) return &parser_.frame();
+    }
+    const double left = deadline - now_s();
+    if (left < 0) return nullptr;
+    const int wait_ms = std::min((int)(left * 1000) + 1, (int)lk::kFrameGapMs);
+    rx_fill_ = port_.read(rx_.data(), rx_.size(), wait_ms);
+    rx_pos_ = 0;
+    if (rx_fill_ == 0 && wait_ms == (int)lk::kFrameGapMs) parser_.abandon();  // a frame that lied about its length
+  }
+}
+
+lk::Frame LinkClient::request(uint8_t type, const void* payload, size_t len, int timeout_ms, int attempts) {
+  const uint32_t seq = ++seq_;
+  ++stats_.requests;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    send(type, seq, payload, len);
+    const double deadline = now_s() + timeout_ms / 1000.0;
+    for (;;) {
+      const double left = deadline - now_s();
+      const lk::Frame* f = left > 0 ? next((int)(left * 1000) + 1) : nullptr;
+      if (!f) break;
+      if (f->seq != seq || (f->type != lk::kOk && f->type != lk::kErr && f->type != lk::kEntries)) continue;
+      if (f->type == lk::kErr) throw BoardRefused(text_of(*f));
+      return *f;
+    }
+  }
+  throw Error("the board stopped answering (the cable or the board went away?)");
+}
+
+std::string LinkClient::status() {
+  return text_of(request(lk::kStatus, nullptr, 0));
+}
+
+std::vector<RemoteEntry> LinkClient::list(const std::string& rel) {
+  std::vector<RemoteEntry> out;
+  for (;;) {
+    std::vector<uint8_t> req(4 + rel.size());
+    tv::write_le32(req.data(), (uint32_t)out.size());
+    std::memcpy(req.data() + 4, rel.data(), rel.size());
+    const lk::Frame f = request(lk::kList, req.data(), req.size());
+    size_t at = 1;
+    bool any = false;
+    while (at + 6 <= f.len) {
+      RemoteEntry e;
+      e.size = tv::read_le32(f.payload + at);
+      e.is_dir = f.payload[at + 4] != 0;
+      const size_t n = f.payload[at + 5];
+      if (at + 6 + n > f.len) throw Error("the board sent a broken folder listing of /images/" + rel);
+      e.name.assign((const char*)f.payload + at + 6, n);
+      out.push_back(e);
+      at += 6 + n;
+      any = true;
+    }
+    if (f.len < 1 || f.payload[0] == 0 || !any) return out;
+    if (out.size() > kMaxListEntries)
+      throw Error("the board lists more than " + std::to_string(kMaxListEntries) + " entries in /images/" + rel);
+  }
+}
+
+void LinkClient::crc(const std::string& rel, uint32_t* size, uint32_t* crc) {
+  const lk::Frame f = request(lk::kCrc, rel.data(), rel.size());
+  if (f.len < 8) throw Error("the board sent a short answer for the CRC of /images/" + rel);
+  *size = tv::read_le32(f.payload);
+  *crc = tv::read_le32(f.payload + 4);
+}
+
+std::vector<uint8_t> LinkClient::read(const std::string& rel, const std::function<void(uint64_t)>& progress) {
+  const double t0 = now_s();
+  const lk::Frame ok = request(lk::kRead, rel.data(), rel.size());
+  if (ok.len < 4) throw Error("the board sent a short answer for /images/" + rel);
+  const uint32_t size = tv::read_le32(ok.payload);
+  if (size > kMaxReadBytes)
+    throw Error("the board announces /images/" + rel + " as " + std::to_string(size) +
+                " bytes; tvlink copies files of up to " + std::to_string(kMaxReadBytes) + " bytes");
+  const uint32_t chunks = (uint32_t)(((uint64_t)size + lk::kMaxPayload - 1) / lk::kMaxPayload);
+  std::vector<uint8_t> data;
+  data.reserve(size);
+  uint32_t expected = 0;
+  for (;;) {
+    const lk::Frame* f = next(3000);
+    if (!f) throw Error("the board stopped sending /images/" + rel + " (the cable or the board went away?)");
+    if (f->type == lk::kErr) throw BoardRefused(text_of(*f));
+    if (f->type != lk::kData && f->type != lk::kEnd) continue;
+    if (f->seq == expected && f->type == lk::kData && expected < chunks) {
+      data.insert(data.end(), f->payload, f->payload + f->len);
+      ++expected;
+      if (progress) progress(data.size());
+    }
+    const bool end = f->type == lk::kEnd && f->seq == chunks && expected == chunks;
+    uint8_t ack[4];
+    tv::write_le32(ack, end ? chunks + 1 : expected);
+    send(lk::kAck, f->seq, ack, 4);
+    if (!end) continue;
+    if (f->len < 4 || data.size() != size || tv::crc32(0, data.data(), data.size()) != tv::read_le32(f->payload))
+      throw Error("/images/" + rel + " arrived damaged (size or CRC-32 differs from the board's): pull again");
+    stats_.payload_bytes += size;
+    stats_.seconds += now_s() - t0;
+    return data;
+  }
+}
+
+std::string LinkClient::push(const std::vector<uint8_t>& blob, const std::function<void(uint64_t)>& progress) {
+  const double t0 = now_s();
+  uint8_t begin[8];
+  tv::write_le32(begin, (uint32_t)blob.size());
+  tv::write_le32(begin + 4, tv::crc32(0, blob.data(), blob.size()));
+  request(lk::kPushBegin, begin, sizeof begin);
+  const uint32_t chunks = (uint32_t)((blob.size() + lk::kMaxPayload - 1) / lk::kMaxPayload);
+  lk::SendWindow w;
+  w.start(chunks, now_ms());
+  while (!w.done()) {
+    while (w.can_send()) {
+      const uint32_t k = w.take();
+      const size_t off = (size_t)k * lk::kMaxPayload;
+      send(lk::kData, k, blob.data() + off, std::min(lk::kMaxPayload, blob.size() - off));
+    }
+    const double wait0 = now_s();
+    const lk::Frame* f = next(5);
+    stats_.waiting_seconds += now_s() - wait0;
+    if (f && f->type == lk::kAck && f->len >= 4 && w.ack(tv::read_le32(f->payload), now_ms()) && progress)
+      progress(std::min<uint64_t>((uint64_t)w.base * lk::kMaxPayload, blob.size()));
+    if (f && f->type == lk::kErr) throw BoardRefused(text_of(*f));
+    if (!w.tick(now_ms())) throw Error("the board stopped acknowledging the model (the cable or the board went away?)");
+    if (w.retries && !f) ++stats_.resends;
+  }
+  stats_.payload_bytes += blob.size();
+  stats_.seconds += now_s() - t0;
+  // The board verifies and installs it now (reads it back from the card): give it time.
+  return text_of(request(lk::kPushEnd, nullptr, 0, 15000));
+}
+
+}  // namespace tvh
+
+namespace tvh {
+
+std::string LinkClient::capture(const std::string& label, int count) {
+  std::vector<uint8_t> req(2 + label.size());
+  tv::write_le16(req.data(), (uint16_t)count);
+  std::memcpy(req.data() + 2, label.data(), label.size());
+  // the board saves one photo after the other (a card write each); sent once: a repeat would take
+  // the photos again
+  return text_of(request(tv::link::kCapture, req.data(), req.size(), 5000 + 500 * count, 1));
+}
+
+}  // namespace tvh

@@ -1,0 +1,98 @@
+// The PC's side of the USB link to the board (tvlink): serial ports and the protocol client. The
+// frame codec and the window rules are the board's own (common/src/tv/link/link_frame.h).
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tv/link/link_frame.h"
+
+namespace tvh {
+
+// A byte pipe to the board.
+class SerialPort {
+ public:
+  virtual ~SerialPort() {}
+  // Writes every byte; throws tvh::Error when the port fails.
+  virtual void write(const uint8_t* data, size_t n) = 0;
+  // Reads up to n bytes, waiting at most timeout_ms for the first; 0 when none came.
+  virtual size_t read(uint8_t* data, size_t n, int timeout_ms) = 0;
+};
+
+// Opens a serial port without touching DTR/RTS (on the XIAO's USB-Serial-JTAG a toggle can reset the
+// board): pseudo-terminals (tvsim --pty) with termios, other ports with libserialport. Input already
+// waiting is discarded. Throws tvh::Error naming the port.
+std::unique_ptr<SerialPort> open_serial(const std::string& path);
+// The USB serial ports attached (libserialport's list), for choosing the board when none is named.
+std::vector<std::string> usb_serial_ports();
+// The port to use: `given`, else the one USB serial port attached; throws tvh::UsageError listing the
+// candidates when there are none or several.
+std::string choose_port(const std::string& given);
+
+struct RemoteEntry {
+  std::string name;
+  uint32_t size = 0;
+  bool is_dir = false;
+};
+
+// Thrown when the board answers a request with a refusal (Err): what() is its reason.
+struct BoardRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Transfer figures, for the bench.
+struct LinkStats {
+  uint64_t payload_bytes = 0;  // file or model bytes moved
+  double seconds = 0;          // time in transfers
+  double waiting_seconds = 0;  // of which: waiting with a full window (for acks)
+  uint64_t resends = 0;        // windows sent again after silence
+  uint64_t requests = 0;       // request/answer round trips
+};
+
+class LinkClient {
+ public:
+  // Greets the board (retrying while it finishes what it is doing); throws tvh::Error when it never
+  // answers.
+  explicit LinkClient(SerialPort& port);
+  ~LinkClient();
+  // Ends the session: the board returns to its text menu.
+  void bye();
+
+  std::string status();
+  // The entries of a folder relative to the card's /images ("" = /images itself).
+  std::vector<RemoteEntry> list(const std::string& rel);
+  // Size and CRC-32 of a file under /images, computed by the board.
+  void crc(const std::string& rel, uint32_t* size, uint32_t* crc);
+  // A file under /images; `progress` gets the bytes received so far. Checked against the board's CRC.
+  std::vector<uint8_t> read(const std::string& rel, const std::function<void(uint64_t)>& progress = nullptr);
+  // Sends a model; returns what the board installed, or throws BoardRefused with its reason.
+  std::string push(const std::vector<uint8_t>& blob, const std::function<void(uint64_t)>& progress = nullptr);
+  // Has the board take `count` photos of a class; returns what it saved, or throws BoardRefused.
+  std::string capture(const std::string& label, int count);
+
+  const LinkStats& stats() const { return stats_; }
+
+ private:
+  void send(uint8_t type, uint32_t seq, const void* payload, size_t len);
+  // The next frame within timeout_ms, or null.
+  const tv::link::Frame* next(int timeout_ms);
+  // Sends a request and waits for its answer (a frame echoing its seq, of another type than Ack and
+  // Data), sending it again on silence (up to `attempts` times in all); throws BoardRefused on Err,
+  // tvh::Error when the board stays silent.
+  tv::link::Frame request(uint8_t type, const void* payload, size_t len, int timeout_ms = 1500, int attempts = 4);
+
+  SerialPort& port_;
+  tv::link::FrameParser parser_;
+  std::vector<uint8_t> rx_, tx_;
+  size_t rx_pos_ = 0, rx_fill_ = 0;
+  uint32_t seq_ = 0;
+  bool open_ = false;
+  LinkStats stats_;
+};
+
+}  // namespace tvh

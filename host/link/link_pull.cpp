@@ -1,0 +1,104 @@
+#include "host/link/link_pull.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/photos/image.h"
+#include "tv/crc32.h"
+
+namespace tvh {
+
+namespace {
+
+// A name from the board that is safe as one path part inside dest.
+bool safe_part(const std::string& n) {
+  if (n.empty() || n == "." || n == ".." || n[0] == '.') return false;
+  for (unsigned char c : n)
+    if (c < 32 || c == 127 || c == '/' || c == '\\') return false;
+  return true;
+}
+
+// Makes dest/<name> a real folder (never through a symbolic link).
+void ensure_folder(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return;
+    throw Error(path + " exists and is not a folder (" + (S_ISLNK(st.st_mode) ? "a symbolic link" : "a file") +
+                "): move it away and pull again");
+  }
+  if (::mkdir(path.c_str(), 0755) != 0) throw Error("cannot create the folder " + path + ": " + strerror(errno));
+}
+
+}  // namespace
+
+PullReport pull_photos(LinkClient& link, const std::string& dest,
+                       const std::function<void(const std::string&)>& progress) {
+  struct stat st;
+  if (::stat(dest.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    throw Error(dest + " is not a folder: name a folder for the photos");
+  if (::stat(dest.c_str(), &st) != 0 && ::mkdir(dest.c_str(), 0755) != 0)
+    throw Error("cannot create the folder " + dest + ": " + strerror(errno));
+  PullReport r;
+  struct Item {
+    std::string cls, name;
+    uint32_t size;
+  };
+  std::vector<Item> todo;
+  for (const RemoteEntry& c : link.list("")) {
+    if (!c.is_dir) continue;
+    if (!safe_part(c.name)) {
+      r.kept.push_back("/images/" + visible(c.name) + " (a folder name that cannot be used on this computer)");
+      continue;
+    }
+    for (const RemoteEntry& f : link.list(c.name)) {
+      if (f.is_dir || !is_image_name(f.name)) continue;
+      if (!safe_part(f.name))
+        r.kept.push_back("/images/" + c.name + "/" + visible(f.name) + " (a name that cannot be used here)");
+      else
+        todo.push_back({c.name, f.name, f.size});
+    }
+  }
+  uint64_t total = 0;
+  for (const Item& it : todo) total += it.size;
+  uint64_t done = 0;
+  size_t n = 0;
+  for (const Item& it : todo) {
+    ++n;
+    const std::string folder = dest + "/" + it.cls, local = folder + "/" + it.name;
+    const std::string rel = it.cls + "/" + it.name;
+    if (::lstat(local.c_str(), &st) == 0) {
+      if (!S_ISREG(st.st_mode)) {
+        r.kept.push_back(local + " (" +
+                         (S_ISLNK(st.st_mode) ? std::string("a symbolic link") : non_regular_kind(local)) + ")");
+      } else {
+        uint32_t size = 0, crc = 0;
+        link.crc(rel, &size, &crc);
+        const std::vector<uint8_t> have = read_file(local);
+        if (have.size() == size && tv::crc32(0, have.data(), have.size()) == crc)
+          ++r.unchanged;
+        else
+          r.kept.push_back(local + " (differs from the board's " + std::to_string(size) + "-byte file)");
+      }
+      done += it.size;
+      continue;
+    }
+    ensure_folder(folder);
+    const uint64_t before = done;
+    const std::vector<uint8_t> data = link.read(rel, [&](uint64_t got) {
+      if (progress)
+        progress("file " + std::to_string(n) + "/" + std::to_string(todo.size()) + ", " +
+                 std::to_string((before + got) / 1024) + " of " + std::to_string(total / 1024) + " KB");
+    });
+    write_file_atomic(local, data);
+    ++r.copied;
+    r.bytes += data.size();
+    done += it.size;
+  }
+  return r;
+}
+
+}  // namespace tvh

@@ -1,0 +1,69 @@
+// MODEL.report.html: one self-contained page (inline CSS and SVG, photos as data: URIs, readable
+// without JavaScript) that shows a run: the dataset, the curve and the confusion matrix (each cell
+// linking to its photos), per-class precision and recall with intervals, sample photos of every class,
+// the misclassified photos worst first, the likely label mistakes (from --kfold), the network and its
+// memory on the board, and the next commands. Every string from the user is HTML-escaped.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+#include "host/photos/dataset.h"
+#include "host/train/suspects.h"
+#include "host/train/training.h"
+#include "tv/model/model.h"
+
+namespace tvh {
+
+// The data URIs of the report's pictures may take this much; later pictures are named only. The whole
+// page stays under kReportMaxBytes (the pictures' budget shrinks when the text is long).
+constexpr size_t kReportImageBudget = size_t(2300) << 10;
+constexpr size_t kReportMaxBytes = 2990000;
+// At most this many misclassified photos (and as many suspects) are shown with pictures.
+constexpr size_t kReportMaxPhotos = 200;
+
+struct ReportInput {
+  const Dataset* ds = nullptr;
+  std::string title;           // e.g. "model.tvb: tinyvision on photos/"
+  std::string command;         // the command line as run
+  std::string preset, recipe;  // the preset's name; the recipe in words
+  uint64_t seed = 1;
+  std::string started;                // when the run started (UTC, ISO 8601)
+  double seconds = 0;                 // how long it took
+  std::vector<std::string> warnings;  // the run's warnings (the dataset's own are added)
+  // What the confusion matrix and the misclassified photos count ("validation images", "every image",
+  // "out-of-fold predictions of 5 folds"), and that evaluation (its probs filled); may be empty.
+  std::string evaluated;
+  const EvalResult* eval = nullptr;
+  const std::vector<EpochRecord>* history = nullptr;  // the curve (none for --eval and --kfold)
+  int kept_epoch = 0;
+  bool kfold = false;                   // suspects were looked for
+  std::vector<SuspectLabel> suspects;   // ranked (host/train/suspects.h)
+  const tv::ModelPlan* plan = nullptr;  // the network (float weights in params)
+  const float* params = nullptr;
+  std::vector<std::string> next_commands;
+  size_t image_budget = kReportImageBudget;
+};
+
+// The whole page.
+std::string html_report(const ReportInput& in);
+
+// The parts the other reports reuse (host/report/quant_report.h): the page's opening (doctype, inline style,
+// the escaped title as <title> and <h1>) and closing (the filter script), and one photo card (the
+// original, the model's input at its real size, the path and `caption_html`, already escaped).
+class ThumbnailMaker;
+std::string report_page_open(const std::string& title);
+std::string report_page_close();
+std::string report_photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t i, const std::string& id,
+                              const std::string& caption_html, const std::string& data_attrs);
+
+// The command line as a shell reads it back: `tool`, then each argument after argv[0] as a shell word
+// (tvh::shell_word).
+std::string report_command_line(const std::string& tool, int argc, char** argv);
+
+// Where the report goes for a model path: model.tvb -> model.report.html.
+std::string report_path_for(const std::string& model_path);
+
+}  // namespace tvh

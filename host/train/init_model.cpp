@@ -1,0 +1,150 @@
+#include "host/train/init_model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "host/base/error.h"
+#include "tv/train/imprint.h"
+#include "tv/int8/q8_dequantize.h"
+#include "tv/train/presets.h"
+#include "tv/formats/raw_weights.h"
+#include "tv/train/update.h"
+
+namespace tvh {
+
+std::string provenance_value(const std::string& prov, const std::string& key) {
+  std::istringstream in(prov);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.compare(0, key.size() + 1, key + "=") == 0) return line.substr(key.size() + 1);
+  return "";
+}
+
+std::vector<float> float_params_of(const LoadedModel& m, const std::string& path) {
+  if (!m.int8) return m.params;
+  if (!m.engine)
+    throw Error(path + ": this int8 model cannot be run by the int8 engine (" +
+                status_message(m.engine_status, &m.plan->desc) +
+                "), so it cannot be dequantized to continue training; give the float model it was made from.");
+  std::vector<float> params(m.plan->param_count);
+  tv::q8_dequantize_params(*m.engine, params.data());
+  return params;
+}
+
+std::string recipe_preset_of(const LoadedModel& m, const std::string& fallback) {
+  const std::string named = provenance_value(m.provenance, "preset");
+  tv::TrainRecipe r;
+  if (!named.empty() && tv::preset_recipe(named.c_str(), &r)) return named;
+  if (tv::raw_weights_compatible(*m.plan)) return "webmcu";
+  return fallback;
+}
+
+void rename_classes(std::vector<std::string>* labels, const std::string& spec, const std::string& path) {
+  std::vector<std::string> renamed = *labels;
+  std::istringstream in(spec);
+  std::string pair;
+  while (std::getline(in, pair, ',')) {
+    const size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size() || pair.find('=', eq + 1) != std::string::npos)
+      throw UsageError("--rename '" + pair + "': give OLD=NEW, the model's class and its new name.");
+    const std::string from = pair.substr(0, eq), to = pair.substr(eq + 1);
+    const auto at = std::find(labels->begin(), labels->end(), from);
+    if (at == labels->end()) throw Error("--rename " + pair + ": " + path + " has no class named '" + from + "'.");
+    renamed[(size_t)(at - labels->begin())] = to;
+  }
+  for (size_t i = 0; i < renamed.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (renamed[i] == renamed[j])
+        throw Error("--rename " + spec + ": two classes of " + path + " would be called '" + renamed[i] +
+                    "'; a class must keep a name of its own.");
+  *labels = std::move(renamed);
+}
+
+ClassMatch match_classes(Dataset* ds, const std::vector<std::string>& model_labels) {
+  ClassMatch match;
+  match.model_classes = model_labels.size();
+  std::vector<std::string> merged = model_labels;
+  for (const std::string& c : ds->classes)
+    if (std::find(merged.begin(), merged.end(), c) == merged.end()) {
+      merged.push_back(c);
+      match.added.push_back(c);
+    }
+  std::vector<int> new_label(ds->classes.size());
+  for (size_t c = 0; c < ds->classes.size(); ++c)
+    new_label[c] = (int)(std::find(merged.begin(), merged.end(), ds->classes[c]) - merged.begin());
+  std::vector<size_t> counts(merged.size(), 0);
+  for (int l : ds->labels) ++counts[(size_t)new_label[(size_t)l]];
+  for (size_t c = 0; c < model_labels.size(); ++c)
+    if (counts[c] == 0) {
+      match.missing.push_back(model_labels[c]);
+      match.missing_rows.push_back((int)c);
+    }
+  // Images grouped by their new label, each class's images in their order (sorted by path).
+  std::vector<size_t> order(ds->size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return new_label[(size_t)ds->labels[a]] < new_label[(size_t)ds->labels[b]];
+  });
+  const size_t bytes = ds->image_bytes();
+  std::vector<uint8_t> pixels(ds->pixels.size());
+  std::vector<std::string> paths;
+  std::vector<int> labels;
+  std::vector<uint64_t> hashes;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
+    std::memcpy(pixels.data() + k * bytes, ds->image(i), bytes);
+    if (i < ds->paths.size()) paths.push_back(ds->paths[i]);
+    if (i < ds->file_hashes.size()) hashes.push_back(ds->file_hashes[i]);
+    labels.push_back(new_label[(size_t)ds->labels[i]]);
+  }
+  ds->pixels = std::move(pixels);
+  ds->paths = std::move(paths);
+  ds->file_hashes = std::move(hashes);
+  ds->labels = std::move(labels);
+  ds->classes = std::move(merged);
+  return match;
+}
+
+void grow_and_imprint(const tv::ModelPlan& old, const std::vector<float>& old_params, const std::string& path,
+                      const Dataset& ds, size_t model_classes, const std::vector<int>& train,
+                      std::unique_ptr<tv::ModelPlan>* plan, std::vector<float>* params) {
+  const int layer = tv::imprint_layer(old);
+  if (layer < 0)
+    throw Error(path +
+                ": new classes are added to the dense layer that produces the logits, and this model's last "
+                "layer with weights is not one; train it from scratch with every class instead of --init.");
+  auto grown = std::make_unique<tv::ModelPlan>();
+  const tv::Status st = tv::plan_with_classes(old, (int)ds.classes.size(), grown.get());
+  if (!st.ok())
+    throw Error(path + " with " + std::to_string(ds.classes.size()) + " classes: " + status_message(st, &old.desc) +
+                ".");
+  std::vector<float> p(grown->param_count);
+  tv::grow_class_params(old, old_params.data(), *grown, p.data());
+  // The dense layer's input for every training image (the layers before it run forward once each).
+  const size_t F = tv::prefix_feature_floats(*grown, layer);
+  std::vector<float> features(train.size() * F), work(tv::prefix_work_floats(*grown));
+  std::vector<int> labels(train.size());
+  for (size_t k = 0; k < train.size(); ++k) {
+    const size_t i = (size_t)train[k];
+    const tv::Status fs = tv::prefix_forward(*grown, layer, p.data(), ds.image(i), work.data(), &features[k * F]);
+    throw_if_not_runnable(fs, *grown, ds.name(i));
+    labels[k] = ds.labels[i];
+  }
+  std::vector<float> scratch(2 * train.size() + 2);
+  const tv::Status is = tv::imprint_classes(*grown, p.data(), (int)model_classes, features.data(), labels.data(),
+                                            (int)train.size(), scratch.data());
+  if (!is.ok()) {
+    const std::string cls = is.layer >= 0 && (size_t)is.layer < ds.classes.size() ? ds.classes[(size_t)is.layer] : "?";
+    throw Error("cannot add class '" + cls + "' to " + path + ": " +
+                (is.code == tv::StatusCode::NonFiniteActivation
+                     ? std::string("the model's features of its photos are infinite or NaN")
+                     : std::string("the model's features of its training photos are all zero, so they say nothing "
+                                   "about it")) +
+                "; train from scratch with every class instead of --init.");
+  }
+  *plan = std::move(grown);
+  *params = std::move(p);
+}
+
+}  // namespace tvh
