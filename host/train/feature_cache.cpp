@@ -3,7 +3,8 @@
 #include <chrono>
 
 #include "host/base/error.h"
-#include "host/train/training.h"
+#include "host/model/model_io.h"
+#include "host/train/samples.h"
 
 namespace tvh {
 

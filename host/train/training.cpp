@@ -9,30 +9,12 @@
 #include "host/base/error.h"
 #include "host/train/feature_cache.h"
 #include "host/train/lane_pool.h"
+#include "host/train/samples.h"
 #include "host/model/model_io.h"
 #include "tv/train/imprint.h"
 #include "tv/train/train_session.h"
 
 namespace tvh {
-
-namespace {
-
-const uint8_t* ds_image(void* ctx, int i) {
-  return ((const Dataset*)ctx)->image((size_t)i);
-}
-int ds_label(void* ctx, int i) {
-  return ((const Dataset*)ctx)->labels[(size_t)i];
-}
-
-}  // namespace
-
-tv::SampleSource source_of(const Dataset& ds) {
-  tv::SampleSource s;
-  s.ctx = (void*)&ds;
-  s.image = ds_image;
-  s.label = ds_label;
-  return s;
-}
 
 void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
   if (ds.height != plan.input.h || ds.width != plan.input.w || ds.channels != plan.input.c)

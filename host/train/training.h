@@ -89,8 +89,6 @@ struct TrainResult {
 // callbacks (the caller adds a starting model, the update, kept rows and progress).
 TrainRequest train_request(const tv::ModelPlan& plan, const tv::TrainRecipe& recipe, const Dataset& ds,
                            const Split& split, uint64_t seed, int threads);
-// The dataset's images and labels as a core sample source (valid while ds lives).
-tv::SampleSource source_of(const Dataset& ds);
 // Trains with the core's session (tv/train/train_session.h: the same epochs, keep-best and options as the
 // board); the result depends only on the request's data, recipe and seed (not on threads).
 TrainResult train_model(const TrainRequest& req);

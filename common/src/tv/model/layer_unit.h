@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tv/model/layer_table.h"
+#include "tv/model/layer_types.h"
 #include "tv/status.h"
 
 namespace tv {
