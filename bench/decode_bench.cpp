@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "host/photos/dataset.h"
 #include "host/base/files.h"
+#include "host/photos/dataset.h"
 #include "host/photos/jpeg.h"
 
 namespace fs = std::filesystem;

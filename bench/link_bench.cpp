@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "host/base/files.h"
-#include "host/photos/jpeg.h"
 #include "host/link/link.h"
 #include "host/link/link_pull.h"
+#include "host/photos/jpeg.h"
 #include "tv/link/link_frame.h"
 #include "tv/rng.h"
 

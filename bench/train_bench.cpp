@@ -23,11 +23,11 @@
 #include <thread>
 #include <vector>
 
-#include "host/train/config.h"
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 #include "host/photos/split.h"
+#include "host/train/config.h"
 #include "host/train/training.h"
 #include "tv/ops/kernel_variants.h"
 

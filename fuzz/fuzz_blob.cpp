@@ -11,10 +11,10 @@
 #include <cstring>
 #include <vector>
 
-#include "tv/model/blob.h"
 #include "tv/crc32.h"
 #include "tv/int8/q8_model.h"
 #include "tv/little_endian.h"
+#include "tv/model/blob.h"
 #include "tv/model/model.h"
 
 namespace {

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "host/train/config.h"
 #include "host/base/error.h"
+#include "host/train/config.h"
 #include "tv/train/net.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

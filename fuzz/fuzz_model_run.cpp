@@ -18,9 +18,9 @@
 
 #include "host/model/model_io.h"
 #include "host/quant/quantize.h"
-#include "tv/model/blob.h"
 #include "tv/crc32.h"
 #include "tv/little_endian.h"
+#include "tv/model/blob.h"
 
 namespace {
 

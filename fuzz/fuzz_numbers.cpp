@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "host/train/config.h"
 #include "host/base/error.h"
 #include "host/base/numbers.h"
+#include "host/train/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

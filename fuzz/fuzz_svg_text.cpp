@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "host/base/text_width.h"
 #include "host/report/report.h"
 #include "host/report/svg_text.h"
-#include "host/base/text_width.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "tv/model/blob.h"
 #include "tv/crc32.h"
-#include "tv/train/imprint.h"
 #include "tv/little_endian.h"
+#include "tv/model/blob.h"
 #include "tv/model/model.h"
+#include "tv/train/imprint.h"
 #include "tv/train/update.h"
 
 namespace {

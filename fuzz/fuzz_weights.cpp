@@ -12,8 +12,8 @@
 
 #include "host/base/error.h"
 #include "host/model/model_io.h"
-#include "tv/train/net.h"
 #include "tv/formats/raw_weights.h"
+#include "tv/train/net.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 
 #include "espdl_generated.h"
 #include "host/base/error.h"
-#include "host/espdl/espdl.h"
 #include "host/base/files.h"
+#include "host/espdl/espdl.h"
 
 namespace tvh {
 

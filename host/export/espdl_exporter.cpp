@@ -14,11 +14,11 @@
 #include "host/espdl/export_graph.h"
 #include "host/espdl/writer.h"
 #include "host/layers/layer_host.h"
-#include "host/quant/q8_reference.h"
 #include "host/model/s3_limits.h"
-#include "tv/model/blob.h"
+#include "host/quant/q8_reference.h"
 #include "tv/int8/int8_ops.h"
 #include "tv/int8/q8_model.h"
+#include "tv/model/blob.h"
 
 namespace tvh {
 

@@ -11,9 +11,9 @@
 #include "host/train/update_info.h"
 #include "tv/crc32.h"
 #include "tv/formats/header_writer.h"
+#include "tv/formats/raw_weights.h"
 #include "tv/int8/q8_model.h"
 #include "tv/train/net.h"
-#include "tv/formats/raw_weights.h"
 
 namespace tvh {
 namespace {

@@ -6,8 +6,8 @@
 #include "host/base/error.h"
 #include "host/base/files.h"
 #include "tv/crc32.h"
-#include "tv/train/presets.h"
 #include "tv/formats/raw_weights.h"
+#include "tv/train/presets.h"
 
 namespace tvh {
 

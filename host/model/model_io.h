@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tv/model/blob.h"
 #include "tv/int8/q8_model.h"
+#include "tv/model/blob.h"
 #include "tv/model/model.h"
 #include "tv/train/net.h"
 

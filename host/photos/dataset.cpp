@@ -17,9 +17,9 @@
 #include <string_view>
 #include <thread>
 
-#include "host/photos/dataset_tree.h"
 #include "host/base/error.h"
 #include "host/base/files.h"
+#include "host/photos/dataset_tree.h"
 #include "host/photos/image.h"
 
 namespace tvh {

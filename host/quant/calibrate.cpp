@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "host/base/error.h"
-#include "host/model/model_io.h"
 #include "host/base/parallel.h"
-#include "host/quant/quantize.h"
 #include "host/base/text.h"
+#include "host/model/model_io.h"
+#include "host/quant/quantize.h"
 #include "tv/model/layer_table.h"
 #include "tv/train/net.h"
 

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "tv/model/blob.h"
 #include "tv/int8/q8_model.h"
+#include "tv/model/blob.h"
 #include "tv/model/model.h"
 
 namespace tvh {

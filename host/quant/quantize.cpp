@@ -8,15 +8,15 @@
 #include <memory>
 
 #include "host/base/error.h"
-#include "host/model/model_io.h"
 #include "host/base/parallel.h"
-#include "host/quant/q8_reference.h"
-#include "host/model/s3_limits.h"
 #include "host/base/text.h"
 #include "host/base/text_width.h"
-#include "tv/model/blob.h"
+#include "host/model/model_io.h"
+#include "host/model/s3_limits.h"
+#include "host/quant/q8_reference.h"
 #include "tv/int8/int8_ops.h"
 #include "tv/int8/q8_model.h"
+#include "tv/model/blob.h"
 #include "tv/train/net.h"
 
 namespace tvh {

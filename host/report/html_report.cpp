@@ -6,13 +6,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "host/export/export.h"
 #include "host/base/interval.h"
+#include "host/base/text.h"
+#include "host/export/export.h"
 #include "host/model/model_io.h"
+#include "host/photos/thumbnails.h"
 #include "host/report/report.h"
 #include "host/report/svg_text.h"
-#include "host/base/text.h"
-#include "host/photos/thumbnails.h"
 #include "tv/int8/q8_model.h"
 
 namespace tvh {

@@ -2,11 +2,11 @@
 
 #include <sstream>
 
+#include "host/base/text.h"
+#include "host/photos/thumbnails.h"
 #include "host/report/html_report.h"
 #include "host/report/report.h"
 #include "host/report/svg_text.h"
-#include "host/base/text.h"
-#include "host/photos/thumbnails.h"
 #include "tv/int8/q8_model.h"
 
 namespace tvh {

@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "host/base/error.h"
-#include "host/report/svg_text.h"
 #include "host/base/text.h"
 #include "host/base/text_width.h"
+#include "host/report/svg_text.h"
 
 namespace tvh {
 

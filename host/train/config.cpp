@@ -6,8 +6,8 @@
 
 #include "host/base/error.h"
 #include "host/base/files.h"
-#include "host/layers/layer_host.h"
 #include "host/base/numbers.h"
+#include "host/layers/layer_host.h"
 
 using nlohmann::json;
 

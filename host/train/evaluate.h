@@ -2,8 +2,8 @@
 #pragma once
 #include <vector>
 
-#include "host/photos/dataset.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 #include "host/train/training.h"
 
 namespace tvh {

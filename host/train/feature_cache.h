@@ -4,8 +4,8 @@
 #include <memory>
 #include <vector>
 
-#include "host/photos/dataset.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 #include "tv/train/feature_source.h"
 
 namespace tvh {

@@ -5,10 +5,10 @@
 #include <sstream>
 
 #include "host/base/error.h"
-#include "tv/train/imprint.h"
-#include "tv/int8/q8_dequantize.h"
-#include "tv/train/presets.h"
 #include "tv/formats/raw_weights.h"
+#include "tv/int8/q8_dequantize.h"
+#include "tv/train/imprint.h"
+#include "tv/train/presets.h"
 #include "tv/train/update.h"
 
 namespace tvh {

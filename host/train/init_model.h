@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "host/photos/dataset.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 #include "tv/model/model.h"
 
 namespace tvh {

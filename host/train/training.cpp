@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "host/base/error.h"
+#include "host/model/model_io.h"
 #include "host/train/feature_cache.h"
 #include "host/train/lane_pool.h"
 #include "host/train/samples.h"
-#include "host/model/model_io.h"
 #include "tv/train/imprint.h"
 #include "tv/train/train_session.h"
 

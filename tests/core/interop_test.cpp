@@ -2,8 +2,8 @@
 // pass on the images it was trained on, classify them as an independent re-implementation does.
 #include <gtest/gtest.h>
 
-#include "host/photos/dataset.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 #include "test_support.h"
 #include "tv/train/net.h"
 

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "core/gradient_check.h"
-#include "host/train/config.h"
 #include "host/base/error.h"
 #include "host/model/model_io.h"
+#include "host/train/config.h"
 #include "test_support.h"
 #include "tools/espdl_export_fixtures.h"
 #include "tv/formats/header_writer.h"

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "tv/model/model.h"
-#include "tv/train/presets.h"
 #include "tv/rng.h"
+#include "tv/train/presets.h"
 #include "tv/train/train_session.h"
 
 namespace tvtest {

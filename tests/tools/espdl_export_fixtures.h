@@ -17,16 +17,16 @@
 #include <vector>
 
 #include "espdl_generated.h"
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
+#include "host/base/files.h"
 #include "host/espdl/espdl.h"
 #include "host/espdl/writer.h"
-#include "host/base/files.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 #include "host/quant/quantize.h"
 #include "test_support.h"
-#include "tv/model/blob.h"
 #include "tv/int8/q8_model.h"
+#include "tv/model/blob.h"
 #include "tv/train/net.h"
 
 namespace espdl_fixtures {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "host/photos/dataset.h"
 #include "host/base/files.h"
+#include "host/photos/dataset.h"
 #include "host/photos/jpeg.h"
 #include "photo_fixture.h"
 #include "test_support.h"

@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "host/photos/dataset.h"
 #include "host/base/files.h"
+#include "host/photos/dataset.h"
 #include "host/photos/split.h"
 #include "test_support.h"
 

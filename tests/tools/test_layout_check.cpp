@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
 #include "host/base/files.h"
 #include "host/base/interval.h"
+#include "host/photos/dataset.h"
 #include "host/photos/layout_check.h"
 #include "test_support.h"
 

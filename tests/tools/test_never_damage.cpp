@@ -19,11 +19,11 @@
 #include "host/base/files.h"
 #include "host/model/model_io.h"
 #include "test_support.h"
-#include "tv/model/blob.h"
+#include "tv/formats/raw_weights.h"
 #include "tv/int8/q8_model.h"
+#include "tv/model/blob.h"
 #include "tv/train/net.h"
 #include "tv/train/presets.h"
-#include "tv/formats/raw_weights.h"
 
 namespace fs = std::filesystem;
 

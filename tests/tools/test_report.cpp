@@ -8,8 +8,8 @@
 #include <set>
 
 #include "host/base/files.h"
-#include "host/report/html_report.h"
 #include "host/photos/image.h"
+#include "host/report/html_report.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

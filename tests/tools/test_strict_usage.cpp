@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
-#include "host/model/model_io.h"
 #include "host/base/numbers.h"
 #include "host/base/text_width.h"
+#include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 #include "test_support.h"
 #include "tv/int8/q8_model.h"
 #include "tv/train/net.h"

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "host/base/error.h"
-#include "host/export/export.h"
 #include "host/base/files.h"
+#include "host/export/export.h"
 #include "host/model/model_io.h"
 #include "test_support.h"
-#include "tv/model/blob.h"
 #include "tv/crc32.h"
+#include "tv/model/blob.h"
 #include "tv/train/net.h"
 #include "tv/train/presets.h"
 

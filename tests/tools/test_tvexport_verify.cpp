@@ -10,10 +10,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "host/espdl/espdl.h"
-#include "host/espdl/writer.h"
 #include "host/base/files.h"
 #include "host/base/text_width.h"
+#include "host/espdl/espdl.h"
+#include "host/espdl/writer.h"
 #include "test_support.h"
 
 namespace {

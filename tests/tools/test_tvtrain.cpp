@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "host/base/files.h"
-#include "host/photos/jpeg.h"
 #include "host/model/model_io.h"
+#include "host/photos/jpeg.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

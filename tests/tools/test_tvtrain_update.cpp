@@ -10,11 +10,11 @@
 #include <random>
 
 #include "host/base/files.h"
-#include "host/photos/jpeg.h"
 #include "host/model/model_io.h"
+#include "host/photos/jpeg.h"
 #include "test_support.h"
-#include "tv/train/imprint.h"
 #include "tv/int8/q8_dequantize.h"
+#include "tv/train/imprint.h"
 #include "tv/train/update.h"
 
 namespace fs = std::filesystem;

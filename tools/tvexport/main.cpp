@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/base/json_text.h"
 #include "host/espdl/espdl.h"
 #include "host/espdl/writer.h"
 #include "host/export/export.h"
-#include "host/base/files.h"
-#include "host/base/json_text.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 #include "tools/common/cli.h"
 
 namespace {

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "host/photos/dataset.h"
 #include "host/base/files.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 
 namespace tvquant {
 

@@ -5,11 +5,11 @@
 #include <sstream>
 #include <vector>
 
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
-#include "host/train/evaluate.h"
 #include "host/base/json_text.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
+#include "host/train/evaluate.h"
 #include "tools/common/cli.h"
 #include "tvtrain.h"
 

@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "host/base/error.h"
-#include "host/train/evaluate.h"
 #include "host/base/interval.h"
 #include "host/base/json_text.h"
-#include "host/photos/split.h"
 #include "host/base/text.h"
+#include "host/photos/split.h"
+#include "host/train/evaluate.h"
 #include "run.h"
 
 using nlohmann::json;

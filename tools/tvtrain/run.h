@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "host/train/config.h"
-#include "host/photos/dataset.h"
 #include "host/base/files.h"
-#include "host/train/init_model.h"
 #include "host/model/model_io.h"
-#include "host/report/report.h"
+#include "host/photos/dataset.h"
 #include "host/photos/split.h"
+#include "host/report/report.h"
+#include "host/train/config.h"
+#include "host/train/init_model.h"
 #include "host/train/training.h"
 #include "run_report.h"
 #include "tools/common/cli.h"

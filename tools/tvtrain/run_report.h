@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "host/train/config.h"
-#include "host/report/html_report.h"
 #include "host/model/model_io.h"
 #include "host/photos/split.h"
+#include "host/report/html_report.h"
+#include "host/train/config.h"
 #include "host/train/suspects.h"
 
 namespace tvtrain {

@@ -3,11 +3,11 @@
 #include <sstream>
 
 #include "host/base/error.h"
-#include "host/train/evaluate.h"
 #include "host/base/interval.h"
 #include "host/base/json_text.h"
-#include "host/photos/split.h"
 #include "host/base/text.h"
+#include "host/photos/split.h"
+#include "host/train/evaluate.h"
 #include "run.h"
 #include "tv/formats/raw_weights.h"
 #include "tv/train/train_session.h"

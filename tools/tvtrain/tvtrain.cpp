@@ -6,14 +6,14 @@
 #include <sstream>
 #include <thread>
 
-#include "host/train/config.h"
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
 #include "host/base/files.h"
-#include "host/photos/layout_check.h"
-#include "host/model/model_io.h"
-#include "host/report/report.h"
 #include "host/base/text.h"
+#include "host/model/model_io.h"
+#include "host/photos/dataset.h"
+#include "host/photos/layout_check.h"
+#include "host/report/report.h"
+#include "host/train/config.h"
 #include "run.h"
 #include "tv/train/train_session.h"
 #include "update_options.h"

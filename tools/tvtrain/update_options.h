@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "host/train/config.h"
-#include "host/photos/dataset.h"
-#include "host/train/init_model.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
+#include "host/train/config.h"
+#include "host/train/init_model.h"
 #include "host/train/training.h"
 #include "tv/train/update.h"
 

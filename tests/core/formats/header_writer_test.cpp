@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "host/model/model_io.h"
-#include "tv/model/blob.h"
 #include "tv/crc32.h"
 #include "tv/float_math.h"
+#include "tv/formats/raw_weights.h"
+#include "tv/model/blob.h"
 #include "tv/train/net.h"
 #include "tv/train/presets.h"
-#include "tv/formats/raw_weights.h"
 
 namespace {
 

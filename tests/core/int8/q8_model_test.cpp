@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "tv/model/blob.h"
 #include "tv/int8/int8_ops.h"
+#include "tv/model/blob.h"
 #include "tv/model/model.h"
 #include "tv/train/presets.h"
 

@@ -12,9 +12,9 @@
 #include "host/model/model_io.h"
 #include "test_support.h"
 #include "tv/crc32.h"
+#include "tv/formats/raw_weights.h"
 #include "tv/train/net.h"
 #include "tv/train/presets.h"
-#include "tv/formats/raw_weights.h"
 
 using namespace tv;
 

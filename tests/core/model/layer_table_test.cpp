@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "host/train/config.h"
 #include "host/base/error.h"
+#include "host/train/config.h"
 #include "tv/model/blob.h"
 #include "tv/model/model.h"
 

@@ -26,8 +26,8 @@
 #include <tuple>
 #include <vector>
 
-#include "tv/ops/ops.h"
 #include "tv/ops/kernel_variants.h"
+#include "tv/ops/ops.h"
 
 namespace tvtest {
 namespace ops {

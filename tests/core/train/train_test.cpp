@@ -10,12 +10,12 @@
 #include <new>
 #include <vector>
 
-#include "test_support.h"
 #include "core/toy_training.h"
+#include "test_support.h"
+#include "tv/rng.h"
 #include "tv/train/net.h"
 #include "tv/train/optim.h"
 #include "tv/train/presets.h"
-#include "tv/rng.h"
 #include "tv/train/train_session.h"
 
 // Counts every operator new in this test binary, to prove the core's steps allocate nothing.

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
+#include "host/photos/dataset.h"
 #include "host/photos/image.h"
 #include "host/photos/jpeg.h"
 #include "test_support.h"

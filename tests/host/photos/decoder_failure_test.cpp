@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
+#include "host/photos/dataset.h"
 #include "host/photos/jpeg.h"
 #include "photo_fixture.h"
 #include "test_support.h"

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "firmware/app/app.h"
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
 #include "host/base/files.h"
+#include "host/photos/dataset.h"
 #include "host/photos/image.h"
 #include "host/photos/jpeg.h"
 #include "photo_fixture.h"

@@ -15,14 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
 #include "host/model/model_io.h"
+#include "host/photos/dataset.h"
 #include "host/quant/prune.h"
 #include "host/quant/q8_reference.h"
 #include "test_support.h"
-#include "tv/model/blob.h"
 #include "tv/int8/q8_model.h"
+#include "tv/model/blob.h"
 #include "tv/train/net.h"
 #include "tv/train/presets.h"
 

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "host/photos/dataset.h"
 #include "host/base/error.h"
+#include "host/photos/dataset.h"
 
 namespace {
 

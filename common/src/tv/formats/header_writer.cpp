@@ -4,10 +4,10 @@
 
 #include "tv/c_text.h"
 #include "tv/crc32.h"
+#include "tv/formats/raw_weights.h"
 #include "tv/int8/q8_model.h"
 #include "tv/little_endian.h"
 #include "tv/train/net.h"
-#include "tv/formats/raw_weights.h"
 
 namespace tv {
 

@@ -17,11 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tv/model/blob.h"
 #include "tv/c_text.h"
 #include "tv/float_text.h"
-#include "tv/model/model.h"
 #include "tv/formats/raw_weights.h"
+#include "tv/model/blob.h"
+#include "tv/model/model.h"
 #include "tv/status.h"
 
 namespace tv {

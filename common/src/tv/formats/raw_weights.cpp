@@ -2,9 +2,9 @@
 
 #include <string.h>
 
-#include "tv/model/blob.h"
 #include "tv/c_text.h"
 #include "tv/little_endian.h"
+#include "tv/model/blob.h"
 #include "tv/train/presets.h"
 
 namespace tv {

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tv/model/blob.h"
 #include "tv/int8/int8_ops.h"
+#include "tv/model/blob.h"
 #include "tv/model/model.h"
 
 namespace tv {

@@ -1,7 +1,7 @@
 // Conv2D: `units` filters of kernel_h x kernel_w over every input channel, with a bias per filter.
 #include "tv/int8/q8_model.h"
-#include "tv/model/layer_unit.h"
 #include "tv/layers/weighted_window.h"
+#include "tv/model/layer_unit.h"
 #include "tv/model/model.h"
 
 namespace tv {

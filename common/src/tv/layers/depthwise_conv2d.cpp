@@ -1,7 +1,7 @@
 // DepthwiseConv2D (channel multiplier 1): one kernel_h x kernel_w filter per channel, with a bias per channel.
 #include "tv/int8/q8_model.h"
-#include "tv/model/layer_unit.h"
 #include "tv/layers/weighted_window.h"
+#include "tv/model/layer_unit.h"
 #include "tv/model/model.h"
 
 namespace tv {

@@ -5,10 +5,10 @@
 
 #include "tv/in_place.h"
 #include "tv/model/layer_unit.h"
-#include "tv/ops/ops.h"
 #include "tv/ops/kernel_variants.h"
-#include "tv/train/optim.h"
+#include "tv/ops/ops.h"
 #include "tv/rng.h"
+#include "tv/train/optim.h"
 
 namespace tv {
 

@@ -15,9 +15,9 @@
 #include <stdint.h>
 
 #include "tv/model/model.h"
+#include "tv/status.h"
 #include "tv/train/net.h"
 #include "tv/train/presets.h"
-#include "tv/status.h"
 
 namespace tv {
 

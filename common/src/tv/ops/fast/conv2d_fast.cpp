@@ -23,8 +23,8 @@
 //
 // Scratch lives on the stack (at most kScratchFloats floats); a layer that needs more, or a geometry
 // without a fast path, runs the reference kernel.
-#include "tv/ops/kernel_variants.h"
 #include "tv/ops/fast/pointwise.h"
+#include "tv/ops/kernel_variants.h"
 #include "tv/ops/simd.h"
 #include "tv/ops/window.h"
 

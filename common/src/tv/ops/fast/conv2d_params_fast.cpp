@@ -24,8 +24,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tv/ops/kernel_variants.h"
 #include "tv/ops/fast/pointwise.h"
+#include "tv/ops/kernel_variants.h"
 #include "tv/ops/simd.h"
 
 namespace tv {

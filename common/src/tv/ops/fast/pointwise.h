@@ -2,8 +2,8 @@
 // conv2d_fast.cpp and conv2d_params_fast.cpp try first. Each returns false, having done nothing, when the geometry or
 // the data has no such path; the caller then runs its general code. Same bits as tv::ref::conv2d_* (see the file).
 #pragma once
-#include "tv/ops/ops.h"
 #include "tv/ops/kernel_variants.h"
+#include "tv/ops/ops.h"
 
 namespace tv {
 namespace fast {
