@@ -15,6 +15,7 @@ const char* tier_name(WeightTier t) {
     case WeightTier::SD: return "SD";
     case WeightTier::Baked: return "baked";
     case WeightTier::HeInit: return "He-init";
+    case WeightTier::None: return "no model";
   }
   return "?";
 }
@@ -173,6 +174,10 @@ void App::print_help() {
   say("Commands: t = next / capture, l = select / back, x = stop training, n NAME = new class, ? = this help");
   say("Touch pad: 1-2 taps = next / capture, 3+ taps = select / back / stop training");
   say("Weights in use: %s (%s)", tier_name(tier_), weights_source_);
+  print_model();
+  if (mode_ == Mode::Menu) print_menu();
+  if (mode_ == Mode::Capture)
+    say("Capturing %s: %d photos on the card; t = take one, l = back to the menu", capture_label_, capture_count_);
 }
 
 bool App::waiting_for_input() const {
@@ -226,13 +231,11 @@ void App::loop() {
 
 App::Item App::item_kind(int i) const {
   if (i < num_classes_) return Item::Class;
-  switch (i - num_classes_) {
-    case 0: return Item::Train;
-    case 1: return Item::Infer;
-    case 2: return Item::Learn;
-    case 3: return Item::NewClass;
-    default: return Item::NewFolder;
-  }
+  const int j = i - num_classes_;
+  if (j >= fixed_items()) return Item::NewFolder;
+  if (!has_model()) return j == fixed_items() - 1 ? Item::NewClass : Item::Learn;
+  const Item with_model[] = {Item::Train, Item::Infer, Item::Learn, Item::NewClass};
+  return with_model[j];
 }
 
 const char* App::item_name(int i) const {
@@ -242,7 +245,7 @@ const char* App::item_name(int i) const {
     case Item::Infer: return "Infer";
     case Item::Learn: return "Learn";
     case Item::NewClass: return "New class";
-    case Item::NewFolder: return new_labels_[i - num_classes_ - 4];
+    case Item::NewFolder: return new_labels_[i - num_classes_ - fixed_items()];
   }
   return "?";
 }

@@ -40,7 +40,7 @@
 namespace tvfw {
 
 // Where the weights in use came from.
-enum class WeightTier : uint8_t { SD, Baked, HeInit };
+enum class WeightTier : uint8_t { SD, Baked, HeInit, None };  // None: no model yet (a blank card)
 const char* tier_name(WeightTier t);
 
 // Card paths.
@@ -149,7 +149,11 @@ class App {
   // The model's classes, Train, Infer, Learn, New class, then the class folders on the card the model
   // does not have yet (captured for, learned by Learn).
   enum class Item : uint8_t { Class, Train, Infer, Learn, NewClass, NewFolder };
-  int menu_items() const { return num_classes_ + 4 + num_new_; }
+  int menu_items() const { return num_classes_ + fixed_items() + num_new_; }
+  // The items between the classes and the new folders: Train, Infer, Learn, New class with a model;
+  // without one (a blank card) Learn (once two new class folders exist) and New class.
+  int fixed_items() const { return has_model() ? 4 : (num_new_ >= 2 ? 2 : 1); }
+  bool has_model() const { return num_classes_ > 0; }
   Item item_kind(int i) const;
   const char* item_name(int i) const;
   void print_menu();
@@ -178,6 +182,9 @@ class App {
 
   // ---- the model and its weights (weights.cpp) ----
   void load_weights();
+  // A He-init model of the preset for the card's class folders (or the configured labels); false, and the
+  // no-model state, when there are fewer than 2.
+  bool start_he_init_model();
   // Takes a blob's network, labels and weights when the board can run it (float: copied into params_;
   // int8: bound in place). *file, when given, is the PSRAM buffer `data` was read into: try_blob may
   // keep it (int8: blob_keep_) or free it as soon as the float weights are copied (so a model that fits
@@ -247,6 +254,7 @@ class App {
   // Learn, as its steps: ready_to_train, plan_learning, cache_card_features, split_training_images,
   // imprint_new_classes, run_head_update, adopt_learned, release_learning, save_trained_model.
   void learn();
+  void learn_first_model();
   bool plan_learning(LearnRun& run);
   bool cache_card_features(LearnRun& run);
   bool cache_features(LearnRun& run, int index, const char* path);

@@ -114,7 +114,31 @@ void App::new_class(const char* asked) {
 
 // ---------------------------------------------------------------- Learn
 
+// Learn before anything was learned (a blank card, or random He-init weights): the first model, for every
+// class folder captured so far, trained whole on their photos (the menu's Train, from He-init weights).
+// Imprinting needs features that a trained network computes.
+void App::learn_first_model() {
+  say("%s", "");
+  scan_new_folders();
+  const int classes = num_classes_ + num_new_;
+  if (classes < 2) {
+    say("Learn needs 2 class folders with photos to make the first model; the card has %d: send 'n NAME' to add one",
+        classes);
+    return;
+  }
+  say(">>> Learn: no trained model yet: a new %s model for the %d class folders, trained on their photos",
+      cfg_.preset, classes);
+  if (!start_he_init_model()) return;
+  print_model();
+  scan_new_folders();
+  train();
+}
+
 void App::learn() {
+  if (!has_model() || !trained_weights_) {  // nothing learned yet: the first model trains whole
+    learn_first_model();
+    return;
+  }
   report_ = TrainReport();
   report_.ran = true;
   report_.update = "head";

@@ -280,6 +280,10 @@ bool App::try_raw_weights_file(const char* path, Reason* why) {
 }
 
 void App::print_model() {
+  if (!has_model()) {
+    say("Model: none yet (%s)", weights_source_);
+    return;
+  }
   say("Model: %dx%dx%d input, %d classes, %u parameters, %.1f MFLOP per image, %s engine, recipe %s", plan_.input.h,
       plan_.input.w, plan_.input.c, num_classes_, (unsigned)plan_.param_count, (double)plan_.flops_forward / 1e6,
       int8_engine() ? "int8" : "float", recipe_name_);
@@ -323,19 +327,32 @@ void App::load_weights() {
   } else {
     say("  baked: none compiled in (put the model.h tvexport wrote next to the sketch to bake one in)");
   }
-  // Tier 3: random weights for the configured preset and classes.
+  // Tier 3: random weights for the configured preset and the card's class folders; none yet on a blank card.
+  if (!start_he_init_model() && hal_.sd_ready())
+    say("No model yet: a model needs 2 class folders in %s/. Send 'n NAME' (or select New class) for each class, "
+        "capture its photos, then select Learn: it makes the model from them.",
+        kImagesDir);
+}
+
+bool App::start_he_init_model() {
   release_model();
   char ignored[160];
   const int n = he_init_labels(ignored, sizeof ignored);
   if (n > kMaxClasses)
     fatal("more than %d class folders in %s: a model handles 2 to %d classes", kMaxClasses, kImagesDir, kMaxClasses);
-  if (n < 2)
-    fatal(
-        "no model (SD card or baked) and %d class folder%s in %s/%s%s%s: create one folder per class there (2 to "
-        "%d, names of 1 to %d characters), or configure the class labels, or bake a model in",
-        n, n == 1 ? "" : "s", kImagesDir, ignored[0] ? " (ignored, not usable as class names: " : "", ignored,
-        ignored[0] ? ")" : "", kMaxClasses, kMaxLabelLength);
+  if (n < 2) {
+    if (ignored[0]) say("  ignored in %s (not usable as class names): %s", kImagesDir, ignored);
+    if (!hal_.sd_ready())
+      fatal("no model (SD card or baked) and no SD card: insert a FAT32 microSD card (classes and photos live on it), "
+            "or bake a model in");
+    num_classes_ = 0;  // the blank-card state: New class and (with two class folders) Learn
+    tier_ = WeightTier::None;
+    trained_weights_ = false;
+    snprintf(weights_source_, sizeof weights_source_, "%d class folder%s on the card", n, n == 1 ? "" : "s");
+    return false;
+  }
   tv::ModelDesc desc;
+  Reason why;
   if (!tv::preset_model(cfg_.preset, n, &desc)) fatal("unknown model preset '%s'", cfg_.preset);
   if (!adopt_network(desc, false, &why)) fatal("the %s model for %d classes cannot run: %s", cfg_.preset, n, why.text);
   choose_recipe(nullptr, 0);
@@ -346,6 +363,7 @@ void App::load_weights() {
   snprintf(weights_source_, sizeof weights_source_, "random, preset %s, seed %llu", cfg_.preset,
            (unsigned long long)cfg_.seed);
   say("Weights: He-init (%s)", weights_source_);
+  return true;
 }
 
 tv::HeaderOptions board_header_options() {
