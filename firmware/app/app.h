@@ -240,6 +240,7 @@ class App {
   bool ready_to_train();
   bool load_training_images(TrainRun& run);
   bool split_training_images(TrainRun& run);
+  void warn_thin_classes(const TrainRun& run);
   bool start_session(TrainRun& run, const SessionPlan& plan, tv::TrainSession& s);
   tv::SessionHooks training_hooks(BoardProgress& progress);
   bool run_session(TrainRun& run, tv::TrainSession& s, const char* title, tv::SessionResult* result);
@@ -255,6 +256,8 @@ class App {
   // imprint_new_classes, run_head_update, adopt_learned, release_learning, save_trained_model.
   void learn();
   void learn_first_model();
+  bool measure_old_classes(LearnRun& run, const tv::ModelPlan& model, const float* params, int* correct);
+  void compare_old_classes(const LearnRun& run);
   bool plan_learning(LearnRun& run);
   bool cache_card_features(LearnRun& run);
   bool cache_features(LearnRun& run, int index, const char* path);

@@ -35,6 +35,8 @@ struct LearnRun {
   const uint8_t* staged = nullptr;  // the photo decode_images just decoded (its features are cached next)
   uint64_t cache_us = 0, imprint_us = 0;
   tv::SessionResult result;
+  // The validation photos of the classes the model had, right before Learn and after (-1: not measured).
+  int before_correct = -1, after_correct = -1, old_val = 0;
 };
 
 namespace {
@@ -156,9 +158,11 @@ void App::learn() {
   LearnRun* run = new (mem) LearnRun();
   const uint64_t t0 = hal_.micros();
   bool learned = plan_learning(*run) && cache_card_features(*run) && split_training_images(run->data) &&
-                 imprint_new_classes(*run) && run_head_update(*run);
+                 measure_old_classes(*run, plan_, params_, &run->before_correct) && imprint_new_classes(*run) &&
+                 run_head_update(*run) && measure_old_classes(*run, run->grown, run->params, &run->after_correct);
   if (learned) {
     report_learning(*run, (float)(hal_.micros() - t0) / 1e6f);
+    compare_old_classes(*run);
     learned = adopt_learned(*run);
   } else {
     num_classes_ = run->old_classes;  // the model as it was
@@ -422,6 +426,48 @@ void App::report_learning(LearnRun& run, float total_s) {
 
 // The learned model becomes the loaded one (with its new classes): weights, plan and inference buffers.
 // The run's other memory goes first, so the inference arena fits where the run's arenas were.
+// How many validation photos of the classes the model had `model` (with `params`) gets right: its head
+// (the layers from run.first) on the cached features. Not measured (-1) when they have no validation
+// photo or the PSRAM cannot hold the evaluation; Learn goes on either way.
+bool App::measure_old_classes(LearnRun& run, const tv::ModelPlan& model, const float* params, int* correct) {
+  *correct = -1;
+  const TrainRun& d = run.data;
+  tv::ModelPlan* head = (tv::ModelPlan*)hal_.psram_alloc(sizeof(tv::ModelPlan));
+  if (!head) return true;
+  const tv::Status planned = tv::plan_suffix(model, run.first, head);
+  const size_t work = planned.ok() ? tv::inference_memory(*head).work_bytes : 0;
+  const bool fits = planned.ok() && work + (size_t)d.n_val * sizeof(int) <= hal_.psram_free_bytes();
+  void* arena = fits ? hal_.psram_alloc(work) : nullptr;
+  int* idx = arena ? (int*)hal_.psram_alloc((size_t)d.n_val * sizeof(int) + sizeof(int)) : nullptr;
+  float probs[kMaxClasses];
+  tv::Inference inf;
+  run.old_val = 0;
+  for (int k = 0; idx && k < d.n_val; ++k)
+    if (d.list.label[d.val_idx[k]] < run.old_classes) idx[run.old_val++] = d.val_idx[k];
+  if (idx && run.old_val > 0 &&
+      tv::inference_init(&inf, head, params + model.layers[run.first].param_offset, arena, work).ok()) {
+    tv::Status st;
+    const int right = tv::evaluate(inf, tv::feature_samples(&run.fs), idx, run.old_val, nullptr, probs, &st);
+    if (st.ok()) *correct = right;
+  }
+  void* const held[] = {idx, arena, head};
+  for (void* p : held)
+    if (p) hal_.psram_free(p);
+  return true;
+}
+
+// Says how the classes the model had fare after Learn; a worse result is said, never silent (the
+// previous model stays on the card as the backup every save keeps).
+void App::compare_old_classes(const LearnRun& run) {
+  if (run.before_correct < 0 || run.after_correct < 0) return;
+  say("The %d class%s the model had: %d/%d validation photos right before Learn, %d/%d after", run.old_classes,
+      run.old_classes == 1 ? "" : "es", run.before_correct, run.old_val, run.after_correct, run.old_val);
+  if (run.after_correct < run.before_correct)
+    say("Warning: the learned model validates worse on the classes it had (%d/%d, was %d/%d); the previous model is "
+        "kept as %s (tvlink push it to go back); capturing more photos of the new classes usually helps",
+        run.after_correct, run.old_val, run.before_correct, run.old_val, kModelBakPath);
+}
+
 bool App::adopt_learned(LearnRun& run) {
   float* learned = run.params;
   run.params = nullptr;

@@ -146,7 +146,31 @@ bool App::split_training_images(TrainRun& run) {
   say("Decoded %d images once into a %llu-byte PSRAM cache%s in %.0f ms (%d skipped)", run.n_train + run.n_val,
       (unsigned long long)run.cache_bytes, run.pixels ? "" : " of their features", (double)run.decode_ms,
       report_.skipped);
+  warn_thin_classes(run);
   return true;
+}
+
+// The warnings tvtrain gives for the same split (the thresholds are the core's, tv/train/train_session.h).
+void App::warn_thin_classes(const TrainRun& run) {
+  int train[kMaxClasses] = {}, val[kMaxClasses] = {};
+  for (int k = 0; k < run.n_train; ++k) train[run.list.label[run.train_idx[k]]]++;
+  for (int k = 0; k < run.n_val; ++k) val[run.list.label[run.val_idx[k]]]++;
+  int big = 0, small = 0;
+  for (int c = 0; c < num_classes_; ++c) {
+    if (train[c] + val[c] == 0) continue;  // a class without photos (Learn keeps its row as it was)
+    if (train[c] > train[big]) big = c;
+    if (train[small] == 0 || train[c] < train[small]) small = c;
+    if (train[c] < tv::kFewTrainingPhotos)
+      say("Warning: class %s has only %d training photo%s: %d or more per class are needed to learn anything; "
+          "capture more",
+          labels_[c], train[c], train[c] == 1 ? "" : "s", tv::kFewTrainingPhotos);
+    if (val[c] == 0)
+      say("Warning: class %s has no validation photo, so its accuracy is not measured: capture more", labels_[c]);
+  }
+  if (train[small] > 0 && train[big] > tv::kImbalanceRatio * train[small])
+    say("Warning: the classes are out of balance: %s has %d training photos, %s only %d (more than %dx): capture "
+        "more of the small class, or the model will favour the large one",
+        labels_[big], train[big], labels_[small], train[small], tv::kImbalanceRatio);
 }
 
 // The session in its PSRAM arena (and, for a plan other than the loaded one, its evaluation arena),

@@ -114,17 +114,19 @@ std::vector<std::string> split_warnings(const Dataset& ds, const Split& split) {
     if (train[c] > largest) largest = train[c], big = c;
     if (train[c] < smallest) smallest = train[c], small = c;
   }
-  if (k >= 2 && smallest > 0 && largest > 3 * smallest) {
+  if (k >= 2 && smallest > 0 && largest > (size_t)tv::kImbalanceRatio * smallest) {
     out.push_back("the classes are out of balance: '" + ds.classes[big] + "' has " + std::to_string(largest) +
                   " training images, '" + ds.classes[small] + "' only " + std::to_string(smallest) +
-                  " (more than 3x): add images to the small classes, or the model will favour the large one.");
+                  " (more than " + std::to_string(tv::kImbalanceRatio) +
+                  "x): add images to the small classes, or the model will favour the large one.");
   }
   bool few_val = false;
   for (size_t c = 0; c < k; ++c) {
     if (train[c] + val[c] == 0) continue;
-    if (train[c] < 5) {
-      out.push_back("class '" + ds.classes[c] + "' has only " + std::to_string(train[c]) +
-                    " training image(s): 5 or more per class are needed to learn anything; add photos.");
+    if (train[c] < (size_t)tv::kFewTrainingPhotos) {
+      out.push_back("class '" + ds.classes[c] + "' has only " + std::to_string(train[c]) + " training image(s): " +
+                    std::to_string(tv::kFewTrainingPhotos) +
+                    " or more per class are needed to learn anything; add photos.");
     }
     if (val[c] == 0) {
       out.push_back("class '" + ds.classes[c] +

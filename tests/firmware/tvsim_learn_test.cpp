@@ -289,3 +289,60 @@ TEST(TvsimLearn, AFewPhotosOfANewClassRepeatUpToTheOldClassesMeanAsInTvtrain) {
   EXPECT_TRUE(has(out, "Training: 21 samples, 12 batches (4 epochs of 3, batch 8")) << out;
   EXPECT_FALSE(has(out, "Batch 13/12")) << out;
 }
+
+// Learn with a new class of two photos: the thin class is warned with tvtrain's threshold (5 training
+// photos), the classes the model had are validated before and after, a worse result is said, and the
+// previous model stays on the card as the backup.
+TEST(TvsimLearn, AThinNewClassIsWarnedAndTheOldClassesAreComparedBeforeAndAfter) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvtrain");
+  const std::string card = make_card(shapes_dir(), {"0blank", "1circle"}, 20);
+  const std::string model = tvtest::temp_dir("thin-base") + "/base.tvb";
+  run_ok(quote(tvtest::bin_path("tvtrain")) + " " + quote(card + "/images") +
+         " --seed 1 --no-curve --no-report -q -o " + quote(model));
+  fs::create_directories(card + "/header");
+  fs::copy_file(model, card + "/header/model.tvb");
+  fs::create_directories(card + "/images/2cross");
+  const std::vector<std::string> crosses = sorted_jpegs(shapes_dir() + "/2cross");
+  for (size_t i = 0; i < 2; ++i)
+    fs::copy_file(shapes_dir() + "/2cross/" + crosses[i], card + "/images/2cross/" + crosses[i]);
+  const SimRun r = sim("--sd " + card, to_learn(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(has(r.out, "--- Learning Complete ---")) << r.out;
+  EXPECT_TRUE(has(r.out, "Warning: class 2cross has only 1 training photo: 5 or more per class are needed to learn "
+                         "anything; capture more"))
+      << r.out;
+  const std::regex line(
+      R"(The 2 classes the model had: (\d+)/(\d+) validation photos right before Learn, (\d+)/(\d+) after)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, line)) << r.out;
+  EXPECT_EQ(m[2].str(), "6");  // the last 3 photos of each old class validate
+  const bool worse = std::stoi(m[3].str()) < std::stoi(m[1].str());
+  EXPECT_EQ(has(r.out, "Warning: the learned model validates worse on the classes it had"), worse) << r.out;
+  std::printf("Old classes before/after Learn with a 2-photo class: %s/%s -> %s/%s\n", m[1].str().c_str(),
+              m[2].str().c_str(), m[3].str().c_str(), m[4].str().c_str());
+  EXPECT_EQ(read_text(card + "/header/model.tvb.bak"), read_text(model)) << "the previous model is the backup";
+}
+
+// A new class whose photos are another class's (circles filed as 2twin): the old circles' validation
+// photos go to the twin, and Learn says the learned model is worse, keeping the previous one as backup.
+TEST(TvsimLearn, ALearnedModelThatValidatesWorseIsSaidAndThePreviousIsTheBackup) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvtrain");
+  const std::string card = make_card(shapes_dir(), {"0blank", "1circle"}, 20);
+  const std::string model = tvtest::temp_dir("twin-base") + "/base.tvb";
+  run_ok(quote(tvtest::bin_path("tvtrain")) + " " + quote(card + "/images") +
+         " --seed 1 --no-curve --no-report -q -o " + quote(model));
+  fs::create_directories(card + "/header");
+  fs::copy_file(model, card + "/header/model.tvb");
+  fs::create_directories(card + "/images/2twin");
+  const std::vector<std::string> circles = sorted_jpegs(shapes_dir() + "/1circle");
+  for (size_t i = 20; i < circles.size(); ++i)
+    fs::copy_file(shapes_dir() + "/1circle/" + circles[i], card + "/images/2twin/" + circles[i]);
+  const SimRun r = sim("--sd " + card, to_learn(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(has(r.out, "--- Learning Complete ---")) << r.out;
+  EXPECT_TRUE(has(r.out, "Warning: the learned model validates worse on the classes it had")) << r.out;
+  EXPECT_TRUE(has(r.out, "the previous model is kept as /header/model.tvb.bak (tvlink push it to go back)")) << r.out;
+  EXPECT_EQ(read_text(card + "/header/model.tvb.bak"), read_text(model));
+}

@@ -33,6 +33,12 @@ TrainOptions session_options(const TrainRecipe& r, int n_val, bool features = fa
 // the last ones by name: last_n, but at least one image of the class trains.
 int reference_val_count(int images, int last_n);
 
+// When tvtrain and the board's Train and Learn warn about a split (host/photos/split.cpp,
+// firmware/app/train.cpp): a class with fewer training photos than this is too thin to learn...
+constexpr int kFewTrainingPhotos = 5;
+// ...and classes are out of balance when one has more than this many times another's training photos.
+constexpr int kImbalanceRatio = 3;
+
 // What a session needs, all handed in by the caller (64-bit sums: size_t is 32 bits on the board).
 struct SessionMemory {
   TrainMemory trainer;         // the training arena (weights, gradients, optimizer, activations...)
