@@ -33,7 +33,7 @@ tv_part(host_photos    host/photos                     LIBRARY tvhost_photos  US
 tv_part(host_espdl     host/espdl                      LIBRARY tvhost_espdl   USES host_base host_model core_int8)
 tv_part(host_layers    host/layers                     LIBRARY tvhost_layers  USES host_base host_espdl core_model)
 tv_part(host_train     host/train                      LIBRARY tvhost_train
-        USES host_base host_model host_photos host_layers core_formats core_int8 core_model core_train)
+        USES host_base host_model host_photos host_layers core_base core_formats core_int8 core_model core_train)
 tv_part(host_quant     host/quant                      LIBRARY tvhost_quant
         USES host_base host_model host_photos host_layers core_int8 core_model core_train)
 tv_part(host_export    host/export                     LIBRARY tvhost_export

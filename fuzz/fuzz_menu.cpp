@@ -2,12 +2,13 @@
 // tests (tests/m32/memory_board.h): any serial bytes as keys and `n NAME` lines, so new classes get
 // any name, capture, Train and Learn (one epoch) run in any order. Checked: no sanitizer report, the app
 // comes back to its menu, no overflowed decoder buffer, every folder made under /images is one a class
-// can name (tvfw::folder_safe), and the card's model is the old one or a model that decodes.
+// can name (tv::name_allowed), and the card's model is the old one or a model that decodes.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "tv/names.h"
 #include "link_drive.h"
 #include "memory_board.h"
 
@@ -34,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& d : board.dirs) {
     if (d.compare(0, 8, "/images/") != 0) continue;
     const std::string name = d.substr(8);
-    if (!tvfw::folder_safe(name.c_str(), name.size())) abort();
+    if (!tv::name_allowed(name.c_str(), name.size(), tvfw::kMaxLabelLength)) abort();
   }
   const Bytes& now = board.files["/header/model.tvb"];
   if (now != old_model) {

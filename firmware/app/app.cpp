@@ -1,4 +1,5 @@
 #include "app.h"
+#include "tv/names.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,10 +64,10 @@ void App::setup() {
     fatal("the firmware is configured with %d class labels; a model needs 2 to %d", cfg_.num_labels, kMaxClasses);
   for (int i = 0; i < cfg_.num_labels; ++i) {
     const char* l = cfg_.labels[i];
-    if (!l || !folder_safe(l, strlen(l)))
+    if (!l || !tv::name_allowed(l, strlen(l), kMaxLabelLength))
       fatal("class label %d ('%s') must be a folder name of 1 to %d characters", i, l ? l : "", kMaxLabelLength);
     for (int j = 0; j < i; ++j)
-      if (same_card_folder(cfg_.labels[j], strlen(cfg_.labels[j]), l, strlen(l)))
+      if (tv::same_folder_name(cfg_.labels[j], strlen(cfg_.labels[j]), l, strlen(l)))
         fatal(
             "class labels %d ('%s') and %d ('%s') name the same card folder (FAT ignores letter case and trailing "
             "dots and spaces): make them differ",

@@ -59,12 +59,7 @@ constexpr size_t kMaxImageFileBytes = 2u << 20;       // largest JPEG read from 
 constexpr uint32_t kMaxDecodePixels = 1024u * 1024u;  // largest JPEG decoded (its RGB lives in PSRAM)
 constexpr uint32_t kIdleDelayMs = 10;                 // main-loop pause while waiting for input
 
-// True when a label can name a folder on the card (1 to kMaxLabelLength characters, no '/', '\\' or
-// control characters, not only dots and spaces).
-bool folder_safe(const char* t, size_t len);
-// True when FAT makes the two names one folder (it ignores letter case, and trailing dots and spaces).
-bool same_card_folder(const char* a, size_t la, const char* b, size_t lb);
-// The first of labels[0..n) that names the same card folder as `name`, or -1.
+// The first of labels[0..n) that names the same card folder as `name` (tv::same_folder_name), or -1.
 int first_same_card_folder(const char (*labels)[kMaxLabelLength + 1], int n, const char* name);
 
 // The header options of every model.h the board writes: tvexport's, so both write the same bytes.

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tv/names.h"
+
 // The version printed at boot and written into headers; the build defines TV_VERSION.
 #ifndef TV_VERSION
 #define TV_VERSION "0.1.0"
@@ -15,7 +17,7 @@
 namespace tvfw {
 
 constexpr int kMaxClasses = 16;
-constexpr int kMaxLabelLength = 31;
+constexpr int kMaxLabelLength = tv::kMaxClassNameBytes;
 
 struct AppConfig {
   const char* preset = "tinyvision";     // He-init network, and the recipe of models that name none

@@ -1,46 +1,16 @@
-// Class names as card folders: which names a folder can have, names that FAT would make one folder
-// (it ignores letter case, and trailing dots and spaces), the model's labels turned into distinct
-// folder names, and the class folders found on the card.
+// Class names as card folders (the rule is the core's, tv/names.h): the model's labels turned into
+// distinct folder names, and the class folders found on the card.
 #include <stdio.h>
 #include <string.h>
 
 #include "app.h"
+#include "tv/names.h"
 
 namespace tvfw {
 
-namespace {
-
-// The length FAT compares: trailing dots and spaces do not count.
-size_t fat_length(const char* t, size_t len) {
-  while (len > 0 && (t[len - 1] == '.' || t[len - 1] == ' ')) --len;
-  return len;
-}
-
-char fold(char c) {
-  return (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c;
-}
-
-}  // namespace
-
-bool folder_safe(const char* t, size_t len) {
-  if (len == 0 || len > (size_t)kMaxLabelLength || fat_length(t, len) == 0) return false;  // ".", "..", " ."
-  for (size_t i = 0; i < len; ++i)
-    if (t[i] == '/' || t[i] == '\\' || (unsigned char)t[i] < 32) return false;
-  return true;
-}
-
-bool same_card_folder(const char* a, size_t la, const char* b, size_t lb) {
-  la = fat_length(a, la);
-  lb = fat_length(b, lb);
-  if (la != lb) return false;
-  for (size_t i = 0; i < la; ++i)
-    if (fold(a[i]) != fold(b[i])) return false;
-  return true;
-}
-
 int first_same_card_folder(const char (*labels)[kMaxLabelLength + 1], int n, const char* name) {
   for (int i = 0; i < n; ++i)
-    if (same_card_folder(labels[i], strlen(labels[i]), name, strlen(name))) return i;
+    if (tv::same_folder_name(labels[i], strlen(labels[i]), name, strlen(name))) return i;
   return -1;
 }
 
@@ -51,7 +21,7 @@ void App::name_classes(const tv::BlobView& view) {
   for (int i = 0; i < num_classes_; ++i) {
     const char* t = nullptr;
     size_t len = 0;
-    const bool usable = tv::blob_label(view, i, &t, &len) && folder_safe(t, len);
+    const bool usable = tv::blob_label(view, i, &t, &len) && tv::name_allowed(t, len, kMaxLabelLength);
     if (usable) {
       memcpy(labels_[i], t, len);
       labels_[i][len] = 0;
@@ -63,8 +33,8 @@ void App::name_classes(const tv::BlobView& view) {
       snprintf(name, sizeof name, k == 1 ? "class%d" : "class%d_%d", i, k);
       bool taken = first_same_card_folder(labels_, i, name) >= 0;
       for (int j = i + 1; j < num_classes_ && !taken; ++j)
-        taken =
-            tv::blob_label(view, j, &t, &len) && folder_safe(t, len) && same_card_folder(t, len, name, strlen(name));
+        taken = tv::blob_label(view, j, &t, &len) && tv::name_allowed(t, len, kMaxLabelLength) &&
+                tv::same_folder_name(t, len, name, strlen(name));
       if (taken) continue;
       if (usable)
         say("  note: class %d's label '%s' names the same card folder as class %d's '%s' (FAT ignores letter case and "
@@ -94,7 +64,7 @@ struct FolderScan {
 void scan_class_folder(void* ctx, const char* name, bool is_dir) {
   FolderScan& s = *(FolderScan*)ctx;
   if (!is_dir || !name[0] || name[0] == '.') return;
-  if (!folder_safe(name, strlen(name))) {
+  if (!tv::name_allowed(name, strlen(name), kMaxLabelLength)) {
     if (s.ignored < FolderScan::kIgnoredNamed)
       snprintf(s.ignored_names[s.ignored], sizeof s.ignored_names[0], "%.44s%s", name, strlen(name) > 44 ? "..." : "");
     s.ignored++;

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "app.h"
+#include "tv/names.h"
 #include "train_images.h"
 #include "tv/train/feature_source.h"
 #include "tv/train/imprint.h"
@@ -87,7 +88,7 @@ void App::new_class(const char* asked) {
   }
   char name[kMaxLabelLength + 1];
   if (asked[0]) {
-    if (!folder_safe(asked, strlen(asked))) {
+    if (!tv::name_allowed(asked, strlen(asked), kMaxLabelLength)) {
       say("'%s' cannot name a class folder: 1 to %d characters, no '/', '\\' or control characters, not only dots "
           "and spaces",
           asked, kMaxLabelLength);
@@ -111,7 +112,7 @@ void App::new_class(const char* asked) {
   enter_capture(name);
   scan_new_folders();
   for (int i = 0; i < menu_items(); ++i)
-    if (same_card_folder(item_name(i), strlen(item_name(i)), name, strlen(name))) menu_index_ = i;
+    if (tv::same_folder_name(item_name(i), strlen(item_name(i)), name, strlen(name))) menu_index_ = i;
 }
 
 // ---------------------------------------------------------------- Learn

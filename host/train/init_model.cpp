@@ -7,6 +7,7 @@
 #include "host/base/error.h"
 #include "tv/formats/raw_weights.h"
 #include "tv/int8/q8_dequantize.h"
+#include "tv/names.h"
 #include "tv/train/imprint.h"
 #include "tv/train/presets.h"
 #include "tv/train/update.h"
@@ -42,6 +43,7 @@ std::string recipe_preset_of(const LoadedModel& m, const std::string& fallback) 
 
 void rename_classes(std::vector<std::string>* labels, const std::string& spec, const std::string& path) {
   std::vector<std::string> renamed = *labels;
+  std::vector<bool> done(labels->size(), false);
   std::istringstream in(spec);
   std::string pair;
   while (std::getline(in, pair, ',')) {
@@ -49,15 +51,23 @@ void rename_classes(std::vector<std::string>* labels, const std::string& spec, c
     if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size() || pair.find('=', eq + 1) != std::string::npos)
       throw UsageError("--rename '" + pair + "': give OLD=NEW, the model's class and its new name.");
     const std::string from = pair.substr(0, eq), to = pair.substr(eq + 1);
+    if (!tv::name_allowed(to.data(), to.size(), tv::kMaxClassNameBytes))
+      throw UsageError("--rename " + pair + ": '" + to + "' cannot name a class folder: 1 to " +
+                       std::to_string(tv::kMaxClassNameBytes) + " bytes of UTF-8, none of / \\ : * ? \" < > | or control "
+                       "characters, not only dots and spaces.");
     const auto at = std::find(labels->begin(), labels->end(), from);
     if (at == labels->end()) throw Error("--rename " + pair + ": " + path + " has no class named '" + from + "'.");
-    renamed[(size_t)(at - labels->begin())] = to;
+    const size_t k = (size_t)(at - labels->begin());
+    if (done[k]) throw UsageError("--rename " + spec + ": class '" + from + "' is renamed twice; rename it once.");
+    done[k] = true;
+    renamed[k] = to;
   }
   for (size_t i = 0; i < renamed.size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if (renamed[i] == renamed[j])
-        throw Error("--rename " + spec + ": two classes of " + path + " would be called '" + renamed[i] +
-                    "'; a class must keep a name of its own.");
+      if (tv::same_folder_name(renamed[i].data(), renamed[i].size(), renamed[j].data(), renamed[j].size()))
+        throw Error("--rename " + spec + ": classes '" + renamed[j] + "' and '" + renamed[i] + "' of " + path +
+                    " would be one folder on the board's card (FAT ignores letter case and trailing dots and "
+                    "spaces); a class must keep a name of its own.");
   *labels = std::move(renamed);
 }
 

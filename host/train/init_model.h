@@ -25,8 +25,9 @@ std::vector<float> float_params_of(const LoadedModel& m, const std::string& path
 std::string recipe_preset_of(const LoadedModel& m, const std::string& fallback);
 
 // Renames a model's classes by `spec`, "OLD=NEW[,OLD=NEW...]" (a class folder renamed on the PC). Throws
-// tvh::UsageError naming the pair for a malformed one, and tvh::Error naming `path` for a class the model
-// lacks or a new name that another class has.
+// tvh::UsageError naming the pair for a malformed one, a new name no class folder on the board can have
+// (tv/names.h) or a class renamed twice, and tvh::Error naming `path` for a class the model lacks or a
+// new name that is another class's folder.
 void rename_classes(std::vector<std::string>* labels, const std::string& spec, const std::string& path);
 
 // How a dataset's classes met a model's.

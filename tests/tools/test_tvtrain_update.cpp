@@ -294,8 +294,8 @@ TEST(TvtrainUpdate, JsonReportsTheUpdateItsFlopsAndTheBoardPeakAsTheirSum) {
 
 // A class folder renamed on the PC (the board's automatic class<k>): --rename gives the model's class the
 // folder's name, so its photos keep training its row instead of being imprinted as a new class; with
-// --epochs 0 only the name changes. Malformed pairs, unknown classes and a name two classes would share
-// are refused with the pair named.
+// --epochs 0 only the name changes. Malformed pairs, unknown classes, names no card folder can have
+// (tv/names.h), a class renamed twice and a name two classes' folders would share are refused, named.
 TEST(TvtrainUpdate, RenameCallsAModelClassByItsFoldersNewName) {
   const std::string ds = tvtest::temp_dir("upd-rename");
   fs::copy(base().ds + "/a_red", ds + "/a_red", fs::copy_options::recursive);
@@ -322,7 +322,11 @@ TEST(TvtrainUpdate, RenameCallsAModelClassByItsFoldersNewName) {
   };
   refused("b_green", 2, "--rename 'b_green': give OLD=NEW");
   refused("blue=x", 1, "has no class named 'blue'");
-  refused("b_green=a_red", 1, "two classes of");
+  refused("b_green=a_red", 1, "would be one folder on the board's card");
+  refused("b_green=A_RED.", 1, "would be one folder on the board's card");  // FAT folds case, trailing dots
+  for (const char* bad : {"b_green=..", "b_green=.", "b_green=a/b", "b_green= ", "b_green=a:b", "b_green=a*b"})
+    refused(bad, 2, "cannot name a class folder");
+  refused("b_green=x,b_green=y", 2, "class 'b_green' is renamed twice");
   const tvtest::CommandResult no_init =
       tvtest::run_capture(tvtrain(tvtest::quoted(ds) + " --rename a=b -o " + tvtest::quoted(x)));
   EXPECT_EQ(no_init.status, 2);

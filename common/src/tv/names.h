@@ -1,0 +1,23 @@
+// Class names as folder names on the board's FAT card: the one rule for which names a class may have and
+// which two names are the same folder. The board's New class, capture and Learn, the labels of a pushed
+// model, tvtrain --rename and tvlink's pull destinations all ask it.
+//
+// Allowed: 1 to max_bytes bytes of valid UTF-8 (FAT stores long names as UTF-16), no control character,
+// none of / \ : * ? " < > | (FAT refuses them), and not only dots and spaces ("." and ".." name folders
+// already). The same folder: FAT ignores trailing dots and spaces, and letter case as FatFs up-cases long
+// names: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic and full-width Latin letters.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tv/build_config.h"
+
+namespace tv {
+
+// The longest class name the board keeps as a folder name and a label (bytes of UTF-8).
+constexpr int kMaxClassNameBytes = 31;
+
+bool name_allowed(const char* text, size_t len, size_t max_bytes);
+bool same_folder_name(const char* a, size_t la, const char* b, size_t lb);
+
+}  // namespace tv
