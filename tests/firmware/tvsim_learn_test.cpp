@@ -290,6 +290,21 @@ TEST(TvsimLearn, AFewPhotosOfANewClassRepeatUpToTheOldClassesMeanAsInTvtrain) {
   EXPECT_FALSE(has(out, "Batch 13/12")) << out;
 }
 
+namespace {
+
+// A model tvtrain trained on the card's photos, installed as the card's model; returns its path (a copy
+// kept outside the card).
+std::string card_with_base_model(const std::string& card) {
+  const std::string model = tvtest::temp_dir("learn-base") + "/base.tvb";
+  run_ok(quote(tvtest::bin_path("tvtrain")) + " " + quote(card + "/images") +
+         " --seed 1 --no-curve --no-report -q -o " + quote(model));
+  fs::create_directories(card + "/header");
+  fs::copy_file(model, card + "/header/model.tvb");
+  return model;
+}
+
+}  // namespace
+
 // Learn with a new class of two photos: the thin class is warned with tvtrain's threshold (5 training
 // photos), the classes the model had are validated before and after, a worse result is said, and the
 // previous model stays on the card as the backup.
@@ -297,11 +312,7 @@ TEST(TvsimLearn, AThinNewClassIsWarnedAndTheOldClassesAreComparedBeforeAndAfter)
   TV_REQUIRE_BINARY("tvsim");
   TV_REQUIRE_BINARY("tvtrain");
   const std::string card = make_card(shapes_dir(), {"0blank", "1circle"}, 20);
-  const std::string model = tvtest::temp_dir("thin-base") + "/base.tvb";
-  run_ok(quote(tvtest::bin_path("tvtrain")) + " " + quote(card + "/images") +
-         " --seed 1 --no-curve --no-report -q -o " + quote(model));
-  fs::create_directories(card + "/header");
-  fs::copy_file(model, card + "/header/model.tvb");
+  const std::string model = card_with_base_model(card);
   fs::create_directories(card + "/images/2cross");
   const std::vector<std::string> crosses = sorted_jpegs(shapes_dir() + "/2cross");
   for (size_t i = 0; i < 2; ++i)
@@ -330,11 +341,7 @@ TEST(TvsimLearn, ALearnedModelThatValidatesWorseIsSaidAndThePreviousIsTheBackup)
   TV_REQUIRE_BINARY("tvsim");
   TV_REQUIRE_BINARY("tvtrain");
   const std::string card = make_card(shapes_dir(), {"0blank", "1circle"}, 20);
-  const std::string model = tvtest::temp_dir("twin-base") + "/base.tvb";
-  run_ok(quote(tvtest::bin_path("tvtrain")) + " " + quote(card + "/images") +
-         " --seed 1 --no-curve --no-report -q -o " + quote(model));
-  fs::create_directories(card + "/header");
-  fs::copy_file(model, card + "/header/model.tvb");
+  const std::string model = card_with_base_model(card);
   fs::create_directories(card + "/images/2twin");
   const std::vector<std::string> circles = sorted_jpegs(shapes_dir() + "/1circle");
   for (size_t i = 20; i < circles.size(); ++i)
