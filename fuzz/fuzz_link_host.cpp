@@ -1,10 +1,11 @@
 // The PC's side of the USB link (host/link/link.cpp): what a board — or anything else on the port — sends
-// back, fed to tvlink's client as the answers to Hello, Status, List, Crc, Read and Capture. Checked:
+// back, fed to tvlink's client as the answers to Hello, Status, List, Crc, Read, ReadModel and Capture. Checked:
 // no sanitizer report; every failure is a tvh::Error or the board's refusal, never a crash.
 #include <stdint.h>
 
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "host/base/error.h"
 #include "host/link/link.h"
@@ -41,6 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     uint32_t s = 0, c = 0;
     link.crc("0blank/img_0.jpg", &s, &c);
     (void)link.read("0blank/img_0.jpg");
+    std::string card_path;
+    (void)link.read_model(tv::link::kModelFile, &card_path);
     (void)link.capture("0blank", 2);
   } catch (const tvh::BoardRefused&) {
   } catch (const tvh::Error&) {

@@ -3,7 +3,9 @@
 
 push.bin: a model pushed through frames (first byte even); requests.bin: a session of requests in raw
 mode (first byte odd, standing for the frame's 0xA5): Hello, Status, List, Crc, Read with its acks, a
-path outside /images, Bye. Frames as common/src/tv/link/link_frame.h lays them out."""
+path outside /images, ReadModel of the model, its backup and another number, Bye. answers.bin (for
+fuzz_link_host): the board's answers to the client's Hello, Status, List, Crc, Read, ReadModel and Capture.
+Frames as common/src/tv/link/link_frame.h lays them out."""
 import os
 import struct
 import sys
@@ -22,7 +24,9 @@ with open(model, "rb") as f, open(os.path.join(out, "push.bin"), "wb") as o:
 s = frame(1, 1) + frame(2, 2) + frame(3, 3, struct.pack("<I", 0)) + frame(3, 4, struct.pack("<I", 0) + b"0blank")
 s += frame(4, 5, b"0blank/img_0.jpg") + frame(5, 6, b"0blank/img_0.jpg")
 s += frame(0x43, 0, struct.pack("<I", 1)) + frame(0x43, 1, struct.pack("<I", 2))
-s += frame(5, 7, b"../header/model.tvb") + frame(9, 8, struct.pack("<H", 2) + b"0blank") + frame(8, 9)
+s += frame(5, 7, b"../header/model.tvb") + frame(9, 8, struct.pack("<H", 2) + b"0blank")
+s += frame(0x0A, 10, b"\x00") + frame(0x43, 0, struct.pack("<I", 1)) + frame(0x0A, 11, b"\x01")
+s += frame(0x0A, 12, b"\x07") + frame(8, 9)
 with open(os.path.join(out, "requests.bin"), "wb") as o:
     o.write(b"\x01" + s[1:])
 if len(sys.argv) > 3:
@@ -36,6 +40,10 @@ if len(sys.argv) > 3:
     for k in range(0, (len(img) + 2047) // 2048):
         a += frame(0x42, k, img[k * 2048:(k + 1) * 2048])
     a += frame(0x45, (len(img) + 2047) // 2048, struct.pack("<I", zlib.crc32(img)))
-    a += frame(0x40, 6, b"saved 2 photos of 0blank (3 on the card)")
+    a += frame(0x40, 6, struct.pack("<I", len(img)) + b"/header/model.tvb")  # ReadModel: the same bytes
+    for k in range(0, (len(img) + 2047) // 2048):
+        a += frame(0x42, k, img[k * 2048:(k + 1) * 2048])
+    a += frame(0x45, (len(img) + 2047) // 2048, struct.pack("<I", zlib.crc32(img)))
+    a += frame(0x40, 7, b"saved 2 photos of 0blank (3 on the card)")
     with open(os.path.join(sys.argv[3], "answers.bin"), "wb") as o:
         o.write(a)

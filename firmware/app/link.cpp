@@ -133,7 +133,8 @@ bool fill_chunk(int f, uint32_t k, uint32_t size) {
 }
 
 // Sends a file as Data frames 0 .. chunks-1 and then End (the last chunk of the window), go-back-N.
-void stream_file(uint32_t seq, const char* path) {
+// The Ok before them holds the size, and the card path when name_it (a ReadModel's answer).
+void stream_file(uint32_t seq, const char* path, bool name_it = false) {
   const long size = g.hal->file_size(path);
   const int f = size >= 0 ? g.hal->file_open(path, false) : -1;
   if (f < 0) {
@@ -142,9 +143,10 @@ void stream_file(uint32_t seq, const char* path) {
     send_text(lk::kErr, seq, why);
     return;
   }
-  uint8_t head[4];
-  tv::write_le32(head, (uint32_t)size);
-  send(lk::kOk, seq, head, 4);
+  tv::write_le32(g.answer, (uint32_t)size);
+  const size_t named = name_it ? strlen(path) : 0;  // a fixed card path, far shorter than the answer
+  memcpy(g.answer + 4, path, named);
+  send(lk::kOk, seq, g.answer, 4 + named);
   const uint32_t chunks = (uint32_t)(((uint64_t)size + lk::kMaxPayload - 1) / lk::kMaxPayload);
   uint32_t crc = 0, filled = 0;
   lk::SendWindow w;
@@ -225,6 +227,28 @@ void answer_crc(uint32_t seq) {
   tv::write_le32(out, (uint32_t)total);
   tv::write_le32(out + 4, crc);
   send(lk::kOk, seq, out, 8);
+}
+
+// A ReadModel: the card's model or its backup, the two fixed paths it may name (nothing else).
+void send_model(const lk::Frame& fr) {
+  const uint8_t which = fr.len == 1 ? fr.payload[0] : 0xff;
+  const char* path = which == lk::kModelFile ? kModelPath : which == lk::kModelBackup ? kModelBakPath : nullptr;
+  Reason& why = g.why;
+  why = Reason();
+  if (!path)
+    why.set("the model request names neither the model (0) nor its backup (1)");
+  else if (!g.hal->sd_ready())
+    why.set("the board has no SD card, so no model file to send");
+  else if (!g.hal->exists(path))
+    why.set(which == lk::kModelFile
+                ? "the card holds no model (%s is missing): train, Learn or push one first"
+                : "the card holds no backup model (%s is missing: one is kept when a model replaces another)",
+            path);
+  if (why.text[0]) {
+    send_text(lk::kErr, fr.seq, why.text);
+    return;
+  }
+  stream_file(fr.seq, path, true);
 }
 
 void push_begin(const lk::Frame& fr) {
@@ -348,6 +372,7 @@ bool handle(const lk::Frame& fr) {
       else
         stream_file(fr.seq, g.path);
       return true;
+    case lk::kReadModel: send_model(fr); return true;
     case lk::kPushBegin: push_begin(fr); return true;
     case lk::kData: push_data(fr); return true;
     case lk::kPushEnd: push_end(fr.seq); return true;

@@ -1,9 +1,9 @@
 // The board's side of the USB link protocol (tv/link/link_frame.h; documented in firmware/README.md):
 // served from the text menu when a frame's first byte arrives, until the PC says Bye or falls silent
-// for tv::link::kIdleMs; then the menu continues. Reads only files under /images, and writes the
-// card only through LinkHandler::install_model. Fixed, static buffers: nothing is allocated per
-// frame; a pushed model is held in one PSRAM buffer of its announced size until it is installed or
-// dropped.
+// for tv::link::kIdleMs; then the menu continues. Reads only files under /images and the two model
+// files a ReadModel names (/header/model.tvb and its .bak), and writes the card only through
+// LinkHandler::install_model. Fixed, static buffers: nothing is allocated per frame; a pushed model
+// is held in one PSRAM buffer of its announced size until it is installed or dropped.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

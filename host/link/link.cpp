@@ -152,10 +152,33 @@ void LinkClient::crc(const std::string& rel, uint32_t* size, uint32_t* crc) {
 std::vector<uint8_t> LinkClient::read(const std::string& rel, const std::function<void(uint64_t)>& progress) {
   const double t0 = now_s();
   const lk::Frame ok = request(lk::kRead, rel.data(), rel.size());
-  if (ok.len < 4) throw Error("the board sent a short answer for /images/" + rel);
+  return receive(ok, "/images/" + rel, t0, progress);
+}
+
+std::vector<uint8_t> LinkClient::read_model(uint8_t which, std::string* card_path,
+                                            const std::function<void(uint64_t)>& progress) {
+  const double t0 = now_s();
+  lk::Frame ok;
+  try {
+    ok = request(lk::kReadModel, &which, 1);
+  } catch (const BoardRefused& e) {
+    if (std::string(e.what()) == "unknown request type")  // firmware from before ReadModel
+      throw Error("the board's firmware is older than this tvlink and cannot send its model: update the firmware");
+    throw;
+  }
+  // the board names the file (u32 size, then its card path)
+  std::string name = ok.len > 4 ? one_line(std::string((const char*)ok.payload + 4, ok.len - 4u)) : "";
+  if (name.empty()) name = which == lk::kModelBackup ? "the board's backup model" : "the board's model";
+  if (card_path) *card_path = name;
+  return receive(ok, name, t0, progress);
+}
+
+std::vector<uint8_t> LinkClient::receive(const lk::Frame& ok, const std::string& name, double t0,
+                                         const std::function<void(uint64_t)>& progress) {
+  if (ok.len < 4) throw Error("the board sent a short answer for " + name);
   const uint32_t size = tv::read_le32(ok.payload);
   if (size > kMaxReadBytes)
-    throw Error("the board announces /images/" + rel + " as " + std::to_string(size) +
+    throw Error("the board announces " + name + " as " + std::to_string(size) +
                 " bytes; tvlink copies files of up to " + std::to_string(kMaxReadBytes) + " bytes");
   const uint32_t chunks = (uint32_t)(((uint64_t)size + lk::kMaxPayload - 1) / lk::kMaxPayload);
   std::vector<uint8_t> data;
@@ -163,7 +186,7 @@ std::vector<uint8_t> LinkClient::read(const std::string& rel, const std::functio
   uint32_t expected = 0;
   for (;;) {
     const lk::Frame* f = next(3000);
-    if (!f) throw Error("the board stopped sending /images/" + rel + " (the cable or the board went away?)");
+    if (!f) throw Error("the board stopped sending " + name + " (the cable or the board went away?)");
     if (f->type == lk::kErr) throw BoardRefused(text_of(*f));
     if (f->type != lk::kData && f->type != lk::kEnd) continue;
     if (f->seq == expected && f->type == lk::kData && expected < chunks) {
@@ -177,7 +200,7 @@ std::vector<uint8_t> LinkClient::read(const std::string& rel, const std::functio
     send(lk::kAck, f->seq, ack, 4);
     if (!end) continue;
     if (f->len < 4 || data.size() != size || tv::crc32(0, data.data(), data.size()) != tv::read_le32(f->payload))
-      throw Error("/images/" + rel + " arrived damaged (size or CRC-32 differs from the board's): pull again");
+      throw Error(name + " arrived damaged (size or CRC-32 differs from the board's): pull again");
     stats_.payload_bytes += size;
     stats_.seconds += now_s() - t0;
     return data;

@@ -70,6 +70,11 @@ class LinkClient {
   void crc(const std::string& rel, uint32_t* size, uint32_t* crc);
   // A file under /images; `progress` gets the bytes received so far. Checked against the board's CRC.
   std::vector<uint8_t> read(const std::string& rel, const std::function<void(uint64_t)>& progress = nullptr);
+  // The card's model file (which = tv::link::kModelFile: /header/model.tvb) or its backup
+  // (kModelBackup: /header/model.tvb.bak), checked against the board's size and CRC-32 as read() is;
+  // *card_path gets the board's name of the file. BoardRefused when the card holds no such file.
+  std::vector<uint8_t> read_model(uint8_t which, std::string* card_path = nullptr,
+                                  const std::function<void(uint64_t)>& progress = nullptr);
   // Sends a model; returns what the board installed, or throws BoardRefused with its reason.
   std::string push(const std::vector<uint8_t>& blob, const std::function<void(uint64_t)>& progress = nullptr);
   // Has the board take `count` photos of a class; returns what it saved, or throws BoardRefused.
@@ -85,6 +90,11 @@ class LinkClient {
   // Data), sending it again on silence (up to `attempts` times in all); throws BoardRefused on Err,
   // tvh::Error when the board stays silent.
   tv::link::Frame request(uint8_t type, const void* payload, size_t len, int timeout_ms = 1500, int attempts = 4);
+  // The Data and End frames of a file whose size the board announced in `ok` (Read, ReadModel), acked
+  // as they come; checked against the size and the End's CRC-32. `name` is the file in messages; t0
+  // when the request was sent (for the stats).
+  std::vector<uint8_t> receive(const tv::link::Frame& ok, const std::string& name, double t0,
+                               const std::function<void(uint64_t)>& progress);
 
   SerialPort& port_;
   tv::link::FrameParser parser_;

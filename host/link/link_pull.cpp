@@ -101,4 +101,35 @@ PullReport pull_photos(LinkClient& link, const std::string& dest,
   return r;
 }
 
+void check_model_dest(const NamedPath& dest, const std::vector<NamedPath>& others) {
+  struct stat st;
+  if (::lstat(dest.path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))  // as pull, never written through a link
+    throw Error(dest.role + " " + dest.path + ": it is a symbolic link; name the file itself, or a new one.");
+  check_output_extension(dest.role, dest.path, {".tvb"}, "a TinyVision model", "name it MODEL.tvb");
+  check_output(dest, others);
+}
+
+ModelPull pull_model(LinkClient& link, uint8_t which, const NamedPath& dest, bool overwrite,
+                     const std::function<void(uint64_t)>& progress) {
+  check_model_dest(dest, {});
+  ModelPull r;
+  const std::vector<uint8_t> data = link.read_model(which, &r.card_path, progress);
+  r.bytes = (uint32_t)data.size();
+  r.crc = tv::crc32(0, data.data(), data.size());
+  struct stat st;
+  if (::lstat(dest.path.c_str(), &st) == 0) {
+    check_model_dest(dest, {});  // still a regular file
+    if ((uint64_t)st.st_size == data.size() && read_file(dest.path, data.size()) == data) {
+      r.outcome = ModelPull::kUnchanged;
+      return r;
+    }
+    if (!overwrite) {
+      r.outcome = ModelPull::kKept;
+      return r;
+    }
+  }
+  write_file_atomic(dest.path, data);
+  return r;
+}
+
 }  // namespace tvh

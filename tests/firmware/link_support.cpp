@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "host/link/link.h"
+#include "host/model/model_io.h"
 #include "sim_support.h"
+#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 
@@ -77,6 +79,15 @@ std::map<std::string, std::string> snapshot(const std::string& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.is_regular_file()) m[fs::relative(e.path(), dir).string()] = tvtest::read_text(e.path().string());
   return m;
+}
+
+std::string model_bytes(float w, const std::vector<std::string>& labels) {
+  tv::ModelDesc d;
+  tv::webmcu_model((int)labels.size(), &d);
+  auto plan = tvh::plan_or_throw(d, "webmcu");
+  std::vector<float> p(plan->param_count, w);
+  const auto b = tvh::encode_float_blob(*plan, p.data(), labels, "tool=test\npreset=webmcu\n");
+  return std::string(b.begin(), b.end());
 }
 
 }  // namespace linktest

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "test_support.h"
 
@@ -33,5 +34,7 @@ tvtest::CommandResult tvlink(const std::string& args);
 std::string console(const std::string& port, const std::string& keys, const std::string& until, int count = 1);
 // Every regular file below dir (relative path -> bytes).
 std::map<std::string, std::string> snapshot(const std::string& dir);
+// The .tvb of a webmcu model of these classes with every weight `w` (different w, different bytes).
+std::string model_bytes(float w, const std::vector<std::string>& labels);
 
 }  // namespace linktest

@@ -12,12 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include "host/model/model_io.h"
 #include "link_support.h"
 #include "sim_support.h"
 #include "tv/crc32.h"
 #include "tv/link/link_frame.h"
-#include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
 using linktest::PtyBoard;
@@ -25,26 +23,12 @@ using linktest::tvlink;
 using simtest::has;
 using simtest::quote;
 
-namespace {
-
-// A 2-class webmcu model with every weight `w` (different w, different bytes).
-std::string model_bytes(float w, const std::vector<std::string>& labels) {
-  tv::ModelDesc d;
-  tv::webmcu_model((int)labels.size(), &d);
-  auto plan = tvh::plan_or_throw(d, "webmcu");
-  std::vector<float> p(plan->param_count, w);
-  const auto b = tvh::encode_float_blob(*plan, p.data(), labels, "tool=test\npreset=webmcu\n");
-  return std::string(b.begin(), b.end());
-}
-
-}  // namespace
-
 TEST(TvlinkMerge, APushIsRefusedWhenAFolderStandsWhereTheModelGoes) {
   TV_REQUIRE_BINARY("tvsim");
   TV_REQUIRE_BINARY("tvlink");
-  const std::string old_model = model_bytes(0.01f, {"a", "b"});
+  const std::string old_model = linktest::model_bytes(0.01f, {"a", "b"});
   const std::string dir = tvtest::temp_dir("merge-push");
-  simtest::write_text(dir + "/new.tvb", model_bytes(0.02f, {"a", "b"}));
+  simtest::write_text(dir + "/new.tvb", linktest::model_bytes(0.02f, {"a", "b"}));
   const std::string card = simtest::make_card(simtest::shapes_dir(), simtest::kShapes2, 2);
   fs::create_directories(card + "/header/model.tvb");  // a folder named like the model
   simtest::write_text(card + "/header/model.tvb.bak", old_model);
@@ -85,8 +69,9 @@ TEST(TvlinkMerge, AFrameSentDuringTrainingIsNotReadAsKeys) {
 TEST(TvlinkMerge, APowerCutDuringAPushBootsTheOldOrThePushedModel) {
   TV_REQUIRE_BINARY("tvsim");
   TV_REQUIRE_BINARY("tvlink");
-  const std::string older = model_bytes(0.005f, {"a", "b"}), old_model = model_bytes(0.01f, {"a", "b"});
-  const std::string pushed = model_bytes(0.02f, {"a", "b"});
+  const std::string older = linktest::model_bytes(0.005f, {"a", "b"}),
+                    old_model = linktest::model_bytes(0.01f, {"a", "b"});
+  const std::string pushed = linktest::model_bytes(0.02f, {"a", "b"});
   const std::string dir = tvtest::temp_dir("merge-cut");
   simtest::write_text(dir + "/new.tvb", pushed);
   const size_t s = pushed.size();

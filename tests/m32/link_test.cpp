@@ -1,8 +1,9 @@
 // The board's USB link as a 32-bit program (as on the ESP32-S3): a pushed model installed through
 // the protocol, and forged models (corrupted bytes, absurd network sizes) refused without an
-// overflow, the card unchanged.
+// overflow, the card unchanged; the card's model and its backup sent back by ReadModel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "app.h"
@@ -131,5 +132,81 @@ TEST(Link32, APushedModelWhoseSizesWrapIsRefusedWithTheRealFigure) {
   EXPECT_NE(b.board.out.find("USB link: the pushed model was not installed"), std::string::npos);
   EXPECT_EQ(b.board.files, before);
   EXPECT_NE(b.board.out.find("Weights: SD (/header/model.tvb"), std::string::npos);
+  EXPECT_EQ(b.board.overflows, 0);
+}
+
+namespace {
+
+// What a board sent for a ReadModel of seq 2: its answer's type and payload, and the file the Data
+// frames carried (when the End's CRC-32 matched them).
+struct ModelAnswer {
+  uint8_t type = 0;
+  std::string payload;
+  Bytes file;
+  bool end_ok = false;
+};
+
+ModelAnswer read_model(LinkBoard& b, uint8_t which) {
+  namespace lk = tv::link;
+  Bytes s;
+  add_frame(&s, lk::kHello, 1, nullptr, 0);
+  add_frame(&s, lk::kReadModel, 2, &which, 1);
+  // a PC acknowledging every chunk and the End in turn (the board reads one after each frame it sends)
+  size_t largest = 0;
+  for (const auto& f : b.board.files) largest = std::max(largest, f.second.size());
+  for (uint32_t k = 1; k <= (uint32_t)(largest / lk::kMaxPayload) + 2; ++k) {
+    uint8_t ack[4];
+    tv::write_le32(ack, k);
+    add_frame(&s, lk::kAck, k - 1, ack, sizeof ack);
+  }
+  add_frame(&s, lk::kBye, 3, nullptr, 0);
+  b.board.out.clear();
+  EXPECT_TRUE(run_stream(*b.app, b.board, s));
+  ModelAnswer a;
+  lk::FrameParser p;
+  for (char c : b.board.out)
+    for (lk::FrameParser::Result r = p.feed((uint8_t)c); r != lk::FrameParser::kNone; r = p.drain()) {
+      const lk::Frame& f = p.frame();
+      if (r != lk::FrameParser::kFrame) continue;
+      if ((f.type == lk::kOk || f.type == lk::kErr) && f.seq == 2 && !a.type) {
+        a.type = f.type;
+        a.payload.assign((const char*)f.payload, f.len);
+      } else if (f.type == lk::kData && f.seq * lk::kMaxPayload == a.file.size()) {
+        a.file.insert(a.file.end(), f.payload, f.payload + f.len);
+      } else if (f.type == lk::kEnd && f.len == 4) {
+        a.end_ok = tv::read_le32(f.payload) == tv::crc32(0, a.file.data(), a.file.size());
+      }
+    }
+  return a;
+}
+
+}  // namespace
+
+// ReadModel on the 32-bit board: the card's model and its backup byte for byte, their size and path
+// in the answer; a missing backup and any other file number refused with the reason.
+TEST(Link32, ReadModelSendsTheCardsModelAndItsBackupAndNothingElse) {
+  LinkBoard b(5);
+  b.board.files["/header/model.tvb.bak"] = tinyvision_blob(4);
+  for (uint8_t which : {tv::link::kModelFile, tv::link::kModelBackup}) {
+    const std::string path = which == tv::link::kModelFile ? "/header/model.tvb" : "/header/model.tvb.bak";
+    const Bytes want = b.board.files[path];
+    const ModelAnswer a = read_model(b, which);
+    ASSERT_EQ(a.type, tv::link::kOk) << a.payload;
+    ASSERT_EQ(a.payload.size(), 4 + path.size());
+    EXPECT_EQ(tv::read_le32((const uint8_t*)a.payload.data()), want.size());
+    EXPECT_EQ(a.payload.substr(4), path);
+    EXPECT_EQ(a.file, want);
+    EXPECT_TRUE(a.end_ok);
+  }
+  for (uint8_t which : {2, 0x2e, 0xff}) {
+    const ModelAnswer a = read_model(b, which);
+    EXPECT_EQ(a.type, tv::link::kErr);
+    EXPECT_EQ(a.payload, "the model request names neither the model (0) nor its backup (1)");
+  }
+  b.board.files.erase("/header/model.tvb.bak");
+  const ModelAnswer none = read_model(b, tv::link::kModelBackup);
+  EXPECT_EQ(none.type, tv::link::kErr);
+  EXPECT_NE(none.payload.find("the card holds no backup model (/header/model.tvb.bak is missing"), std::string::npos)
+      << none.payload;
   EXPECT_EQ(b.board.overflows, 0);
 }

@@ -2,6 +2,8 @@
 //   tvlink status [PORT]            what the board runs and holds
 //   tvlink pull [PORT] DEST         the card's /images/<class>/ photos into DEST/<class>/ (incremental)
 //   tvlink push [PORT] MODEL.tvb    verified on the board, installed as /header/model.tvb, in use at once
+//   tvlink pull-model [PORT] MODEL.tvb [--backup PREV.tvb] [--force]
+//                                   the card's /header/model.tvb (and model.tvb.bak) byte for byte
 //   tvlink capture [PORT] --class NAME [--count N]   photos taken by the board's camera
 #include <unistd.h>
 
@@ -32,13 +34,54 @@ void split_args(const std::vector<std::string>& args, const char* what, std::str
 // A progress line that rewrites itself on a terminal (nothing otherwise, nothing with -q).
 struct Progress {
   bool on;
+  mutable bool shown = false;  // a line is on the terminal, to be ended
   void operator()(const std::string& line) const {
     if (on) std::fprintf(stderr, "\r%s   ", line.c_str());
+    shown = on;
   }
   void end() const {
-    if (on) std::fprintf(stderr, "\n");
+    if (shown) std::fprintf(stderr, "\n");
+    shown = false;
   }
 };
+
+// tvlink pull-model: the card's model into `dest` (and its backup into `backup`, when given), a line
+// each; exit 1 when a file is missing on the card or a local file with other bytes was kept.
+int pull_models(tvh::LinkClient& link, const tvh::NamedPath& dest, const tvh::NamedPath& backup, bool force,
+                const Progress& progress) {
+  int status = tvh::kExitOk;
+  for (const tvh::NamedPath* d : {&dest, &backup}) {
+    if (d->path.empty()) continue;
+    const uint8_t which = d == &dest ? tv::link::kModelFile : tv::link::kModelBackup;
+    tvh::ModelPull r;
+    try {
+      r = tvh::pull_model(link, which, *d, force, [&](uint64_t got) {
+        progress("received " + std::to_string(got / 1024) + " KB of the " +
+                 (which == tv::link::kModelFile ? "model" : "backup"));
+      });
+      progress.end();
+    } catch (const tvh::BoardRefused& e) {
+      progress.end();
+      std::fprintf(stderr, "tvlink: nothing pulled into %s: %s\n", d->path.c_str(), tvh::one_line(e.what()).c_str());
+      status = tvh::kExitFailure;
+      continue;
+    }
+    char figures[64];
+    std::snprintf(figures, sizeof figures, "%u bytes, CRC-32 0x%08x", (unsigned)r.bytes, (unsigned)r.crc);
+    if (r.outcome == tvh::ModelPull::kKept) {
+      std::fprintf(stderr,
+                   "tvlink: kept %s, not overwritten: it differs from the board's %s (%s); give --force to replace "
+                   "it, or name another file\n",
+                   d->path.c_str(), r.card_path.c_str(), figures);
+      status = tvh::kExitFailure;
+    } else if (r.outcome == tvh::ModelPull::kUnchanged) {
+      std::printf("%s already holds the board's %s (%s)\n", d->path.c_str(), r.card_path.c_str(), figures);
+    } else {
+      std::printf("pulled %s into %s (%s)\n", r.card_path.c_str(), d->path.c_str(), figures);
+    }
+  }
+  return status;
+}
 
 int body(int argc, char** argv) {
   CLI::App app{"tvlink: status, photos and models between this computer and a TinyVision board over USB"};
@@ -54,6 +97,14 @@ int body(int argc, char** argv) {
   pull->add_option("ARGS", pull_args, "[PORT] DEST")->expected(1, 2)->required();
   CLI::App* push = app.add_subcommand("push", "install a model (.tvb, float or int8) on the board, verified first");
   push->add_option("ARGS", push_args, "[PORT] MODEL.tvb")->expected(1, 2)->required();
+  std::vector<std::string> model_args;
+  std::string backup_dest;
+  bool force = false;
+  CLI::App* pull_model = app.add_subcommand(
+      "pull-model", "copy the board's model (the card's /header/model.tvb) into MODEL.tvb, byte for byte");
+  pull_model->add_option("ARGS", model_args, "[PORT] MODEL.tvb")->expected(1, 2)->required();
+  pull_model->add_option("--backup", backup_dest, "also the model it replaced (/header/model.tvb.bak), into this file");
+  pull_model->add_flag("--force", force, "replace MODEL.tvb (and the --backup file) when it holds other bytes");
   std::vector<std::string> capture_args;
   std::string capture_class;
   int capture_count = 1;
@@ -70,9 +121,14 @@ int body(int argc, char** argv) {
   if (*status || *capture)
     port = *status ? (status_args.empty() ? "" : status_args[0]) : (capture_args.empty() ? "" : capture_args[0]);
   else
-    split_args(*pull ? pull_args : push_args, *pull ? "DEST" : "MODEL.tvb", &port, &arg);
+    split_args(*pull ? pull_args : *push ? push_args : model_args, *pull ? "DEST" : "MODEL.tvb", &port, &arg);
   std::vector<uint8_t> blob;
   if (*push) blob = tvh::read_file(arg, size_t(64) << 20);  // before the board is disturbed
+  const tvh::NamedPath model_dest{"the destination", *pull_model ? arg : ""}, backup{"--backup", backup_dest};
+  if (*pull_model) {  // before the board is disturbed too
+    tvh::check_model_dest(model_dest, {backup});
+    if (!backup.path.empty()) tvh::check_model_dest(backup, {model_dest});
+  }
   port = tvh::choose_port(port);
   std::unique_ptr<tvh::SerialPort> serial = tvh::open_serial(port);
   tvh::LinkClient link(*serial);
@@ -94,6 +150,11 @@ int body(int argc, char** argv) {
       std::fprintf(stderr, "tvlink: the board took no photo: %s\n", e.what());
       return tvh::kExitFailure;
     }
+  }
+  if (*pull_model) {
+    const int status = pull_models(link, model_dest, backup, force, progress);
+    link.bye();
+    return status;
   }
   if (*pull) {
     const tvh::PullReport r = tvh::pull_photos(link, arg, progress);

@@ -40,12 +40,20 @@ enum Type : uint8_t {
   kPushEnd = 0x07,    // (after every Data is acked) -> Ok: what was installed, or Err: why not
   kBye = 0x08,        // -> Ok; the board returns to its text menu
   kCapture = 0x09,    // u16 count, class label -> Ok: what was saved, or Err
+  kReadModel = 0x0A,  // u8 ModelFile -> as Read (Ok: u32 size, card path), or Err (no such file on the card)
   kOk = 0x40,
   kErr = 0x41,   // payload: one sentence, why
   kData = 0x42,  // seq = index of the chunk, payload = bytes
   kAck = 0x43,   // payload: u32 next expected data seq (cumulative)
   kEntries = 0x44,
   kEnd = 0x45,
+};
+
+// The files a ReadModel may name: the board serves these two fixed card files and nothing else outside
+// its photo folders.
+enum ModelFile : uint8_t {
+  kModelFile = 0,    // /header/model.tvb, the model the card holds
+  kModelBackup = 1,  // /header/model.tvb.bak, the one it replaced
 };
 
 struct Frame {
