@@ -69,7 +69,8 @@ std::string not_run_why(const std::string& command) {
       {"bash scripts/install-deps.sh", "installs Debian packages: CI's first stage"},
       {"cmake ", "builds the project: these tests run on the build"},
       {"pio ", "PlatformIO builds and flashes a board: none here (scripts/check-esp32.sh type-checks the sketch)"},
-      {"arduino-cli ", "the Arduino toolchain and a board: neither here (scripts/check-esp32.sh type-checks the sketch)"},
+      {"arduino-cli ",
+       "the Arduino toolchain and a board: neither here (scripts/check-esp32.sh type-checks the sketch)"},
   };
   const size_t first = command.find_first_not_of(" \t");
   for (const auto& n : kNotHere)
@@ -113,8 +114,8 @@ void walk_readme(const std::string& readme, const std::string& tag) {
   copy_shapes(board_card + "/images", kShapes2, 12);
   linktest::PtyBoard board("--sd " + quote(board_card));
   ASSERT_FALSE(board.port().empty()) << board.err();
-  const std::string env = "cd " + quote(work) + " && export PORT=" + quote(board.port()) + " PATH=" +
-                          quote(work + "/build/bin") + ":\"$PATH\"\n";
+  const std::string env = "cd " + quote(work) + " && export PORT=" + quote(board.port()) +
+                          " PATH=" + quote(work + "/build/bin") + ":\"$PATH\"\n";
   const std::string script = work + "/.command.sh";
   int run = 0;
   for (const DocCommand& c : commands) {
