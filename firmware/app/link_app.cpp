@@ -37,8 +37,11 @@ class AppLink : public LinkHandler {
   size_t status_text(char* out, size_t cap) override {
     TextOut t{out, cap};
     t.add("firmware=%s\n", TV_FIRMWARE_VERSION);
-    t.add("model=%dx%dx%d input, %d classes, %u parameters\n", a_.plan_.input.h, a_.plan_.input.w, a_.plan_.input.c,
-          a_.num_classes_, (unsigned)a_.plan_.param_count);
+    if (a_.has_model())
+      t.add("model=%dx%dx%d input, %d classes, %u parameters\n", a_.plan_.input.h, a_.plan_.input.w,
+            a_.plan_.input.c, a_.num_classes_, (unsigned)a_.plan_.param_count);
+    else
+      t.add("model=none yet (a blank card: New class for each class, capture, then Learn)\n");
     t.add("network=%s\n", a_.recipe_name_);
     t.add("engine=%s\n", a_.int8_engine() ? "int8" : "float");
     t.add("weights=%s (%s)\n", tier_name(a_.tier_), a_.weights_source_);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "link_support.h"
 #include "sim_support.h"
 #include "test_support.h"
 
@@ -74,4 +75,16 @@ TEST(TvsimBlankCard, QuestionMarkReprintsTheModelAndTheMenu) {
   EXPECT_TRUE(has(after, "Weights in use: no model (0 class folders on the card)\nModel: none yet")) << after;
   EXPECT_TRUE(has(after, "=== MENU ===\n> 1. New class\n")) << after;
   EXPECT_TRUE(has(after, "Capturing a: 0 photos on the card; t = take one, l = back to the menu")) << after;
+}
+
+// tvlink status on a blank card says there is no model yet (not a model of 0x0x0 and 0 classes).
+TEST(TvsimBlankCard, TvlinkStatusSaysThereIsNoModelYet) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvlink");
+  linktest::PtyBoard board("--sd " + quote(tvtest::temp_dir("blank-status")));
+  ASSERT_FALSE(board.port().empty()) << board.err();
+  const tvtest::CommandResult r = linktest::tvlink("status " + quote(board.port()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "none yet (a blank card: New class for each class, capture, then Learn)")) << r.out;
+  EXPECT_FALSE(has(r.out, "0x0x0")) << r.out;
 }
