@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "app.h"
-#include "tv/names.h"
 #include "link_drive.h"
 #include "memory_board.h"
+#include "tv/names.h"
 
 using namespace m32test;
 

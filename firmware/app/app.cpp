@@ -1,5 +1,4 @@
 #include "app.h"
-#include "tv/names.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include "jpeg_info.h"
 #include "tv/image/image.h"
 #include "tv/link/link_frame.h"
+#include "tv/names.h"
 
 namespace tvfw {
 

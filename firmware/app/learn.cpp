@@ -10,8 +10,8 @@
 #include <new>
 
 #include "app.h"
-#include "tv/names.h"
 #include "train_images.h"
+#include "tv/names.h"
 #include "tv/train/feature_source.h"
 #include "tv/train/imprint.h"
 #include "tv/train/update.h"
@@ -129,8 +129,8 @@ void App::learn_first_model() {
         classes);
     return;
   }
-  say(">>> Learn: no trained model yet: a new %s model for the %d class folders, trained on their photos",
-      cfg_.preset, classes);
+  say(">>> Learn: no trained model yet: a new %s model for the %d class folders, trained on their photos", cfg_.preset,
+      classes);
   if (!start_he_init_model()) return;
   print_model();
   scan_new_folders();

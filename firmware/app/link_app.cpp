@@ -38,8 +38,8 @@ class AppLink : public LinkHandler {
     TextOut t{out, cap};
     t.add("firmware=%s\n", TV_FIRMWARE_VERSION);
     if (a_.has_model())
-      t.add("model=%dx%dx%d input, %d classes, %u parameters\n", a_.plan_.input.h, a_.plan_.input.w,
-            a_.plan_.input.c, a_.num_classes_, (unsigned)a_.plan_.param_count);
+      t.add("model=%dx%dx%d input, %d classes, %u parameters\n", a_.plan_.input.h, a_.plan_.input.w, a_.plan_.input.c,
+            a_.num_classes_, (unsigned)a_.plan_.param_count);
     else
       t.add("model=none yet (a blank card: New class for each class, capture, then Learn)\n");
     t.add("network=%s\n", a_.recipe_name_);

@@ -343,8 +343,9 @@ bool App::start_he_init_model() {
   if (n < 2) {
     if (ignored[0]) say("  ignored in %s (not usable as class names): %s", kImagesDir, ignored);
     if (!hal_.sd_ready())
-      fatal("no model (SD card or baked) and no SD card: insert a FAT32 microSD card (classes and photos live on it), "
-            "or bake a model in");
+      fatal(
+          "no model (SD card or baked) and no SD card: insert a FAT32 microSD card (classes and photos live on it), "
+          "or bake a model in");
     num_classes_ = 0;  // the blank-card state: New class and (with two class folders) Learn
     tier_ = WeightTier::None;
     trained_weights_ = false;
