@@ -167,6 +167,17 @@ class App {
   // The class folders on the card the model has no class for (sorted by name) into new_labels_.
   void scan_new_folders();
 
+  // ---- renaming a class (rename.cpp) ----
+  // Renames the class (or new class folder) `from` to `to` in one step: /images/<from> becomes
+  // /images/<to> and, for a class of a trained model, the model on the card (or the baked one) is
+  // written again with the new label and loaded. True with what was done; false with why (the card and
+  // the model then as they were).
+  bool rename_class(const char* from, size_t from_len, const char* to, size_t to_len, Reason* done, Reason* why);
+  bool find_rename(const char* from, size_t from_len, const char* to, size_t to_len, Reason* why);
+  bool move_class_folder(Reason* why);
+  void put_class_folder_back();
+  bool relabel_card_model(Reason* why);
+
   // ---- infer ----
   void enter_infer();
   void infer_frame();
@@ -219,6 +230,10 @@ class App {
   void read_labels_and_recipe();
   void print_model();
   bool save_model(Reason* why);
+  // Writes a model's bytes to the card as /header/model.tvb (atomically; the model it replaces kept as
+  // the backup when keep_backup) and the C header of the same bytes, as tvexport writes it. view_ is the
+  // header's scratch: call it only while no int8 model is bound to view_.
+  bool write_card_model(const uint8_t* blob, size_t size, bool keep_backup, Reason* why);
   // False (with what to remove) when a save could not write its files: /header a file, or a folder
   // where model.tvb, model.h, myWeights.bin or their .tmp/.bak belong. Checked before training.
   bool check_save_targets(Reason* why);

@@ -89,9 +89,7 @@ void App::new_class(const char* asked) {
   char name[kMaxLabelLength + 1];
   if (asked[0]) {
     if (!tv::name_allowed(asked, strlen(asked), kMaxLabelLength)) {
-      say("'%s' cannot name a class folder: 1 to %d characters, no '/', '\\' or control characters, not only dots "
-          "and spaces",
-          asked, kMaxLabelLength);
+      say("'%s' cannot name a class folder: %s", asked, tv::kClassNameRule);
       print_menu();
       return;
     }

@@ -384,6 +384,17 @@ bool handle(const lk::Frame& fr) {
       send_text(ok ? lk::kOk : lk::kErr, fr.seq, ok ? done.text : (why.text[0] ? why.text : "a short request"));
       return true;
     }
+    case lk::kRename: {
+      Reason& done = g.done;
+      done = Reason();
+      const size_t n = fr.len >= 1 ? fr.payload[0] : 0;
+      const bool ok = fr.len >= 1 + n && n > 0 &&
+                      g.handler->rename((const char*)fr.payload + 1, n, (const char*)fr.payload + 1 + n,
+                                        fr.len - 1u - n, &done, &why);
+      send_text(ok ? lk::kOk : lk::kErr, fr.seq,
+                ok ? done.text : (why.text[0] ? why.text : "the rename request is malformed"));
+      return true;
+    }
     case lk::kBye: send(lk::kOk, fr.seq, nullptr, 0); return false;
     case lk::kAck: return true;  // a late ack of a finished transfer
     default: send_text(lk::kErr, fr.seq, "unknown request type"); return true;

@@ -1,8 +1,8 @@
 // The board's side of the USB link protocol (tv/link/link_frame.h; documented in firmware/README.md):
 // served from the text menu when a frame's first byte arrives, until the PC says Bye or falls silent
 // for tv::link::kIdleMs; then the menu continues. Reads only files under /images and the two model
-// files a ReadModel names (/header/model.tvb and its .bak), and writes the card only through
-// LinkHandler::install_model. Fixed, static buffers: nothing is allocated per frame; a pushed model
+// files a ReadModel names (/header/model.tvb and its .bak), and changes the card only through
+// LinkHandler::install_model, capture and rename. Fixed, static buffers: nothing is allocated per frame; a pushed model
 // is held in one PSRAM buffer of its announced size until it is installed or dropped.
 #pragma once
 #include <stddef.h>
@@ -32,6 +32,9 @@ class LinkHandler {
   // Takes `count` photos of the class named `label` (len bytes) as the menu's capture does. True with
   // what was saved in `done`; false with why.
   virtual bool capture(const char* label, size_t len, int count, Reason* done, Reason* why) = 0;
+  // Renames a class: its /images folder and the model's label (App::rename_class). True with what was
+  // done; false with why.
+  virtual bool rename(const char* from, size_t from_len, const char* to, size_t to_len, Reason* done, Reason* why) = 0;
 };
 
 // "" or "<class>" or "<class>/<file>" relative to /images: true with the card path in out

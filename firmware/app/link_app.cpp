@@ -143,6 +143,10 @@ class AppLink : public LinkHandler {
     return true;
   }
 
+  bool rename(const char* from, size_t from_len, const char* to, size_t to_len, Reason* done, Reason* why) override {
+    return a_.rename_class(from, from_len, to, to_len, done, why);
+  }
+
  private:
   // The card is unchanged: the model it holds (or the tier after it) is loaded again.
   void restore() {

@@ -420,6 +420,29 @@ bool App::check_save_targets(Reason* why) {
   return true;
 }
 
+bool App::write_card_model(const uint8_t* blob, size_t size, bool keep_backup, Reason* why) {
+  const uint32_t crc = tv::crc32(0, blob, size);
+  const bool had_model = hal_.exists(kModelPath);
+  if (!replace_file_atomic(hal_, kModelPath, blob, size, keep_backup, why)) return false;
+  snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x", kModelPath, (unsigned)size,
+           (unsigned)crc);
+  const bool kept = had_model && keep_backup;
+  say("Weights saved to SD: %s (%u bytes, CRC-32 0x%08x)%s%s", kModelPath, (unsigned)size, (unsigned)crc,
+      kept ? "; the previous model is kept as " : "", kept ? kModelBakPath : "");
+  tier_ = WeightTier::SD;
+
+  // The C header of the same blob, as tvexport writes it.
+  Reason hwhy;
+  HeaderJob job{&view_, crc, &plan_, nullptr};
+  const tv::Status ds = tv::blob_decode(blob, size, &view_);
+  if (!ds.ok()) hwhy.set_status("the saved blob does not decode", ds);
+  if (ds.ok() && replace_file_atomic(hal_, kHeaderPath, write_header, &job, false, &hwhy))
+    say("Header written: %s (copy it next to the sketch and rebuild to bake the model in)", kHeaderPath);
+  else
+    say("Header NOT written: %s (the model itself is saved)", hwhy.text);
+  return true;
+}
+
 // Saves the current weights: the blob (atomically, previous model kept as .bak), then the C header
 // of the same blob, then (webmcu preset) the reference's raw myWeights.bin.
 bool App::save_model(Reason* why) {
@@ -467,28 +490,9 @@ bool App::save_model(Reason* why) {
     why->set_status("cannot encode the model", es);
     return false;
   }
-  const uint32_t crc = tv::crc32(0, blob, size);
-  const bool had_model = hal_.exists(kModelPath);
-  if (!replace_file_atomic(hal_, kModelPath, blob, size, true, why)) {
-    hal_.psram_free(blob);
-    return false;
-  }
-  snprintf(weights_source_, sizeof weights_source_, "%s, %u bytes, CRC-32 0x%08x", kModelPath, (unsigned)size,
-           (unsigned)crc);
-  say("Weights saved to SD: %s (%u bytes, CRC-32 0x%08x)%s%s", kModelPath, (unsigned)size, (unsigned)crc,
-      had_model ? "; the previous model is kept as " : "", had_model ? kModelBakPath : "");
-  tier_ = WeightTier::SD;
-
-  // The C header of the same blob, as tvexport writes it.
-  Reason hwhy;
-  HeaderJob job{&view_, crc, &plan_, nullptr};
-  const tv::Status ds = tv::blob_decode(blob, size, &view_);
-  if (!ds.ok()) hwhy.set_status("the saved blob does not decode", ds);
-  if (ds.ok() && replace_file_atomic(hal_, kHeaderPath, write_header, &job, false, &hwhy))
-    say("Header written: %s (copy it next to the sketch and rebuild to bake the model in)", kHeaderPath);
-  else
-    say("Header NOT written: %s (the model itself is saved)", hwhy.text);
+  const bool written = write_card_model(blob, size, true, why);
   hal_.psram_free(blob);
+  if (!written) return false;
 
   // The reference firmware's own file, so its sketches can load this model too.
   if (tv::raw_weights_compatible(plan_)) {

@@ -26,8 +26,10 @@ uint32_t now_ms() {
 constexpr uint32_t kMaxReadBytes = 64u << 20;  // the largest file a pull copies (photos are KBs)
 constexpr size_t kMaxListEntries = 1000000;    // the most entries of one folder
 
+// What a board says (status, refusals, what it did), as visible text: its control bytes (ESC, BEL, a bare
+// carriage return, NUL) written out, so that a board can neither retitle nor clear the terminal.
 std::string text_of(const lk::Frame& f) {
-  return std::string((const char*)f.payload, f.len);
+  return visible(std::string((const char*)f.payload, f.len));
 }
 
 }  // namespace
@@ -248,6 +250,18 @@ std::string LinkClient::capture(const std::string& label, int count) {
   // the board saves one photo after the other (a card write each); sent once: a repeat would take
   // the photos again
   return text_of(request(tv::link::kCapture, req.data(), req.size(), 5000 + 500 * count, 1));
+}
+
+std::string LinkClient::rename(const std::string& from, const std::string& to) {
+  if (from.empty() || from.size() > 255 || 1 + from.size() + to.size() > tv::link::kMaxPayload)
+    throw UsageError("the class name '" + one_line(from.substr(0, 40)) + "' is not one the board can have.");
+  std::vector<uint8_t> req(1 + from.size() + to.size());
+  req[0] = (uint8_t)from.size();
+  std::memcpy(req.data() + 1, from.data(), from.size());
+  std::memcpy(req.data() + 1 + from.size(), to.data(), to.size());
+  // the board renames a folder and writes the model again, then loads it; sent once: a repeat would find
+  // the class renamed already
+  return text_of(request(tv::link::kRename, req.data(), req.size(), 30000, 1));
 }
 
 }  // namespace tvh

@@ -79,6 +79,9 @@ class LinkClient {
   std::string push(const std::vector<uint8_t>& blob, const std::function<void(uint64_t)>& progress = nullptr);
   // Has the board take `count` photos of a class; returns what it saved, or throws BoardRefused.
   std::string capture(const std::string& label, int count);
+  // Has the board rename a class: its /images folder and the model's label, in one step; returns what
+  // it did, or throws BoardRefused with its reason.
+  std::string rename(const std::string& from, const std::string& to);
 
   const LinkStats& stats() const { return stats_; }
 

@@ -52,9 +52,7 @@ void rename_classes(std::vector<std::string>* labels, const std::string& spec, c
       throw UsageError("--rename '" + pair + "': give OLD=NEW, the model's class and its new name.");
     const std::string from = pair.substr(0, eq), to = pair.substr(eq + 1);
     if (!tv::name_allowed(to.data(), to.size(), tv::kMaxClassNameBytes))
-      throw UsageError("--rename " + pair + ": '" + to + "' cannot name a class folder: 1 to " +
-                       std::to_string(tv::kMaxClassNameBytes) + " bytes of UTF-8, none of / \\ : * ? \" < > | or control "
-                       "characters, not only dots and spaces.");
+      throw UsageError("--rename " + pair + ": '" + to + "' cannot name a class folder: " + tv::kClassNameRule + ".");
     const auto at = std::find(labels->begin(), labels->end(), from);
     if (at == labels->end()) throw Error("--rename " + pair + ": " + path + " has no class named '" + from + "'.");
     const size_t k = (size_t)(at - labels->begin());

@@ -5,6 +5,7 @@
 //   tvlink pull-model [PORT] MODEL.tvb [--backup PREV.tvb] [--force]
 //                                   the card's /header/model.tvb (and model.tvb.bak) byte for byte
 //   tvlink capture [PORT] --class NAME [--count N]   photos taken by the board's camera
+//   tvlink rename [PORT] OLD NEW    a class renamed on the board: its /images folder and the model's label
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "host/link/link.h"
 #include "host/link/link_pull.h"
 #include "tools/common/cli.h"
+#include "tv/names.h"
 
 namespace {
 
@@ -114,11 +116,23 @@ int body(int argc, char** argv) {
   capture->add_option("--class", capture_class, "the class (one of the model's, as tvlink status lists them)")
       ->required();
   capture->add_option("--count", capture_count, "how many photos")->check(CLI::Range(1, tv::link::kMaxCaptures));
+  std::vector<std::string> rename_args;
+  CLI::App* rename = app.add_subcommand(
+      "rename", "rename a class on the board in one step: its folder /images/OLD and the model's label");
+  rename->add_option("ARGS", rename_args, "[PORT] OLD NEW")->expected(2, 3)->required();
   const int parsed = tvcli::parse(app, argc, argv, "tvlink");
   if (parsed >= 0) return parsed;
 
   std::string port, arg;
-  if (*status || *capture)
+  std::string rename_from, rename_to;
+  if (*rename) {  // the new name is checked before the board is disturbed
+    port = rename_args.size() == 3 ? rename_args[0] : "";
+    rename_from = rename_args[rename_args.size() - 2];
+    rename_to = rename_args.back();
+    if (!tv::name_allowed(rename_to.data(), rename_to.size(), tv::kMaxClassNameBytes))
+      throw tvh::UsageError("'" + tvh::one_line(rename_to.substr(0, 40)) +
+                            "' cannot name a class folder: " + tv::kClassNameRule + ".");
+  } else if (*status || *capture)
     port = *status ? (status_args.empty() ? "" : status_args[0]) : (capture_args.empty() ? "" : capture_args[0]);
   else
     split_args(*pull ? pull_args : *push ? push_args : model_args, *pull ? "DEST" : "MODEL.tvb", &port, &arg);
@@ -148,6 +162,18 @@ int body(int argc, char** argv) {
     } catch (const tvh::BoardRefused& e) {
       link.bye();
       std::fprintf(stderr, "tvlink: the board took no photo: %s\n", e.what());
+      return tvh::kExitFailure;
+    }
+  }
+  if (*rename) {
+    try {
+      const std::string done = link.rename(rename_from, rename_to);
+      link.bye();
+      std::printf("%s\n", tvh::one_line(done).c_str());
+      return tvh::kExitOk;
+    } catch (const tvh::BoardRefused& e) {
+      link.bye();
+      std::fprintf(stderr, "tvlink: nothing was renamed: %s\n", tvh::one_line(e.what()).c_str());
       return tvh::kExitFailure;
     }
   }

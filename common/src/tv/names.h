@@ -16,6 +16,10 @@ namespace tv {
 
 // The longest class name the board keeps as a folder name and a label (bytes of UTF-8).
 constexpr int kMaxClassNameBytes = 31;
+// The rule in one sentence, for refusals: "'NAME' cannot name a class folder: <rule>".
+constexpr const char* kClassNameRule =
+    "1 to 31 bytes of UTF-8, none of / \\ : * ? \" < > | or control characters, not only dots and spaces";
+static_assert(kMaxClassNameBytes == 31, "kClassNameRule states the limit");
 
 bool name_allowed(const char* text, size_t len, size_t max_bytes);
 bool same_folder_name(const char* a, size_t la, const char* b, size_t lb);

@@ -234,3 +234,50 @@ TEST(Blob, TheSameLabelTwiceIsRefusedByTheEncoderAndTheDecoder) {
   b = f.blob();
   EXPECT_TRUE(blob_decode(b.data(), b.size(), &v).ok());
 }
+
+namespace {
+
+// A decoded blob encoded again with `labels` (blob_contents_relabeled).
+std::vector<uint8_t> relabeled(const std::vector<uint8_t>& b, const std::vector<const char*>& labels) {
+  BlobView v;
+  EXPECT_TRUE(blob_decode(b.data(), b.size(), &v).ok());
+  const BlobContents c = blob_contents_relabeled(v, labels.data());
+  std::vector<uint8_t> out(blob_encoded_size(c));
+  size_t n = 0;
+  EXPECT_TRUE(blob_encode(c, out.data(), out.size(), &n).ok());
+  EXPECT_EQ(n, out.size());
+  return out;
+}
+
+}  // namespace
+
+TEST(Blob, RelabelingChangesTheLabelsAndNothingElse) {
+  Fixture f("tinyvision", 3);
+  const std::vector<uint8_t> b = f.blob();
+  EXPECT_EQ(relabeled(b, {"0Blank", "1Cup", "2Pen"}), b) << "its own labels give the same bytes";
+  const std::vector<uint8_t> r = relabeled(b, {"0Blank", "a much longer name for the cup", "2Pen"});
+  BlobView v;
+  ASSERT_TRUE(blob_decode(r.data(), r.size(), &v).ok());
+  const char* t;
+  size_t n;
+  ASSERT_TRUE(blob_label(v, 1, &t, &n));
+  EXPECT_EQ(std::string(t, n), "a much longer name for the cup");
+  EXPECT_EQ(std::string(v.provenance, v.provenance_len), "tool=test\nseed=42\n");
+  std::vector<float> back(f.plan.param_count);
+  ASSERT_TRUE(blob_load_float_params(v, f.plan, back.data()).ok());
+  EXPECT_EQ(0, std::memcmp(back.data(), f.params.data(), back.size() * 4));
+  // Relabeled back, the original bytes again; a duplicate label is refused by the encoder.
+  EXPECT_EQ(relabeled(r, {"0Blank", "1Cup", "2Pen"}), b);
+  BlobView rv;
+  ASSERT_TRUE(blob_decode(r.data(), r.size(), &rv).ok());
+  const char* dup[] = {"0Blank", "0Blank", "2Pen"};
+  const BlobContents c = blob_contents_relabeled(rv, dup);
+  std::vector<uint8_t> out(blob_encoded_size(c));
+  EXPECT_EQ(blob_encode(c, out.data(), out.size(), nullptr).code, StatusCode::BlobDuplicateLabel);
+}
+
+TEST(Blob, RelabelingKeepsAnEmptyProvenanceSection) {
+  Fixture f("webmcu", 2);
+  const std::vector<uint8_t> b = tvh::encode_float_blob(f.plan, f.params.data(), {"a", "b"}, "");
+  EXPECT_EQ(relabeled(b, {"a", "b"}), b);
+}

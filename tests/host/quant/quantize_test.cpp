@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -338,6 +339,43 @@ TEST(Quantize, PresetModelsRunBitExactAndKeepTheConvention) {
       expect_bit_exact(*plan, b, white.data(), "white");
     }
   }
+}
+
+// A class renamed (on the board or the PC) keeps an int8 model's tensors, exponents and flags byte for byte.
+TEST(Quantize, RelabelingAnInt8ModelKeepsEveryOtherByte) {
+  auto [plan, params] = he_model("tinyvision", 3, 11);
+  tvh::QuantOptions o;
+  o.per_channel = true;
+  const tvh::QuantResult r = quantize(*plan, params, random_dataset(64, 64, 3, 4, 3, 5), o);
+  tv::BlobView v;
+  ASSERT_TRUE(tv::blob_decode(r.blob.data(), r.blob.size(), &v).ok());
+  ASSERT_TRUE(v.is_int8());
+  auto encode = [](const tv::BlobView& from, const std::vector<const char*>& labels) {
+    const tv::BlobContents c = tv::blob_contents_relabeled(from, labels.data());
+    std::vector<uint8_t> out(tv::blob_encoded_size(c));
+    EXPECT_TRUE(tv::blob_encode(c, out.data(), out.size(), nullptr).ok());
+    return out;
+  };
+  std::vector<const char*> own;
+  std::vector<std::string> names = labels_for(*plan);
+  for (const std::string& s : names) own.push_back(s.c_str());
+  EXPECT_EQ(encode(v, own), r.blob);
+  std::vector<const char*> other = own;
+  other[2] = "renamed";
+  const std::vector<uint8_t> b = encode(v, other);
+  tv::BlobView w;
+  ASSERT_TRUE(tv::blob_decode(b.data(), b.size(), &w).ok());
+  EXPECT_TRUE(w.is_int8());
+  ASSERT_EQ(w.num_tensors, v.num_tensors);
+  for (int i = 0; i < v.num_tensors; ++i) {
+    EXPECT_EQ(w.tensors[i].bytes, v.tensors[i].bytes);
+    EXPECT_EQ(w.tensors[i].exponent, v.tensors[i].exponent);
+    EXPECT_EQ(w.tensors[i].exp_count, v.tensors[i].exp_count);
+    EXPECT_EQ(0, std::memcmp(w.tensors[i].data, v.tensors[i].data, v.tensors[i].bytes)) << i;
+    EXPECT_EQ(0, std::memcmp(w.tensors[i].channel_exps, v.tensors[i].channel_exps, v.tensors[i].exp_count)) << i;
+  }
+  EXPECT_EQ(std::vector<int8_t>(w.act_exps, w.act_exps + w.num_act_exps), r.act_exps);
+  EXPECT_EQ(encode(w, own), r.blob) << "renamed back: the original bytes";
 }
 
 TEST(Quantize, CalibratedCheckReportsLayersWithoutTheGuarantee) {

@@ -41,6 +41,7 @@ enum Type : uint8_t {
   kBye = 0x08,        // -> Ok; the board returns to its text menu
   kCapture = 0x09,    // u16 count, class label -> Ok: what was saved, or Err
   kReadModel = 0x0A,  // u8 ModelFile -> as Read (Ok: u32 size, card path), or Err (no such file on the card)
+  kRename = 0x0B,     // u8 n, old class name[n], new name -> Ok: what was renamed (folder and model), or Err
   kOk = 0x40,
   kErr = 0x41,   // payload: one sentence, why
   kData = 0x42,  // seq = index of the chunk, payload = bytes

@@ -100,11 +100,34 @@ size_t BlobTensor::elements() const {
   return n;
 }
 
+namespace {
+
+size_t provenance_bytes(const BlobContents& c) {
+  return c.provenance_len ? c.provenance_len : strlen(c.provenance);
+}
+
+}  // namespace
+
+BlobContents blob_contents_relabeled(const BlobView& v, const char* const* labels) {
+  BlobContents c;
+  c.model = &v.model;
+  c.labels = labels;
+  c.num_labels = v.num_labels;
+  c.provenance = v.provenance_len ? v.provenance : (v.provenance ? "" : nullptr);  // an empty section stays
+  c.provenance_len = v.provenance_len;
+  c.tensors = v.tensors;
+  c.num_tensors = v.num_tensors;
+  c.act_exps = v.act_exps;
+  c.num_act_exps = v.num_act_exps;
+  c.flags = v.flags;
+  return c;
+}
+
 size_t blob_encoded_size(const BlobContents& c) {
   size_t n = kBlobHeaderBytes;
   n += kSectionHeader + pad16(4 + model_payload(*c.model));
   n += kSectionHeader + pad16(labels_payload(c));
-  if (c.provenance) n += kSectionHeader + pad16(strlen(c.provenance));
+  if (c.provenance) n += kSectionHeader + pad16(provenance_bytes(c));
   for (int i = 0; i < c.num_tensors; ++i) n += kSectionHeader + pad16(tensor_payload(c.tensors[i]));
   if (c.num_act_exps > 0) n += kSectionHeader + pad16(1 + (size_t)c.num_act_exps);
   return n;
@@ -154,7 +177,7 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
     b += 2 + len;
   }
   if (c.provenance) {
-    size_t len = strlen(c.provenance);
+    const size_t len = provenance_bytes(c);
     b = begin(kTagProv, len);
     memcpy(b, c.provenance, len);
   }

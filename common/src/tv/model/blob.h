@@ -59,6 +59,7 @@ struct BlobContents {
   const char* const* labels = nullptr;  // num_classes labels
   int num_labels = 0;
   const char* provenance = nullptr;  // may be null
+  size_t provenance_len = 0;         // its bytes; 0: strlen(provenance)
   const BlobTensor* tensors = nullptr;
   int num_tensors = 0;
   const int8_t* act_exps = nullptr;  // int8 models: input + one per layer
@@ -99,6 +100,11 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* view);
 // Index of the first infinite or NaN value among n little-endian float32 values at p (any
 // alignment), or n when every value is finite.
 size_t first_non_finite_f32(const uint8_t* p, size_t n);
+// The decoded blob `v` as contents to encode again with other labels (v.num_labels of them): its model,
+// provenance, tensors (int8 ones as they are, pointing into v's bytes), activation exponents and flags.
+// Encoded with its own labels, a blob blob_encode wrote comes back byte for byte: a class renamed on the
+// board or the PC changes nothing else.
+BlobContents blob_contents_relabeled(const BlobView& v, const char* const* labels);
 // Label i of a decoded blob (not NUL-terminated); false when i is out of range.
 bool blob_label(const BlobView& v, int i, const char** text, size_t* len);
 // Finds a tensor by layer and role; null when absent.
