@@ -65,11 +65,13 @@ struct Session {
   // a push in progress
   uint8_t* push = nullptr;
   uint32_t push_size = 0, push_crc = 0, push_next = 0;
-  // the answer to the last PushEnd, sent again when the PC repeats it
+  // the answer to the last PushEnd, sent again when the PC repeats it (Ok: size and CRC-32, then text)
   bool have_end = false;
   uint32_t end_seq = 0;
   uint8_t end_type = 0;
-  Reason end_text;
+  uint8_t end_answer[8 + kReasonMax];
+  size_t end_len = 0;
+  uint32_t session = 0;  // the PC's session number (its Hello): every frame's CRC-32 starts from it
   Reason done, why;           // scratch (off the loop task's stack)
   uint32_t last_rx_ms = 0;    // the last whole frame
   uint32_t last_byte_ms = 0;  // the last byte
@@ -77,7 +79,7 @@ struct Session {
 Session g;
 
 void send(uint8_t type, uint32_t seq, const void* payload, size_t len) {
-  const size_t n = lk::encode_frame(type, seq, payload, len, g.tx, sizeof g.tx);
+  const size_t n = lk::encode_frame(type, seq, payload, len, g.tx, sizeof g.tx, g.session);
   if (n) g.hal->serial_write((const char*)g.tx, n);
 }
 
@@ -299,13 +301,14 @@ void push_data(const lk::Frame& fr) {
 
 void push_end(uint32_t seq) {
   if (g.have_end && seq == g.end_seq) {  // the PC did not hear the answer: the same again
-    send_text(g.end_type, seq, g.end_text.text);
+    send(g.end_type, seq, g.end_answer, g.end_len);
     return;
   }
   Reason& done = g.done;
   Reason& why = g.why;
   done = Reason();
   why = Reason();
+  const uint32_t size = g.push_size, crc = g.push_crc;
   if (!g.push) {
     why.set("no model was sent (push it again)");
   } else if ((uint64_t)g.push_next * lk::kMaxPayload < g.push_size) {
@@ -316,7 +319,6 @@ void push_end(uint32_t seq) {
     drop_push();
   } else {
     uint8_t* data = g.push;
-    const size_t size = g.push_size;
     g.push = nullptr;  // the handler owns it now
     g.push_size = g.push_next = 0;
     if (!g.handler->install_model(data, size, &done, &why) && !why.text[0]) why.set("the model was refused");
@@ -324,8 +326,41 @@ void push_end(uint32_t seq) {
   g.have_end = true;
   g.end_seq = seq;
   g.end_type = why.text[0] ? lk::kErr : lk::kOk;
-  g.end_text = why.text[0] ? why : done;
-  send_text(g.end_type, seq, g.end_text.text);
+  g.end_len = 0;
+  if (!why.text[0]) {  // Ok: the size and CRC-32 of what was installed (checked above), then what
+    tv::write_le32(g.end_answer, size);
+    tv::write_le32(g.end_answer + 4, crc);
+    g.end_len = 8;
+  }
+  const char* text = why.text[0] ? why.text : done.text;
+  const size_t n = strlen(text);
+  memcpy(g.end_answer + g.end_len, text, n);
+  g.end_len += n;
+  send(g.end_type, seq, g.end_answer, g.end_len);
+}
+
+// A Hello: a new session (the PC's number; a push of an earlier PC dropped), answered from outside it.
+void hello(const lk::Frame& fr) {
+  drop_push();
+  g.have_end = false;
+  g.session = 0;  // the answer's CRC-32 starts from 0, as the Hello's did
+  if (fr.len < 8 || tv::read_le32(fr.payload) != lk::kVersion || tv::read_le32(fr.payload + 4) == 0) {
+    char why[120];
+    snprintf(why, sizeof why, "this board speaks tvlink protocol %u and the PC another: update tvlink",
+             (unsigned)lk::kVersion);
+    send_text(lk::kErr, fr.seq, why);
+    g.parser.set_session(0);
+    return;
+  }
+  const uint32_t session = tv::read_le32(fr.payload + 4);
+  uint8_t out[16];
+  tv::write_le32(out, lk::kVersion);
+  tv::write_le32(out + 4, (uint32_t)lk::kMaxPayload);
+  tv::write_le32(out + 8, lk::kWindow);
+  tv::write_le32(out + 12, session);
+  send(lk::kOk, fr.seq, out, sizeof out);
+  g.session = session;
+  g.parser.set_session(session);
 }
 
 // Answers one request; false after Bye.
@@ -333,14 +368,7 @@ bool handle(const lk::Frame& fr) {
   Reason& why = g.why;
   why = Reason();
   switch (fr.type) {
-    case lk::kHello: {
-      uint8_t out[12];
-      tv::write_le32(out, lk::kVersion);
-      tv::write_le32(out + 4, (uint32_t)lk::kMaxPayload);
-      tv::write_le32(out + 8, lk::kWindow);
-      send(lk::kOk, fr.seq, out, sizeof out);
-      return true;
-    }
+    case lk::kHello: hello(fr); return true;
     case lk::kStatus: {
       const size_t n = g.handler->status_text((char*)g.answer, sizeof g.answer);
       send(lk::kOk, fr.seq, g.answer, n);
@@ -407,6 +435,8 @@ bool serve_link(Hal& hal, LinkHandler& handler, uint8_t first) {
   g.hal = &hal;
   g.handler = &handler;
   g.parser.reset();
+  g.parser.set_session(0);
+  g.session = 0;
   g.have_end = false;
   g.last_rx_ms = hal.millis();
   g.parser.feed(first);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <random>
 
 #include "host/base/error.h"
+#include "host/base/text.h"
 #include "tv/crc32.h"
 #include "tv/little_endian.h"
 
@@ -14,17 +16,27 @@ namespace lk = tv::link;
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-uint32_t now_ms() {
-  return (uint32_t)std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+class SteadyClock : public Clock {
+ public:
+  double now_s() override {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+};
+
+// A session number no earlier client on this port had (0 means none).
+uint32_t random_session() {
+  std::random_device rd;
+  for (;;) {
+    const uint32_t s = rd();
+    if (s != 0) return s;
+  }
 }
 
 constexpr uint32_t kMaxReadBytes = 64u << 20;  // the largest file a pull copies (photos are KBs)
-constexpr size_t kMaxListEntries = 1000000;    // the most entries of one folder
+// The overall deadline of a transfer: this floor, plus its bytes at the slowest rate a working link
+// gives (a board streaming frames for ever is stopped by it, whatever each frame restarts).
+constexpr double kDeadlineFloorS = 10;
+constexpr double kSlowestBytesPerS = 8000;  // below a 115200-baud UART bridge (11.5 KB/s)
 
 // What a board says (status, refusals, what it did), as visible text: its control bytes (ESC, BEL, a bare
 // carriage return, NUL) written out, so that a board can neither retitle nor clear the terminal.
@@ -34,16 +46,29 @@ std::string text_of(const lk::Frame& f) {
 
 }  // namespace
 
-LinkClient::LinkClient(SerialPort& port) : port_(port), rx_(4096), tx_(lk::kMaxFrameBytes) {
+Clock& steady_clock() {
+  static SteadyClock clock;
+  return clock;
+}
+
+LinkClient::LinkClient(SerialPort& port, const LinkOptions& options)
+    : port_(port),
+      clock_(options.clock ? *options.clock : steady_clock()),
+      session_(options.session ? options.session : random_session()),
+      rx_(4096),
+      tx_(lk::kMaxFrameBytes) {
   // The board may be busy (inferring a frame, printing): it enters the protocol when it next reads.
+  uint8_t greeting[8];
+  tv::write_le32(greeting, lk::kVersion);
+  tv::write_le32(greeting + 4, session_);
   lk::Frame hello;
   bool ok = false;
   for (int attempt = 0; attempt < 20 && !ok; ++attempt) {
     try {
-      hello = request(lk::kHello, nullptr, 0, 300);
+      hello = request(lk::kHello, greeting, sizeof greeting, 300, 4, 0);
       ok = true;
-    } catch (const BoardRefused&) {
-      throw;
+    } catch (const BoardRefused& e) {
+      throw Error(std::string("the board refused this tvlink: ") + e.what());
     } catch (const Error&) {
     }
   }
@@ -51,9 +76,15 @@ LinkClient::LinkClient(SerialPort& port) : port_(port), rx_(4096), tx_(lk::kMaxF
     throw Error(
         "the board does not answer the tvlink protocol on this port (is it a TinyVision board, idle in its "
         "menu, with this firmware?)");
-  if (hello.len < 12 || tv::read_le32(hello.payload) != lk::kVersion ||
-      tv::read_le32(hello.payload + 4) != lk::kMaxPayload)
-    throw Error("the board speaks another version of the tvlink protocol: update its firmware or tvlink");
+  const uint32_t version = hello.len >= 4 ? tv::read_le32(hello.payload) : 0;
+  if (version != lk::kVersion)
+    throw Error("the board's firmware speaks tvlink protocol " + std::to_string(version) + " and this tvlink " +
+                std::to_string(lk::kVersion) + ": " +
+                (version < lk::kVersion ? "update the board's firmware" : "update tvlink"));
+  if (hello.len < 16 || tv::read_le32(hello.payload + 4) != lk::kMaxPayload ||
+      tv::read_le32(hello.payload + 12) != session_)
+    throw Error("the board's answer to this tvlink's greeting is not for it (another program on the port?)");
+  parser_.set_session(session_);
   open_ = true;
 }
 
@@ -71,14 +102,14 @@ void LinkClient::bye() {
   request(lk::kBye, nullptr, 0, 500);
 }
 
-void LinkClient::send(uint8_t type, uint32_t seq, const void* payload, size_t len) {
-  const size_t n = lk::encode_frame(type, seq, payload, len, tx_.data(), tx_.size());
+void LinkClient::send(uint8_t type, uint32_t seq, const void* payload, size_t len, uint32_t session) {
+  const size_t n = lk::encode_frame(type, seq, payload, len, tx_.data(), tx_.size(), session);
   if (!n) throw Error("internal: a tvlink frame of " + std::to_string(len) + " bytes is too large");
   port_.write(tx_.data(), n);
 }
 
 const lk::Frame* LinkClient::next(int timeout_ms) {
-  const double deadline = now_s() + timeout_ms / 1000.0;
+  const double deadline = clock_.now_s() + timeout_ms / 1000.0;
   for (;;) {
     for (lk::FrameParser::Result r = parser_.drain();; r = parser_.drain()) {  // bytes read again first
       if (r == lk::FrameParser::kFrame) return &parser_.frame();
@@ -87,7 +118,7 @@ const lk::Frame* LinkClient::next(int timeout_ms) {
       r = parser_.feed(rx_[rx_pos_++]);
       if (r == lk::FrameParser::kFrame) return &parser_.frame();
     }
-    const double left = deadline - now_s();
+    const double left = deadline - clock_.now_s();
     if (left < 0) return nullptr;
     const int wait_ms = std::min((int)(left * 1000) + 1, (int)lk::kFrameGapMs);
     rx_fill_ = port_.read(rx_.data(), rx_.size(), wait_ms);
@@ -96,14 +127,15 @@ const lk::Frame* LinkClient::next(int timeout_ms) {
   }
 }
 
-lk::Frame LinkClient::request(uint8_t type, const void* payload, size_t len, int timeout_ms, int attempts) {
+lk::Frame LinkClient::request(uint8_t type, const void* payload, size_t len, int timeout_ms, int attempts,
+                              int64_t session) {
   const uint32_t seq = ++seq_;
   ++stats_.requests;
   for (int attempt = 0; attempt < attempts; ++attempt) {
-    send(type, seq, payload, len);
-    const double deadline = now_s() + timeout_ms / 1000.0;
+    send(type, seq, payload, len, session < 0 ? session_ : (uint32_t)session);
+    const double deadline = clock_.now_s() + timeout_ms / 1000.0;
     for (;;) {
-      const double left = deadline - now_s();
+      const double left = deadline - clock_.now_s();
       const lk::Frame* f = left > 0 ? next((int)(left * 1000) + 1) : nullptr;
       if (!f) break;
       if (f->seq != seq || (f->type != lk::kOk && f->type != lk::kErr && f->type != lk::kEntries)) continue;
@@ -118,9 +150,22 @@ std::string LinkClient::status() {
   return text_of(request(lk::kStatus, nullptr, 0));
 }
 
+double LinkClient::deadline_for(uint64_t bytes) {
+  return clock_.now_s() + kDeadlineFloorS + (double)bytes / kSlowestBytesPerS;
+}
+
+uint32_t LinkClient::ms() {
+  return (uint32_t)(uint64_t)(clock_.now_s() * 1000.0);
+}
+
 std::vector<RemoteEntry> LinkClient::list(const std::string& rel) {
   std::vector<RemoteEntry> out;
+  // a listing is at most what a FAT folder holds, each entry at most 262 bytes of answer
+  const double deadline = deadline_for((uint64_t)kMaxListEntries * 262 / 64);
   for (;;) {
+    if (clock_.now_s() > deadline)
+      throw Error("the board's listing of /images/" + rel + " did not end in time (" + std::to_string(out.size()) +
+                  " entries so far): the board or the cable is failing");
     std::vector<uint8_t> req(4 + rel.size());
     tv::write_le32(req.data(), (uint32_t)out.size());
     std::memcpy(req.data() + 4, rel.data(), rel.size());
@@ -140,7 +185,8 @@ std::vector<RemoteEntry> LinkClient::list(const std::string& rel) {
     }
     if (f.len < 1 || f.payload[0] == 0 || !any) return out;
     if (out.size() > kMaxListEntries)
-      throw Error("the board lists more than " + std::to_string(kMaxListEntries) + " entries in /images/" + rel);
+      throw Error("the board lists more than " + std::to_string(kMaxListEntries) + " entries in /images/" + rel +
+                  ", more than a FAT folder holds: the board is failing");
   }
 }
 
@@ -152,14 +198,14 @@ void LinkClient::crc(const std::string& rel, uint32_t* size, uint32_t* crc) {
 }
 
 std::vector<uint8_t> LinkClient::read(const std::string& rel, const std::function<void(uint64_t)>& progress) {
-  const double t0 = now_s();
+  const double t0 = clock_.now_s();
   const lk::Frame ok = request(lk::kRead, rel.data(), rel.size());
   return receive(ok, "/images/" + rel, t0, progress);
 }
 
 std::vector<uint8_t> LinkClient::read_model(uint8_t which, std::string* card_path,
                                             const std::function<void(uint64_t)>& progress) {
-  const double t0 = now_s();
+  const double t0 = clock_.now_s();
   lk::Frame ok;
   try {
     ok = request(lk::kReadModel, &which, 1);
@@ -186,7 +232,11 @@ std::vector<uint8_t> LinkClient::receive(const lk::Frame& ok, const std::string&
   std::vector<uint8_t> data;
   data.reserve(size);
   uint32_t expected = 0;
+  const double deadline = deadline_for(size);
   for (;;) {
+    if (clock_.now_s() > deadline)
+      throw Error("the board did not finish sending " + name + " in time (" + std::to_string(data.size()) + " of " +
+                  std::to_string(size) + " bytes): the board or the cable is failing");
     const lk::Frame* f = next(3000);
     if (!f) throw Error("the board stopped sending " + name + " (the cable or the board went away?)");
     if (f->type == lk::kErr) throw BoardRefused(text_of(*f));
@@ -204,39 +254,48 @@ std::vector<uint8_t> LinkClient::receive(const lk::Frame& ok, const std::string&
     if (f->len < 4 || data.size() != size || tv::crc32(0, data.data(), data.size()) != tv::read_le32(f->payload))
       throw Error(name + " arrived damaged (size or CRC-32 differs from the board's): pull again");
     stats_.payload_bytes += size;
-    stats_.seconds += now_s() - t0;
+    stats_.seconds += clock_.now_s() - t0;
     return data;
   }
 }
 
 std::string LinkClient::push(const std::vector<uint8_t>& blob, const std::function<void(uint64_t)>& progress) {
-  const double t0 = now_s();
+  const double t0 = clock_.now_s();
   uint8_t begin[8];
   tv::write_le32(begin, (uint32_t)blob.size());
   tv::write_le32(begin + 4, tv::crc32(0, blob.data(), blob.size()));
   request(lk::kPushBegin, begin, sizeof begin);
   const uint32_t chunks = (uint32_t)((blob.size() + lk::kMaxPayload - 1) / lk::kMaxPayload);
   lk::SendWindow w;
-  w.start(chunks, now_ms());
+  w.start(chunks, ms());
+  const double deadline = deadline_for(blob.size());
   while (!w.done()) {
+    if (clock_.now_s() > deadline)
+      throw Error("the board did not take the model in time: the board or the cable is failing");
     while (w.can_send()) {
       const uint32_t k = w.take();
       const size_t off = (size_t)k * lk::kMaxPayload;
       send(lk::kData, k, blob.data() + off, std::min(lk::kMaxPayload, blob.size() - off));
     }
-    const double wait0 = now_s();
+    const double wait0 = clock_.now_s();
     const lk::Frame* f = next(5);
-    stats_.waiting_seconds += now_s() - wait0;
-    if (f && f->type == lk::kAck && f->len >= 4 && w.ack(tv::read_le32(f->payload), now_ms()) && progress)
+    stats_.waiting_seconds += clock_.now_s() - wait0;
+    if (f && f->type == lk::kAck && f->len >= 4 && w.ack(tv::read_le32(f->payload), ms()) && progress)
       progress(std::min<uint64_t>((uint64_t)w.base * lk::kMaxPayload, blob.size()));
     if (f && f->type == lk::kErr) throw BoardRefused(text_of(*f));
-    if (!w.tick(now_ms())) throw Error("the board stopped acknowledging the model (the cable or the board went away?)");
+    if (!w.tick(ms())) throw Error("the board stopped acknowledging the model (the cable or the board went away?)");
     if (w.retries && !f) ++stats_.resends;
   }
   stats_.payload_bytes += blob.size();
-  stats_.seconds += now_s() - t0;
-  // The board verifies and installs it now (reads it back from the card): give it time.
-  return text_of(request(lk::kPushEnd, nullptr, 0, 15000));
+  stats_.seconds += clock_.now_s() - t0;
+  // The board verifies and installs it now (reads it back from the card): give it time. Its Ok names the
+  // size and CRC-32 it installed: they must be this model's.
+  const lk::Frame end = request(lk::kPushEnd, nullptr, 0, 15000);
+  const uint32_t crc = tv::crc32(0, blob.data(), blob.size());
+  if (end.len < 8 || tv::read_le32(end.payload) != blob.size() || tv::read_le32(end.payload + 4) != crc)
+    throw Error("the board's answer does not confirm this model (" + std::to_string(blob.size()) + " bytes, CRC-32 " +
+                hex32(crc) + "): it may run another; check with tvlink status and push again");
+  return visible(std::string((const char*)end.payload + 8, end.len - 8u));
 }
 
 }  // namespace tvh

@@ -54,11 +54,30 @@ struct LinkStats {
   uint64_t requests = 0;       // request/answer round trips
 };
 
+// The time the link's deadlines are measured in (seconds): the steady clock, or a test's.
+class Clock {
+ public:
+  virtual ~Clock() {}
+  virtual double now_s() = 0;
+};
+Clock& steady_clock();
+
+struct LinkOptions {
+  Clock* clock = nullptr;  // null: steady_clock()
+  uint32_t session = 0;    // the session number of the Hello; 0: a random one (tests fix it)
+};
+
+// The most entries a listing may have: what one FAT32 folder holds. A board listing more is failing.
+constexpr size_t kMaxListEntries = 65536;
+
+// Every operation ends: each wait has its timeout, and each transfer an overall deadline from the sizes
+// it was told (a floor plus the bytes at the slowest working rate), after which it throws tvh::Error.
 class LinkClient {
  public:
-  // Greets the board (retrying while it finishes what it is doing); throws tvh::Error when it never
-  // answers.
-  explicit LinkClient(SerialPort& port);
+  // Greets the board (retrying while it finishes what it is doing) and opens a session (a random number
+  // every frame's CRC-32 starts from: answers to any other client are dropped); throws tvh::Error when
+  // it never answers or speaks another protocol version.
+  explicit LinkClient(SerialPort& port, const LinkOptions& options = LinkOptions());
   ~LinkClient();
   // Ends the session: the board returns to its text menu.
   void bye();
@@ -75,7 +94,8 @@ class LinkClient {
   // *card_path gets the board's name of the file. BoardRefused when the card holds no such file.
   std::vector<uint8_t> read_model(uint8_t which, std::string* card_path = nullptr,
                                   const std::function<void(uint64_t)>& progress = nullptr);
-  // Sends a model; returns what the board installed, or throws BoardRefused with its reason.
+  // Sends a model; returns what the board installed (its answer must confirm this model's size and
+  // CRC-32, else tvh::Error), or throws BoardRefused with its reason.
   std::string push(const std::vector<uint8_t>& blob, const std::function<void(uint64_t)>& progress = nullptr);
   // Has the board take `count` photos of a class; returns what it saved, or throws BoardRefused.
   std::string capture(const std::string& label, int count);
@@ -86,13 +106,18 @@ class LinkClient {
   const LinkStats& stats() const { return stats_; }
 
  private:
-  void send(uint8_t type, uint32_t seq, const void* payload, size_t len);
+  void send(uint8_t type, uint32_t seq, const void* payload, size_t len, uint32_t session);
+  void send(uint8_t type, uint32_t seq, const void* payload, size_t len) { send(type, seq, payload, len, session_); }
+  // The clock's time now + the floor + `bytes` at the slowest working rate.
+  double deadline_for(uint64_t bytes);
+  uint32_t ms();
   // The next frame within timeout_ms, or null.
   const tv::link::Frame* next(int timeout_ms);
   // Sends a request and waits for its answer (a frame echoing its seq, of another type than Ack and
   // Data), sending it again on silence (up to `attempts` times in all); throws BoardRefused on Err,
-  // tvh::Error when the board stays silent.
-  tv::link::Frame request(uint8_t type, const void* payload, size_t len, int timeout_ms = 1500, int attempts = 4);
+  // tvh::Error when the board stays silent. `session`: the CRC-32's start (-1: the session's).
+  tv::link::Frame request(uint8_t type, const void* payload, size_t len, int timeout_ms = 1500, int attempts = 4,
+                          int64_t session = -1);
   // The Data and End frames of a file whose size the board announced in `ok` (Read, ReadModel), acked
   // as they come; checked against the size and the End's CRC-32. `name` is the file in messages; t0
   // when the request was sent (for the stats).
@@ -100,6 +125,8 @@ class LinkClient {
                                const std::function<void(uint64_t)>& progress);
 
   SerialPort& port_;
+  Clock& clock_;
+  uint32_t session_;
   tv::link::FrameParser parser_;
   std::vector<uint8_t> rx_, tx_;
   size_t rx_pos_ = 0, rx_fill_ = 0;

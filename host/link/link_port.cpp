@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -16,11 +17,28 @@ namespace tvh {
 
 namespace {
 
+// One client per port: an exclusive flock on the open port (it binds root too, unlike TIOCEXCL), held
+// until the port is closed (or the process dies). False when another process holds it.
+bool lock_port(int fd) {
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0)
+    if (errno != EINTR) return false;
+  return true;
+}
+
+std::string in_use(const std::string& path) {
+  return "the port " + path +
+         " is in use by another tvlink (or a program that locks it): wait until it finishes, then run this again";
+}
+
 class PtyPort : public SerialPort {
  public:
   explicit PtyPort(const std::string& path) : path_(path) {
     fd_ = ::open(path.c_str(), O_RDWR | O_NOCTTY | O_NONBLOCK);
     if (fd_ < 0) throw Error("cannot open the port " + path + ": " + strerror(errno));
+    if (!lock_port(fd_)) {
+      ::close(fd_);
+      throw Error(in_use(path));
+    }
     termios t;
     if (tcgetattr(fd_, &t) != 0) {
       ::close(fd_);
@@ -76,6 +94,12 @@ class UsbPort : public SerialPort {
       const std::string m = sp_error("cannot open the port " + path);
       sp_free_port(port_);
       throw Error(m + " (is another program using it? are you in the dialout group?)");
+    }
+    int fd = -1;
+    if (sp_get_port_handle(port_, &fd) == SP_OK && fd >= 0 && !lock_port(fd)) {
+      sp_close(port_);
+      sp_free_port(port_);
+      throw Error(in_use(path));
     }
     // 8N1; DTR and RTS stay as they are (a new configuration leaves them unset): a toggle can reset a
     // board on USB-Serial-JTAG. The baud rate means nothing to a USB CDC port but is set for UARTs.

@@ -51,13 +51,13 @@ PullReport pull_photos(LinkClient& link, const std::string& dest,
   for (const RemoteEntry& c : link.list("")) {
     if (!c.is_dir) continue;
     if (!safe_part(c.name)) {
-      r.kept.push_back("/images/" + visible(c.name) + " (a folder name that cannot be used on this computer)");
+      r.refused.push_back("/images/" + one_line(c.name) + "/ (a folder name no folder here may have)");
       continue;
     }
     for (const RemoteEntry& f : link.list(c.name)) {
       if (f.is_dir || !is_image_name(f.name)) continue;
       if (!safe_part(f.name))
-        r.kept.push_back("/images/" + c.name + "/" + visible(f.name) + " (a name that cannot be used here)");
+        r.refused.push_back("/images/" + c.name + "/" + one_line(f.name) + " (a name no file here may have)");
       else
         todo.push_back({c.name, f.name, f.size});
     }
@@ -76,7 +76,12 @@ PullReport pull_photos(LinkClient& link, const std::string& dest,
                          (S_ISLNK(st.st_mode) ? std::string("a symbolic link") : non_regular_kind(local)) + ")");
       } else {
         uint32_t size = 0, crc = 0;
-        link.crc(rel, &size, &crc);
+        try {
+          link.crc(rel, &size, &crc);
+        } catch (const BoardRefused& e) {
+          r.failed.push_back("/images/" + rel + " (the board: " + one_line(e.what()) + ")");
+          continue;
+        }
         const std::vector<uint8_t> have = read_file(local);
         if (have.size() == size && tv::crc32(0, have.data(), have.size()) == crc)
           ++r.unchanged;
@@ -88,11 +93,18 @@ PullReport pull_photos(LinkClient& link, const std::string& dest,
     }
     ensure_folder(folder);
     const uint64_t before = done;
-    const std::vector<uint8_t> data = link.read(rel, [&](uint64_t got) {
-      if (progress)
-        progress("file " + std::to_string(n) + "/" + std::to_string(todo.size()) + ", " +
-                 std::to_string((before + got) / 1024) + " of " + std::to_string(total / 1024) + " KB");
-    });
+    std::vector<uint8_t> data;
+    try {
+      data = link.read(rel, [&](uint64_t got) {
+        if (progress)
+          progress("file " + std::to_string(n) + "/" + std::to_string(todo.size()) + ", " +
+                   std::to_string((before + got) / 1024) + " of " + std::to_string(total / 1024) + " KB");
+      });
+    } catch (const BoardRefused& e) {  // that file only: the others still come
+      r.failed.push_back("/images/" + rel + " (the board: " + one_line(e.what()) + ")");
+      done += it.size;
+      continue;
+    }
     write_file_atomic(local, data);
     ++r.copied;
     r.bytes += data.size();

@@ -16,14 +16,18 @@ struct PullReport {
   int copied = 0;     // files transferred
   int unchanged = 0;  // already in DEST with the same name, size and CRC-32
   uint64_t bytes = 0;
-  std::vector<std::string> kept;  // local files that differ from the board's (or are not regular files): untouched
+  std::vector<std::string> kept;     // local files that differ from the board's (or are not regular files): untouched
+  std::vector<std::string> refused;  // board names no file here may have (what and why): not copied
+  std::vector<std::string> failed;   // board files the board could not send (what and its reason): not copied
+  bool complete() const { return kept.empty() && refused.empty() && failed.empty(); }
 };
 
 // Copies every photo (a name tvtrain reads as an image) of every class folder of the card's /images
 // into dest/<class>/ (created when missing): a file already there with the same size and CRC-32 is
 // skipped, one that differs is named in `kept` and never overwritten. Writes only regular files inside
 // dest, each through a temporary file renamed into place; class or file names that could leave dest
-// ("..", "/", control characters) are refused. `progress` gets a line now and then.
+// ("..", "/", control characters) are refused. A file the board cannot send (its refusal) is named in
+// `failed` and the others still come. `progress` gets a line now and then.
 PullReport pull_photos(LinkClient& link, const std::string& dest,
                        const std::function<void(const std::string&)>& progress);
 

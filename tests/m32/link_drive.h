@@ -12,17 +12,29 @@
 
 namespace m32test {
 
+// The session a driven PC opens with its Hello: every later frame's CRC-32 starts from it.
+constexpr uint32_t kSession = 0x7e57c0deu;
+
 inline void add_frame(Bytes* out, uint8_t type, uint32_t seq, const uint8_t* payload, size_t len) {
   uint8_t frame[tv::link::kMaxFrameBytes];
-  const size_t n = tv::link::encode_frame(type, seq, payload, len, frame, sizeof frame);
+  const uint32_t session = type == tv::link::kHello ? 0 : kSession;
+  const size_t n = tv::link::encode_frame(type, seq, payload, len, frame, sizeof frame, session);
   out->insert(out->end(), frame, frame + n);
+}
+
+// A Hello opening kSession.
+inline void add_hello(Bytes* out, uint32_t seq) {
+  uint8_t greeting[8];
+  tv::write_le32(greeting, tv::link::kVersion);
+  tv::write_le32(greeting + 4, kSession);
+  add_frame(out, tv::link::kHello, seq, greeting, sizeof greeting);
 }
 
 // What a PC sends before a push's data: Hello and PushBegin for `model`.
 inline Bytes push_head(const Bytes& model) {
   namespace lk = tv::link;
   Bytes s;
-  add_frame(&s, lk::kHello, 1, nullptr, 0);
+  add_hello(&s, 1);
   uint8_t begin[8];
   tv::write_le32(begin, (uint32_t)model.size());
   tv::write_le32(begin + 4, tv::crc32(0, model.data(), model.size()));

@@ -149,7 +149,7 @@ struct ModelAnswer {
 ModelAnswer read_model(LinkBoard& b, uint8_t which) {
   namespace lk = tv::link;
   Bytes s;
-  add_frame(&s, lk::kHello, 1, nullptr, 0);
+  add_hello(&s, 1);
   add_frame(&s, lk::kReadModel, 2, &which, 1);
   // a PC acknowledging every chunk and the End in turn (the board reads one after each frame it sends)
   size_t largest = 0;
@@ -164,6 +164,7 @@ ModelAnswer read_model(LinkBoard& b, uint8_t which) {
   EXPECT_TRUE(run_stream(*b.app, b.board, s));
   ModelAnswer a;
   lk::FrameParser p;
+  p.set_session(kSession);
   for (char c : b.board.out)
     for (lk::FrameParser::Result r = p.feed((uint8_t)c); r != lk::FrameParser::kNone; r = p.drain()) {
       const lk::Frame& f = p.frame();

@@ -21,6 +21,9 @@
 
 namespace {
 
+// tvlink pull: some photos are not in DEST (named on stderr); the others were copied.
+constexpr int kExitSomeMissing = 3;
+
 // [PORT] ARG: the port is optional when exactly one board is attached.
 void split_args(const std::vector<std::string>& args, const char* what, std::string* port, std::string* arg) {
   if (args.size() == 2) {
@@ -97,6 +100,7 @@ int body(int argc, char** argv) {
       ->expected(0, 1);
   CLI::App* pull = app.add_subcommand("pull", "copy the card's photos into DEST/<class>/ (only what is missing)");
   pull->add_option("ARGS", pull_args, "[PORT] DEST")->expected(1, 2)->required();
+  pull->footer("Exit status 3: some photos were not copied (each is named, with why); every other one was.");
   CLI::App* push = app.add_subcommand("push", "install a model (.tvb, float or int8) on the board, verified first");
   push->add_option("ARGS", push_args, "[PORT] MODEL.tvb")->expected(1, 2)->required();
   std::vector<std::string> model_args;
@@ -194,7 +198,17 @@ int body(int argc, char** argv) {
                    "tvlink: %zu local files differ from the board's and were left as they are: move them "
                    "away and pull again to get the board's\n",
                    r.kept.size());
-    return r.kept.empty() ? tvh::kExitOk : tvh::kExitFailure;
+    for (const std::string& k : r.refused) std::fprintf(stderr, "tvlink: not copied: %s\n", k.c_str());
+    if (!r.refused.empty())
+      std::fprintf(stderr,
+                   "tvlink: %zu names on the board cannot be used on this computer: rename them on the card to "
+                   "copy them\n",
+                   r.refused.size());
+    for (const std::string& k : r.failed) std::fprintf(stderr, "tvlink: not copied: %s\n", k.c_str());
+    if (!r.failed.empty())
+      std::fprintf(stderr, "tvlink: %zu files could not be read on the card; every other photo was copied\n",
+                   r.failed.size());
+    return r.complete() ? tvh::kExitOk : kExitSomeMissing;
   }
   try {
     const std::string done = link.push(blob, [&](uint64_t sent) {

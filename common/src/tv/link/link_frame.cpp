@@ -8,7 +8,8 @@
 namespace tv {
 namespace link {
 
-size_t encode_frame(uint8_t type, uint32_t seq, const void* payload, size_t len, uint8_t* out, size_t cap) {
+size_t encode_frame(uint8_t type, uint32_t seq, const void* payload, size_t len, uint8_t* out, size_t cap,
+                    uint32_t session) {
   if (len > kMaxPayload || cap < kHeaderBytes + kCrcBytes || len > cap - kHeaderBytes - kCrcBytes) return 0;
   out[0] = kMagic0;
   out[1] = kMagic1;
@@ -16,7 +17,7 @@ size_t encode_frame(uint8_t type, uint32_t seq, const void* payload, size_t len,
   write_le32(out + 3, seq);
   write_le16(out + 7, (uint16_t)len);
   if (len) memcpy(out + kHeaderBytes, payload, len);
-  write_le32(out + kHeaderBytes + len, crc32(0, out + 2, kHeaderBytes - 2 + len));
+  write_le32(out + kHeaderBytes + len, crc32(session, out + 2, kHeaderBytes - 2 + len));
   return kHeaderBytes + len + kCrcBytes;
 }
 
@@ -95,8 +96,10 @@ FrameParser::Result FrameParser::step(uint8_t b) {
       tail_[got_++] = b;
       if (got_ < kCrcBytes) return kNone;
       state_ = kSeek0;
-      const uint32_t c = crc32(crc32(0, head_, sizeof head_), frame_.payload, frame_.len);
-      if (c == read_le32(tail_)) {
+      const uint32_t want = read_le32(tail_);
+      const bool hello = frame_.type == kHello && session_ != 0 &&
+                         crc32(crc32(0, head_, sizeof head_), frame_.payload, frame_.len) == want;
+      if (hello || crc32(crc32(session_, head_, sizeof head_), frame_.payload, frame_.len) == want) {
         raw_len_ = 0;
         return kFrame;
       }

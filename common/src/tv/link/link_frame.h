@@ -3,7 +3,11 @@
 // buffers, no allocation, 32-bit clean.
 //
 // Frame (little endian):  A5 5A | type u8 | seq u32 | len u16 | payload[len] | crc32 u32
-//   The CRC-32 covers type, seq, len and the payload. len <= kMaxPayload. The board's text menu
+//   The CRC-32 covers type, seq, len and the payload. len <= kMaxPayload. A session binds every frame:
+//   the PC's Hello names a random 32-bit session number, and from its answer on both sides start each
+//   frame's CRC-32 from that number instead of 0 (Hello and its answer start from 0). A frame of
+//   another session (a second client, an answer to an earlier client) fails the CRC and is dropped
+//   as noise is; only a Hello is taken from outside the session (a new client after one that died). The board's text menu
 //   ignores bytes >= 127, so the first byte of a frame is never read as a key: the board enters the
 //   protocol when it sees it (see firmware/README.md, "The USB link").
 #pragma once
@@ -15,7 +19,7 @@ namespace link {
 
 constexpr uint8_t kMagic0 = 0xA5;
 constexpr uint8_t kMagic1 = 0x5A;
-constexpr uint32_t kVersion = 1;      // protocol version (in Hello)
+constexpr uint32_t kVersion = 2;      // protocol version (in Hello); 2: sessions
 constexpr size_t kMaxPayload = 2048;  // payload bytes of one frame
 constexpr size_t kHeaderBytes = 9;    // magic, type, seq, len
 constexpr size_t kCrcBytes = 4;
@@ -31,13 +35,13 @@ constexpr uint32_t kFrameGapMs = 300;  // a frame in progress silent this long w
 // Message types. Requests go from the PC to the board; the board answers each with Ok, Err or the
 // answer named beside it, echoing the request's seq.
 enum Type : uint8_t {
-  kHello = 0x01,      // -> Ok: u32 version, u32 max payload, u32 window
+  kHello = 0x01,      // u32 version, u32 session -> Ok: u32 version, u32 max payload, u32 window, u32 session
   kStatus = 0x02,     // -> Ok: "key=value\n" text
   kList = 0x03,       // u32 first index, path -> Entries: u8 more, then {u32 size, u8 is_dir, u8 n, name[n]}...
   kCrc = 0x04,        // path -> Ok: u32 size, u32 crc32
   kRead = 0x05,       // path -> Ok: u32 size, then Data frames seq 0.. (acked by Ack), then End: u32 crc32
   kPushBegin = 0x06,  // u32 size, u32 crc32 -> Ok (send the Data), or Err
-  kPushEnd = 0x07,    // (after every Data is acked) -> Ok: what was installed, or Err: why not
+  kPushEnd = 0x07,    // (after every Data is acked) -> Ok: u32 size, u32 crc32 installed, then what; or Err: why not
   kBye = 0x08,        // -> Ok; the board returns to its text menu
   kCapture = 0x09,    // u16 count, class label -> Ok: what was saved, or Err
   kReadModel = 0x0A,  // u8 ModelFile -> as Read (Ok: u32 size, card path), or Err (no such file on the card)
@@ -64,9 +68,10 @@ struct Frame {
   uint8_t payload[kMaxPayload];
 };
 
-// Writes one frame into out (kHeaderBytes + len + kCrcBytes bytes); 0 when len > kMaxPayload or the
-// frame does not fit in cap.
-size_t encode_frame(uint8_t type, uint32_t seq, const void* payload, size_t len, uint8_t* out, size_t cap);
+// Writes one frame into out (kHeaderBytes + len + kCrcBytes bytes), its CRC-32 started from `session`;
+// 0 when len > kMaxPayload or the frame does not fit in cap.
+size_t encode_frame(uint8_t type, uint32_t seq, const void* payload, size_t len, uint8_t* out, size_t cap,
+                    uint32_t session = 0);
 
 // Reads frames out of a byte stream that may hold other bytes (the board's text) between them. A
 // frame that fails (its CRC, or a header announcing too much) is dropped and its bytes after its
@@ -93,6 +98,9 @@ class FrameParser {
   }
   // True between the first magic byte and the end of a frame.
   bool in_frame() const { return state_ != kSeek0; }
+  // From now on a frame's CRC-32 must start from `session` (a Hello's may start from 0).
+  void set_session(uint32_t session) { session_ = session; }
+  uint32_t session() const { return session_; }
   // Gives up the frame in progress (its sender went quiet for kFrameGapMs: its header promised bytes
   // that are not coming) and reads its bytes after the first again; then call drain().
   void abandon() {
@@ -110,6 +118,7 @@ class FrameParser {
   uint8_t head_[kHeaderBytes - 2] = {};
   uint8_t tail_[kCrcBytes] = {};
   size_t got_ = 0;
+  uint32_t session_ = 0;
   Frame frame_;
   uint8_t raw_[kMaxFrameBytes];  // the bytes of the frame in progress, as they came
   size_t raw_len_ = 0;
