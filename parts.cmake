@@ -57,7 +57,7 @@ tv_part(tvquant        tools/tvquant
         USES tools_common host_base host_model host_photos host_train host_quant host_report core_int8 core_train)
 tv_part(tvexport       tools/tvexport
         USES tools_common host_base host_model host_photos host_espdl host_export)
-tv_part(tvlink         tools/tvlink                                       USES tools_common host_base host_link core_base)
+tv_part(tvlink         tools/tvlink                                       USES tools_common host_base host_model host_link core_base)
 # ---- data the project makes, figures, tests ----
 tv_part(datasets       datasets/**                                        USES tools_common host_base host_photos core_base)
 tv_part(bench          bench/**

@@ -164,8 +164,11 @@ class App {
   void read_class_name(char* name, size_t cap);
   // Creates /images/<name>/ (an automatic class<k> when name is empty) and starts capturing into it.
   void new_class(const char* name);
-  // The class folders on the card the model has no class for (sorted by name) into new_labels_.
+  // The class folders on the card the model has no class for into new_labels_: the first by name, up to
+  // the board's 16 classes; the rest counted (and the first named) in left_out_.
   void scan_new_folders();
+  // Says which class folders are left out (none: nothing).
+  void say_left_out();
 
   // ---- renaming a class (rename.cpp) ----
   // Renames the class (or new class folder) `from` to `to` in one step: /images/<from> becomes
@@ -316,6 +319,8 @@ class App {
   char capture_label_[kMaxLabelLength + 1] = {0};  // the folder capture writes into
   char new_labels_[kMaxClasses][kMaxLabelLength + 1] = {};
   int num_new_ = 0;
+  int left_out_ = 0;  // class folders past the board's classes (scan_new_folders, he_init_labels)
+  char left_out_names_[120] = {};
   int capture_next_ = 0;   // next img_<n> number
   int capture_count_ = 0;  // images of the class on the card
   CaptureScan capture_scan_;

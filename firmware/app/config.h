@@ -16,7 +16,7 @@
 
 namespace tvfw {
 
-constexpr int kMaxClasses = 16;
+constexpr int kMaxClasses = tv::kBoardMaxClasses;
 constexpr int kMaxLabelLength = tv::kMaxClassNameBytes;
 
 struct AppConfig {

@@ -52,11 +52,15 @@ void App::name_classes(const tv::BlobView& view) {
 
 namespace {
 
+// The card's class folders by name: the kKept first names in strcmp order (tvtrain's order of class
+// folders), whatever order the card lists them in, and how many there are in all. Twice the board's
+// classes are kept, so the first 16 folders that are not a model's class are always among them.
 struct FolderScan {
   static constexpr int kIgnoredNamed = 3;
-  char names[kMaxClasses][kMaxLabelLength + 1];
-  int count = 0;
-  bool too_many = false;
+  static constexpr int kKept = 2 * kMaxClasses;
+  char names[kKept][kMaxLabelLength + 1];
+  int count = 0;                          // kept (sorted)
+  int total = 0;                          // usable folder names on the card
   int ignored = 0;                        // folders no class can be named after
   char ignored_names[kIgnoredNamed][48];  // the first of them (cut at 44 characters)
 };
@@ -70,29 +74,33 @@ void scan_class_folder(void* ctx, const char* name, bool is_dir) {
     s.ignored++;
     return;
   }
-  if (s.count == kMaxClasses) {
-    s.too_many = true;
-    return;
-  }
-  strcpy(s.names[s.count++], name);
+  s.total++;
+  if (s.count == FolderScan::kKept && strcmp(name, s.names[s.count - 1]) >= 0) return;  // later than every kept one
+  int at = s.count < FolderScan::kKept ? s.count++ : s.count - 1;  // full: the last kept one drops out
+  for (; at > 0 && strcmp(s.names[at - 1], name) > 0; --at) strcpy(s.names[at], s.names[at - 1]);
+  strcpy(s.names[at], name);
 }
 
-FolderScan folder_scan;  // a few hundred bytes: kept off the loop task's stack
+FolderScan folder_scan;  // about 1 KB: kept off the loop task's stack
 
-// The card's class folders into folder_scan, sorted by name as tvtrain orders class folders (at most 16:
-// insertion sort).
+// The card's class folders into folder_scan, by name.
 FolderScan& scan_card_folders(Hal& hal) {
   FolderScan& scan = folder_scan;
   scan = FolderScan();
   if (hal.sd_ready()) hal.list_dir(kImagesDir, scan_class_folder, &scan);
-  for (int i = 1; i < scan.count; ++i)
-    for (int j = i; j > 0 && strcmp(scan.names[j - 1], scan.names[j]) > 0; --j) {
-      char t[kMaxLabelLength + 1];
-      strcpy(t, scan.names[j]);
-      strcpy(scan.names[j], scan.names[j - 1]);
-      strcpy(scan.names[j - 1], t);
-    }
   return scan;
+}
+
+// "a, b, c and 4 more": the kept names from `from` on (at most 3 named), of `left` in all.
+void name_left_out(const FolderScan& scan, int from, int left, char* out, size_t cap) {
+  size_t used = 0;
+  out[0] = 0;
+  int named = 0;
+  for (int i = from; i < scan.count && named < 3 && used < cap; ++i, ++named) {
+    const int k = snprintf(out + used, cap - used, "%s%s", named ? ", " : "", scan.names[i]);
+    if (k > 0) used += (size_t)k;
+  }
+  if (left > named && used < cap) snprintf(out + used, cap - used, " and %d more", left - named);
 }
 
 }  // namespace
@@ -100,10 +108,26 @@ FolderScan& scan_card_folders(Hal& hal) {
 void App::scan_new_folders() {
   const FolderScan& scan = scan_card_folders(hal_);
   num_new_ = 0;
-  for (int i = 0; i < scan.count && num_classes_ + num_new_ < kMaxClasses; ++i)
-    if (first_same_card_folder(labels_, num_classes_, scan.names[i]) < 0 &&
-        first_same_card_folder(new_labels_, num_new_, scan.names[i]) < 0)
-      strcpy(new_labels_[num_new_++], scan.names[i]);
+  int model_folders = 0, i = 0;
+  for (; i < scan.count; ++i) {
+    if (first_same_card_folder(labels_, num_classes_, scan.names[i]) >= 0 ||
+        first_same_card_folder(new_labels_, num_new_, scan.names[i]) >= 0) {
+      ++model_folders;
+      continue;
+    }
+    if (num_classes_ + num_new_ == kMaxClasses) break;
+    strcpy(new_labels_[num_new_++], scan.names[i]);
+  }
+  // the class folders past the board's classes, by name: said by Learn and New class
+  left_out_ = scan.total - model_folders - num_new_;
+  if (left_out_ > 0) name_left_out(scan, i, left_out_, left_out_names_, sizeof left_out_names_);
+  if (left_out_ < 0) left_out_ = 0;
+}
+
+void App::say_left_out() {
+  if (left_out_ > 0)
+    say("  %d class folder%s left out (a model has at most %d classes; the first by name are taken): %s", left_out_,
+        left_out_ == 1 ? " is" : "s are", kMaxClasses, left_out_names_);
 }
 
 int App::he_init_labels(char* ignored, size_t ignored_cap) {
@@ -123,10 +147,9 @@ int App::he_init_labels(char* ignored, size_t ignored_cap) {
     if (scan.ignored > FolderScan::kIgnoredNamed && used < ignored_cap)
       snprintf(ignored + used, ignored_cap - used, " and %d more", scan.ignored - FolderScan::kIgnoredNamed);
   }
-  if (scan.too_many) return kMaxClasses + 1;
   // Folders FAT would make one (a card written elsewhere, or tvsim's folder): the first by name is the class.
-  int n = 0;
-  for (int i = 0; i < scan.count; ++i) {
+  int n = 0, i = 0;
+  for (; i < scan.count && n < kMaxClasses; ++i) {
     const int same = first_same_card_folder(labels_, n, scan.names[i]);
     if (same < 0)
       strcpy(labels_[n++], scan.names[i]);
@@ -134,6 +157,11 @@ int App::he_init_labels(char* ignored, size_t ignored_cap) {
       say("  note: the class folder %s/%s is the same folder as %s/%s on a FAT card (letter case, trailing dots and "
           "spaces): ignored",
           kImagesDir, scan.names[i], kImagesDir, labels_[same]);
+  }
+  left_out_ = scan.total - i;
+  if (left_out_ > 0) {
+    name_left_out(scan, i, left_out_, left_out_names_, sizeof left_out_names_);
+    say_left_out();
   }
   return n;
 }

@@ -80,9 +80,13 @@ void App::new_class(const char* asked) {
     print_menu();
     return;
   }
-  if (num_classes_ + num_new_ >= kMaxClasses) {
-    say("Cannot add a class: the model and the new class folders already make %d classes, the most a model has",
+  const bool existing = asked[0] && (first_same_card_folder(labels_, num_classes_, asked) >= 0 ||
+                                     first_same_card_folder(new_labels_, num_new_, asked) >= 0);
+  if (!existing && num_classes_ + num_new_ >= kMaxClasses) {
+    say("Cannot add a class: the model and the new class folders already make %d classes, the most a model has "
+        "(an existing class's name captures into it)",
         kMaxClasses);
+    say_left_out();
     print_menu();
     return;
   }
@@ -102,9 +106,17 @@ void App::new_class(const char* asked) {
         break;
     }
   }
-  if (first_same_card_folder(labels_, num_classes_, name) >= 0) {
+  // A name FAT takes for an existing class's folder captures into that folder, spelled as it is.
+  const int model_class = first_same_card_folder(labels_, num_classes_, name);
+  const int new_folder = first_same_card_folder(new_labels_, num_new_, name);
+  if (model_class >= 0) {
+    if (strcmp(labels_[model_class], name) != 0) say("%s is the card folder of class %s", name, labels_[model_class]);
+    snprintf(name, sizeof name, "%s", labels_[model_class]);
     say("%s is already a class of the model: capturing into it", name);
-  } else if (first_same_card_folder(new_labels_, num_new_, name) < 0) {
+  } else if (new_folder >= 0) {
+    snprintf(name, sizeof name, "%s", new_labels_[new_folder]);
+    say("%s is already a new class folder: capturing into it", name);
+  } else {
     say("New class: %s (capture its photos, then Learn adds it to the model)", name);
   }
   enter_capture(name);
@@ -148,6 +160,8 @@ void App::learn() {
       "features the rest computes once per photo)");
   say("Instructions: 3+ taps, 'l' or 'x' = stop (within a batch) and save");
   show("LEARN", "loading...");
+  scan_new_folders();
+  say_left_out();
   if (!ready_to_train()) return;
   void* mem = hal_.psram_alloc(sizeof(LearnRun));
   if (!mem) {

@@ -8,6 +8,7 @@
 #include "link.h"
 #include "tv/crc32.h"
 #include "tv/link/link_frame.h"
+#include "tv/names.h"
 
 namespace tvfw {
 
@@ -116,7 +117,7 @@ class AppLink : public LinkHandler {
     const char* folder = nullptr;  // a class of the model's, or a new class folder (Learn adds it)
     for (int i = 0; i < a_.num_classes_ + a_.num_new_; ++i) {
       const char* l = i < a_.num_classes_ ? a_.labels_[i] : a_.new_labels_[i - a_.num_classes_];
-      if (strlen(l) == len && memcmp(l, label, len) == 0) folder = l;
+      if (!folder && tv::same_folder_name(l, strlen(l), label, len)) folder = l;  // the folder, as FAT finds it
     }
     if (!folder) {
       why->set("the model in use has no class named '%.*s'", (int)(len < 40 ? len : 40), label);

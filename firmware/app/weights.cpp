@@ -337,9 +337,7 @@ void App::load_weights() {
 bool App::start_he_init_model() {
   release_model();
   char ignored[160];
-  const int n = he_init_labels(ignored, sizeof ignored);
-  if (n > kMaxClasses)
-    fatal("more than %d class folders in %s: a model handles 2 to %d classes", kMaxClasses, kImagesDir, kMaxClasses);
+  const int n = he_init_labels(ignored, sizeof ignored);  // at most 16: the first by name (the rest said)
   if (n < 2) {
     if (ignored[0]) say("  ignored in %s (not usable as class names): %s", kImagesDir, ignored);
     if (!hal_.sd_ready())

@@ -7,6 +7,7 @@
 #include "host/base/files.h"
 #include "tv/crc32.h"
 #include "tv/formats/raw_weights.h"
+#include "tv/names.h"
 #include "tv/train/presets.h"
 
 namespace tvh {
@@ -214,6 +215,21 @@ void save_raw_weights(const std::string& path, const tv::ModelPlan& plan, const 
   tv::Status st = tv::raw_weights_export(plan, params, out.data(), out.size());
   if (!st.ok()) throw Error(path + ": " + status_message(st, &plan.desc) + ".");
   write_file_atomic(path, out);
+}
+
+std::string board_model_problem(const LoadedModel& m) {
+  const int k = m.plan ? m.plan->desc.num_classes : 0;
+  if (k < tv::kBoardMinClasses || k > tv::kBoardMaxClasses)
+    return "it has " + std::to_string(k) + " classes; the board's firmware runs " +
+           std::to_string(tv::kBoardMinClasses) + " to " + std::to_string(tv::kBoardMaxClasses);
+  for (size_t i = 0; i < m.labels.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (tv::same_folder_name(m.labels[j].data(), m.labels[j].size(), m.labels[i].data(), m.labels[i].size()))
+        return "its classes " + std::to_string(j) + " ('" + one_line(m.labels[j]) + "') and " + std::to_string(i) +
+               " ('" + one_line(m.labels[i]) +
+               "') would share one card folder (FAT ignores letter case and trailing dots and spaces): rename one "
+               "(tvtrain PHOTOS/ --init MODEL.tvb --rename OLD=NEW --epochs 0 -o RENAMED.tvb)";
+  return "";
 }
 
 }  // namespace tvh

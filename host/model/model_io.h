@@ -100,6 +100,12 @@ LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& pat
 // Decodes a .tvb from memory (name is used in messages).
 LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name);
 
+// Why the board's firmware cannot take this model as it is, as one sentence (empty when it can): a
+// class count outside tv::kBoardMinClasses..kBoardMaxClasses, or two labels FAT takes for one card
+// folder (tv::same_folder_name). tvlink push refuses such a model before sending a byte; tvexport
+// before writing a header for the board.
+std::string board_model_problem(const LoadedModel& m);
+
 // Encodes a model as a .tvb blob: its tensors, and for an int8 model its activation exponents (input
 // + one per layer; empty for a float model). Throws when the labels do not match the classes.
 std::vector<uint8_t> encode_blob(const tv::ModelPlan& plan, const std::vector<std::string>& labels,

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "host/base/error.h"
+#include "tv/names.h"
 #include "tv/rng.h"
 #include "tv/train/train_session.h"
 
@@ -114,18 +115,24 @@ std::vector<std::string> split_warnings(const Dataset& ds, const Split& split) {
     if (train[c] > largest) largest = train[c], big = c;
     if (train[c] < smallest) smallest = train[c], small = c;
   }
+  if (k > (size_t)tv::kBoardMaxClasses) {
+    out.push_back(std::to_string(k) + " classes: the board's firmware runs " + std::to_string(tv::kBoardMinClasses) +
+                  " to " + std::to_string(tv::kBoardMaxClasses) +
+                  ", so this model runs on the PC only (tvtrain --eval, tvexport -o MODEL.espdl); keep " +
+                  std::to_string(tv::kBoardMaxClasses) + " class folders or fewer for the board.");
+  }
   if (k >= 2 && smallest > 0 && largest > (size_t)tv::kImbalanceRatio * smallest) {
     out.push_back("the classes are out of balance: '" + ds.classes[big] + "' has " + std::to_string(largest) +
-                  " training images, '" + ds.classes[small] + "' only " + std::to_string(smallest) +
-                  " (more than " + std::to_string(tv::kImbalanceRatio) +
+                  " training images, '" + ds.classes[small] + "' only " + std::to_string(smallest) + " (more than " +
+                  std::to_string(tv::kImbalanceRatio) +
                   "x): add images to the small classes, or the model will favour the large one.");
   }
   bool few_val = false;
   for (size_t c = 0; c < k; ++c) {
     if (train[c] + val[c] == 0) continue;
     if (train[c] < (size_t)tv::kFewTrainingPhotos) {
-      out.push_back("class '" + ds.classes[c] + "' has only " + std::to_string(train[c]) + " training image(s): " +
-                    std::to_string(tv::kFewTrainingPhotos) +
+      out.push_back("class '" + ds.classes[c] + "' has only " + std::to_string(train[c]) +
+                    " training image(s): " + std::to_string(tv::kFewTrainingPhotos) +
                     " or more per class are needed to learn anything; add photos.");
     }
     if (val[c] == 0) {

@@ -9,10 +9,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "host/base/error.h"
+#include "host/base/files.h"
+#include "host/link/link.h"
 #include "host/model/model_io.h"
 #include "link_support.h"
 #include "sim_support.h"
@@ -56,20 +60,29 @@ struct Refusal {
   std::string reason;
 };
 
-// Pushes `model` and expects a refusal: exit 1, the board's reason, the card byte for byte unchanged,
-// the old model still in use.
+// Pushes `model` with the link's client itself (tvlink refuses some models before sending them: the
+// board must refuse whatever a client sends) and expects the board's refusal, the card byte for byte
+// unchanged, the old model still in use.
 Refusal expect_refused(const PtyBoard& board, const std::string& card, const std::string& model) {
   const auto before = linktest::snapshot(card);
   const std::string status_before = tvlink("status " + quote(board.port())).out;
-  const tvtest::CommandResult r = tvlink("push " + quote(board.port()) + " " + quote(model));
-  EXPECT_EQ(r.status, 1) << r.out << r.err;
-  EXPECT_TRUE(has(r.err, "tvlink: the board refused " + model + ": ")) << r.err;
+  std::string reason;
+  {
+    std::unique_ptr<tvh::SerialPort> port = tvh::open_serial(board.port());
+    tvh::LinkClient link(*port);
+    try {
+      const std::string done = link.push(tvh::read_file(model));
+      ADD_FAILURE() << model << " was installed: " << done;
+    } catch (const tvh::BoardRefused& e) {
+      reason = std::string(": ") + e.what();
+    }
+  }
   EXPECT_EQ(linktest::snapshot(card), before);
   const tvtest::CommandResult after = tvlink("status " + quote(board.port()));
   EXPECT_EQ(after.status, 0) << after.err;
   EXPECT_EQ(after.out.substr(0, after.out.find("psram_free")),
             status_before.substr(0, status_before.find("psram_free")));
-  return Refusal{r.err};
+  return Refusal{reason};
 }
 
 // Bytes a process has written so far (wchar of /proc/PID/io); -1 when it cannot be read.
@@ -173,6 +186,36 @@ TEST(TvlinkPush, CorruptOversizedAndUnrunnableModelsAreRefusedAndChangeNothing) 
     PtyBoard board("--sd " + quote(card) + kFree);
     EXPECT_TRUE(has(expect_refused(board, card, huge).reason, "this firmware takes 1 to 4194304"));
   }
+}
+
+// What the board cannot run as it is — more classes than it has, labels FAT takes for one folder — tvlink
+// refuses before it opens the port: one sentence, exit 1, no byte sent.
+TEST(TvlinkPush, AModelTheBoardCannotRunIsRefusedBeforeAnythingIsSent) {
+  TV_REQUIRE_BINARY("tvlink");
+  const std::string dir = tvtest::temp_dir("notforboard");
+  auto model_of = [&](const std::vector<std::string>& labels, const std::string& name) {
+    tv::ModelDesc desc;
+    tv::webmcu_model((int)labels.size(), &desc);
+    tv::ModelPlan plan;
+    EXPECT_TRUE(tv::plan_model(desc, &plan).ok());
+    std::vector<float> params(plan.param_count);
+    tv::he_init(plan, params.data(), 1);
+    const std::vector<uint8_t> b = tvh::encode_float_blob(plan, params.data(), labels, "tool=test\n");
+    tvtest::write_text(dir + "/" + name, std::string(b.begin(), b.end()));
+    return dir + "/" + name;
+  };
+  std::vector<std::string> many;
+  for (int i = 0; i < 17; ++i) many.push_back("c" + std::to_string(i));
+  const std::string wide = model_of(many, "17.tvb"), clash = model_of({"cup", "pen", "Cup"}, "clash.tvb");
+  // the port does not exist: the model is refused before it is looked for
+  const tvtest::CommandResult r = tvlink("push /nonexistent/port " + quote(wide));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "tvlink: nothing was sent: " + wide + ": it has 17 classes; the board's firmware runs 2 to 16.\n");
+  const tvtest::CommandResult c = tvlink("push /nonexistent/port " + quote(clash));
+  EXPECT_EQ(c.status, 1);
+  EXPECT_TRUE(has(c.err, "tvlink: nothing was sent: " + clash +
+                             ": its classes 0 ('cup') and 2 ('Cup') would share one card folder"))
+      << c.err;
 }
 
 TEST(TvlinkPush, KillingTheHostMidTransferKeepsTheOldModelAndTheMenu) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -154,4 +155,46 @@ TEST(Tvlink, CaptureTakesPhotosWithTheBoardsCamera) {
   EXPECT_EQ(none.status, 1);
   EXPECT_TRUE(has(none.err, "no photo was saved")) << none.err;
   EXPECT_TRUE(has(tvlink("status " + quote(board.port())).out, "class=0blank 1\nclass=1circle 3\n"));
+}
+
+// One client per port: while one holds it (an flock, which binds root too), a second tvlink is refused
+// with a sentence and the first goes on undisturbed.
+TEST(Tvlink, ASecondClientIsRefusedWhileTheFirstHoldsThePort) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvlink");
+  const std::string card = simtest::make_card(simtest::shapes_dir(), simtest::kShapes2, 2);
+  PtyBoard board("--sd " + quote(card));
+  ASSERT_FALSE(board.port().empty()) << board.err();
+  {
+    std::unique_ptr<tvh::SerialPort> port = tvh::open_serial(board.port());
+    tvh::LinkClient first(*port);
+    const tvtest::CommandResult second = tvlink("status " + quote(board.port()));
+    EXPECT_EQ(second.status, 1);
+    EXPECT_EQ(second.out, "");
+    EXPECT_TRUE(has(second.err, "the port " + board.port() + " is in use by another tvlink")) << second.err;
+    EXPECT_TRUE(has(first.status(), "class=0blank 2\n"));
+  }
+  const tvtest::CommandResult after = tvlink("status " + quote(board.port()));
+  EXPECT_EQ(after.status, 0) << after.err;
+}
+
+// A card file the board cannot read as a photo (a FIFO named like one) is named with the board's reason;
+// every other photo still comes, and the exit status says some did not arrive (3).
+TEST(Tvlink, APhotoTheBoardCannotReadDoesNotStopThePull) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvlink");
+  const std::string card = simtest::make_card(simtest::shapes_dir(), simtest::kShapes2, 3);
+  ASSERT_EQ(mkfifo((card + "/images/0blank/img_000b.jpg").c_str(), 0644), 0);
+  PtyBoard board("--sd " + quote(card));
+  ASSERT_FALSE(board.port().empty()) << board.err();
+  const std::string dest = tvtest::temp_dir("pulledfifo");
+  for (int round = 0; round < 2; ++round) {
+    const tvtest::CommandResult r = tvlink("pull " + quote(board.port()) + " " + quote(dest));
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_TRUE(has(r.out, round == 0 ? "6 photos copied" : "0 photos copied")) << r.out;
+    EXPECT_TRUE(has(r.err, "tvlink: not copied: /images/0blank/img_000b.jpg (the board: ")) << r.err;
+    EXPECT_TRUE(has(r.err, "1 files could not be read on the card; every other photo was copied")) << r.err;
+  }
+  EXPECT_EQ(simtest::sorted_jpegs(dest + "/0blank").size() + simtest::sorted_jpegs(dest + "/1circle").size(), 6u);
+  EXPECT_FALSE(fs::exists(dest + "/0blank/img_000b.jpg"));
 }

@@ -2,6 +2,7 @@
 // weight compared bit for bit with the blob; the webmcu style against the reference firmware's own
 // files; raw myWeights.bin round trips; info (text and JSON); bad inputs.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -512,4 +513,32 @@ TEST(Tvexport, EspdlOfAFloatModelIsRefused) {
   EXPECT_NE(err.find("is a float model"), std::string::npos) << err;
   EXPECT_NE(tvtest::run_command(tvexport() + " verify " + tvtest::quoted(dir + "/m.espdl"), &out, &err), 0);
   EXPECT_NE(err.find("m.espdl"), std::string::npos) << err;
+}
+
+// The board runs 2 to 16 classes: tvexport refuses a tinyvision-style header of a model it cannot run
+// (nothing written), and writes the other formats with a warning naming the figure.
+TEST(Tvexport, AHeaderTheBoardCannotRunIsRefused) {
+  const std::string dir = tvtest::temp_dir("tvexport-wide");
+  std::vector<std::string> labels;
+  for (int i = 0; i < 23; ++i) labels.push_back("c" + std::to_string(i));
+  const std::string tvb = make_tvb(dir, "webmcu", labels, 3, false);
+  std::string out, err;
+  EXPECT_EQ(tvtest::run_command(tvexport() + " " + tvtest::quoted(tvb) + " -o " + tvtest::quoted(dir + "/model.h"),
+                                &out, &err),
+            1);
+  EXPECT_EQ(err,
+            "tvexport: " + tvb +
+                ": it has 23 classes; the board's firmware runs 2 to 16, so a tinyvision-style header of it cannot "
+                "be baked into the board; nothing was written.\n");
+  EXPECT_NE(::access((dir + "/model.h").c_str(), F_OK), 0);
+  EXPECT_EQ(tvtest::run_command(
+                tvexport() + " " + tvtest::quoted(tvb) + " --style webmcu -o " + tvtest::quoted(dir + "/webmcu.h"),
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(err.find("tvexport: warning: " + tvb +
+                     ": it has 23 classes; the board's firmware runs 2 to 16; the "
+                     "TinyVision board cannot run it\n"),
+            std::string::npos)
+      << err;
 }

@@ -191,6 +191,15 @@ int run_export(ExportArgs args) {
                  (int)m.plan->desc.num_classes);
     return 0;
   }
+  // The board runs 2 to 16 classes: a header in its own style that it cannot run is refused; the other
+  // formats (other firmware may take them) are written with a warning.
+  const std::string problem = tvh::board_model_problem(m);
+  if (!problem.empty() && args.style == "tinyvision")
+    throw tvh::Error(args.model + ": " + problem +
+                     ", so a tinyvision-style header of it cannot be baked into the board; nothing was written.");
+  if (!problem.empty())
+    std::fprintf(stderr, "tvexport: warning: %s: %s; the TinyVision board cannot run it\n", args.model.c_str(),
+                 problem.c_str());
   std::string text;
   if (args.style == "webmcu")
     text = tvh::webmcu_header(m, args.model);

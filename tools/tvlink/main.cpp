@@ -16,6 +16,7 @@
 #include "host/base/files.h"
 #include "host/link/link.h"
 #include "host/link/link_pull.h"
+#include "host/model/model_io.h"
 #include "tools/common/cli.h"
 #include "tv/names.h"
 
@@ -141,7 +142,16 @@ int body(int argc, char** argv) {
   else
     split_args(*pull ? pull_args : *push ? push_args : model_args, *pull ? "DEST" : "MODEL.tvb", &port, &arg);
   std::vector<uint8_t> blob;
-  if (*push) blob = tvh::read_file(arg, size_t(64) << 20);  // before the board is disturbed
+  if (*push) {  // read and checked before the board is disturbed: nothing is sent of a model it cannot run
+    blob = tvh::read_file(arg, size_t(64) << 20);
+    const tvh::LoadedModel m = tvh::decode_model_file(blob, arg);
+    if (m.format != "tvb")
+      throw tvh::Error("nothing was sent: " + arg +
+                       " is a raw myWeights.bin; the board takes .tvb models (tvtrain, "
+                       "tvquant write them).");
+    const std::string problem = tvh::board_model_problem(m);
+    if (!problem.empty()) throw tvh::Error("nothing was sent: " + arg + ": " + problem + ".");
+  }
   const tvh::NamedPath model_dest{"the destination", *pull_model ? arg : ""}, backup{"--backup", backup_dest};
   if (*pull_model) {  // before the board is disturbed too
     tvh::check_model_dest(model_dest, {backup});

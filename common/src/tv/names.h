@@ -1,6 +1,6 @@
 // Class names as folder names on the board's FAT card: the one rule for which names a class may have and
 // which two names are the same folder. The board's New class, capture and Learn, the labels of a pushed
-// model, tvtrain --rename and tvlink's pull destinations all ask it.
+// model, tvtrain --rename and tvlink's pull destinations all ask it. Also the board's class count.
 //
 // Allowed: 1 to max_bytes bytes of valid UTF-8 (FAT stores long names as UTF-16), no control character,
 // none of / \ : * ? " < > | (FAT refuses them), and not only dots and spaces ("." and ".." name folders
@@ -13,6 +13,10 @@
 #include "tv/build_config.h"
 
 namespace tv {
+
+// The classes a model the board's firmware runs may have (its menu, its label table, its folders).
+constexpr int kBoardMinClasses = 2;
+constexpr int kBoardMaxClasses = 16;
 
 // The longest class name the board keeps as a folder name and a label (bytes of UTF-8).
 constexpr int kMaxClassNameBytes = 31;

@@ -26,6 +26,7 @@ struct Parsed {
 Parsed parse(const std::vector<uint8_t>& bytes) {
   static lk::FrameParser p;
   p.reset();
+  p.set_session(0);
   Parsed r;
   auto take = [&](lk::FrameParser::Result res) {
     if (res == lk::FrameParser::kFrame) r.frames.push_back(p.frame());
@@ -191,4 +192,35 @@ TEST(LinkWindow, SilenceResendsFromTheOldestThenGivesUp) {
   EXPECT_TRUE(v.ack(3, lk::kRetryMs + 1));  // the frames sent before the rewind arrived after all
   EXPECT_EQ(v.retries, 0u);
   EXPECT_TRUE(v.done());
+}
+
+// A session binds every frame: in session S only frames whose CRC-32 starts from S come through; one of
+// another session (or of none) is dropped as a bad CRC, except a Hello, which opens a new session.
+TEST(LinkFrame, OnlyTheSessionsFramesAndAHelloComeThrough) {
+  const uint32_t s = 0xa1b2c3d4u;
+  auto frame = [](uint8_t type, uint32_t seq, uint32_t session) {
+    std::vector<uint8_t> out(lk::kMaxFrameBytes);
+    const std::vector<uint8_t> payload = pattern(9);
+    out.resize(lk::encode_frame(type, seq, payload.data(), payload.size(), out.data(), out.size(), session));
+    return out;
+  };
+  static lk::FrameParser p;
+  p.reset();
+  p.set_session(s);
+  std::vector<uint32_t> seqs;
+  int bad = 0;
+  std::vector<uint8_t> bytes;
+  for (const auto& f : {frame(lk::kOk, 1, s), frame(lk::kOk, 2, s + 1), frame(lk::kOk, 3, 0), frame(lk::kHello, 4, 0),
+                        frame(lk::kData, 5, 0), frame(lk::kData, 6, s)})
+    bytes.insert(bytes.end(), f.begin(), f.end());
+  for (uint8_t b : bytes)
+    for (auto r = p.feed(b); r != lk::FrameParser::kNone; r = p.drain()) {
+      if (r == lk::FrameParser::kFrame) seqs.push_back(p.frame().seq);
+      if (r == lk::FrameParser::kBadCrc) ++bad;
+    }
+  EXPECT_EQ(seqs, (std::vector<uint32_t>{1, 4, 6}));
+  EXPECT_EQ(bad, 3);
+  // outside any session (0), a frame of a session is noise too
+  EXPECT_EQ(parse(frame(lk::kOk, 7, s)).frames.size(), 0u);
+  EXPECT_EQ(parse(frame(lk::kOk, 7, 0)).frames.size(), 1u);
 }
