@@ -9,18 +9,19 @@
 #include "host/base/files.h"
 #include "host/photos/image.h"
 #include "tv/crc32.h"
+#include "tv/names.h"
 
 namespace tvh {
 
 namespace {
 
-// A name from the board that is safe as one path part inside dest.
-bool safe_part(const std::string& n) {
-  if (n.empty() || n == "." || n == ".." || n[0] == '.') return false;
-  for (unsigned char c : n)
-    if (c < 32 || c == 127 || c == '/' || c == '\\') return false;
-  return true;
+// A name from the board that may be one path part inside dest: the core's class-name rule (tv/names.h:
+// what a FAT card can hold, so no '/', '\\', control character, '.' or '..'), at most max_bytes, and not
+// hidden (a leading dot).
+bool safe_part(const std::string& n, size_t max_bytes) {
+  return !n.empty() && n[0] != '.' && tv::name_allowed(n.data(), n.size(), max_bytes);
 }
+constexpr size_t kMaxFileNameBytes = 255;  // a FAT long file name
 
 // Makes dest/<name> a real folder (never through a symbolic link).
 void ensure_folder(const std::string& path) {
@@ -50,14 +51,15 @@ PullReport pull_photos(LinkClient& link, const std::string& dest,
   std::vector<Item> todo;
   for (const RemoteEntry& c : link.list("")) {
     if (!c.is_dir) continue;
-    if (!safe_part(c.name)) {
-      r.refused.push_back("/images/" + one_line(c.name) + "/ (a folder name no folder here may have)");
+    if (!safe_part(c.name, tv::kMaxClassNameBytes)) {
+      r.refused.push_back("/images/" + one_line(c.name) + "/ (not a class folder name: " + tv::kClassNameRule + ")");
       continue;
     }
     for (const RemoteEntry& f : link.list(c.name)) {
       if (f.is_dir || !is_image_name(f.name)) continue;
-      if (!safe_part(f.name))
-        r.refused.push_back("/images/" + c.name + "/" + one_line(f.name) + " (a name no file here may have)");
+      if (!safe_part(f.name, kMaxFileNameBytes))
+        r.refused.push_back("/images/" + c.name + "/" + one_line(f.name) +
+                            " (not a file name a card holds: a '/', '\\', control character or one of :*?\"<>|)");
       else
         todo.push_back({c.name, f.name, f.size});
     }

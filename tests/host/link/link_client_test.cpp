@@ -11,6 +11,8 @@
 
 #include "host/base/error.h"
 #include "host/link/link.h"
+#include "host/link/link_pull.h"
+#include "test_support.h"
 #include "tv/crc32.h"
 #include "tv/link/link_frame.h"
 #include "tv/little_endian.h"
@@ -157,7 +159,8 @@ TEST(LinkClient, APushTheBoardDoesNotConfirmFails) {
     if (honest) {
       EXPECT_EQ(link.push(model), "installed it");
     } else {
-      EXPECT_TRUE(error_of([&] { link.push(model); }).find("the board's answer does not confirm this model (5000 bytes") == 0)
+      EXPECT_TRUE(
+          error_of([&] { link.push(model); }).find("the board's answer does not confirm this model (5000 bytes") == 0)
           << error_of([&] { link.push(model); });
     }
   }
@@ -172,9 +175,13 @@ TEST(LinkClient, AnEndlessDataStreamEndsAtTheDeadline) {
   });
   tvh::LinkClient link(board, test_options(clock));
   uint32_t k = 0;
-  board.forever = [&] { return std::vector<Out>{{lk::kData, 100 + k++, std::string(64, 'x')}}; };  // never the one expected
+  board.forever = [&] {
+    return std::vector<Out>{{lk::kData, 100 + k++, std::string(64, 'x')}};
+  };  // never the one expected
   const std::string e = error_of([&] { link.read("a/b.jpg"); });
-  EXPECT_EQ(e, "the board did not finish sending /images/a/b.jpg in time (0 of 4096 bytes): the board or the cable is failing");
+  EXPECT_EQ(
+      e,
+      "the board did not finish sending /images/a/b.jpg in time (0 of 4096 bytes): the board or the cable is failing");
   EXPECT_LT(clock.t, 20.0) << "the floor (10 s) plus 4096 bytes at the slowest rate";
 }
 
@@ -191,7 +198,8 @@ TEST(LinkClient, AnEndlessListingEndsAtWhatAFolderHolds) {
   });
   tvh::LinkClient link(board, test_options(clock));
   const std::string e = error_of([&] { link.list("a"); });
-  EXPECT_EQ(e, "the board lists more than 65536 entries in /images/a, more than a FAT folder holds: the board is failing");
+  EXPECT_EQ(e,
+            "the board lists more than 65536 entries in /images/a, more than a FAT folder holds: the board is failing");
 }
 
 TEST(LinkClient, WhatABoardSaysIsShownAsVisibleText) {
@@ -212,4 +220,46 @@ TEST(LinkClient, WhatABoardSaysIsShownAsVisibleText) {
   const std::string e = error_of([&] { link.capture("c", 1); });
   EXPECT_EQ(e.find('\x1b'), std::string::npos) << e;
   EXPECT_NE(e.find("no"), std::string::npos) << e;
+}
+
+// Names a hostile board lists that no file here may have are refused as such (not as local files that
+// differ), nothing is written outside DEST, and the good photo still comes.
+TEST(LinkClient, NamesFromABoardFollowTheCardsRule) {
+  LinkTestClock clock;
+  const std::string photo = "\xff\xd8\xff\xd9";
+  auto entry = [](const std::string& name, bool dir, uint32_t size) {
+    return u32s({size}) + std::string(1, dir ? '\1' : '\0') + std::string(1, (char)name.size()) + name;
+  };
+  ScriptedBoard board(clock, [&](const lk::Frame& f) -> std::vector<Out> {
+    if (f.type == lk::kHello) return greet(f);
+    if (f.type == lk::kList) {
+      const std::string path((const char*)f.payload + 4, f.len - 4u);
+      if (path.empty())
+        return {{lk::kEntries, f.seq,
+                 std::string("\0", 1) + entry("good", true, 0) + entry("..", true, 0) + entry("a:b", true, 0) +
+                     entry("a/../../x", true, 0)}};
+      return {{lk::kEntries, f.seq,
+               std::string("\0", 1) + entry("img_0.jpg", false, 4) + entry("x\x1b[2J.jpg", false, 4) +
+                   entry(".hidden.jpg", false, 4)}};
+    }
+    if (f.type == lk::kRead)
+      return {{lk::kOk, f.seq, u32s({4})},
+              {lk::kData, 0, photo},
+              {lk::kEnd, 1, u32s({tv::crc32(0, photo.data(), photo.size())})}};
+    return {{lk::kOk, f.seq, ""}};
+  });
+  tvh::LinkClient link(board, test_options(clock));
+  const std::string dest = tvtest::temp_dir("hostilenames");
+  const tvh::PullReport r = tvh::pull_photos(link, dest, nullptr);
+  EXPECT_EQ(r.copied, 1);
+  EXPECT_TRUE(r.kept.empty());
+  EXPECT_TRUE(r.failed.empty());
+  ASSERT_EQ(r.refused.size(), 5u);
+  std::string all;
+  for (const std::string& x : r.refused) all += x + "\n";
+  EXPECT_NE(all.find("/images/../ (not a class folder name: "), std::string::npos) << all;
+  EXPECT_NE(all.find("/images/a:b/ (not a class folder name: "), std::string::npos) << all;
+  EXPECT_NE(all.find("/images/good/x\\x1b[2J.jpg (not a file name a card holds"), std::string::npos) << all;
+  EXPECT_EQ(all.find('\x1b'), std::string::npos) << "shown visibly";
+  EXPECT_EQ(tvtest::read_text(dest + "/good/img_0.jpg"), photo);
 }
