@@ -2,15 +2,16 @@
 // back, fed to tvlink's client as the answers to Hello, Status, List, Crc, Read, ReadModel, Capture and
 // Rename, on a clock the port moves (so deadlines pass without waiting). The first byte chooses the board:
 //   even: raw bytes on the port (broken frames, lying lengths); the port goes away when they end;
-//   odd:  a board that answers in well-formed frames of this session, for ever: the rest is records
-//         (type u8, length u8, payload), served in a loop; an answer takes the seq of the request it
-//         answers, Data and End count up from 0 after each answer. An endless Data stream or an endless
-//         listing can be written this way: the client's overall deadlines and caps must end them.
+//   odd:  a board that answers in well-formed frames of this session, for ever: it greets a Hello as a
+//         board does, and the rest is records (type u8, length u8, payload), served in a loop; an answer
+//         takes the seq of the request it answers, Data and End count up from 0 after each answer. An endless Data
+//         stream or an endless listing can be written this way: the client's overall deadlines and caps must end them.
 // Checked: no sanitizer report; every failure is a tvh::Error or the board's refusal, never a crash, and
 // no operation outlives the longest deadline the client can set (libFuzzer's -timeout catches a hang).
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,8 @@ constexpr uint32_t kSession = 0x5eed0001u;
 // Past every deadline the client can set (the largest read at the slowest rate, with every timeout):
 // a client still reading then does not stop.
 constexpr double kNoClientWaitsThisLongS = 40000;
+// What one read costs on the port's clock (a USB poll), besides the bytes at the slowest rate.
+constexpr double kReadS = 0.01;
 
 class FuzzClock : public tvh::Clock {
  public:
@@ -60,14 +63,23 @@ class FuzzPort : public tvh::SerialPort {
     const size_t k = std::min(n, std::min<size_t>(n_ - at_, 1 + (d_[at_] & 63)));  // uneven reads
     std::memcpy(p, d_ + at_, k);
     at_ += k;
-    clock_.t += 0.001;
+    clock_.t += kReadS;
     return k;
   }
 
  private:
   // The next record as a frame (records served in a loop).
   size_t answer(uint8_t* p, size_t n) {
-    clock_.t += 0.001;
+    clock_.t += kReadS;
+    if (pending_.empty() && hello_ && last_request_ != greeted_) {  // a Hello is answered as a board does
+      greeted_ = last_request_;
+      uint8_t greeting[16], frame[lk::kMaxFrameBytes];
+      const uint32_t words[4] = {lk::kVersion, (uint32_t)lk::kMaxPayload, lk::kWindow, kSession};
+      for (int i = 0; i < 4; ++i)
+        for (int b = 0; b < 4; ++b) greeting[4 * i + b] = (uint8_t)(words[i] >> (8 * b));
+      const size_t k = lk::encode_frame(lk::kOk, last_request_, greeting, sizeof greeting, frame, sizeof frame, 0);
+      pending_.assign(frame, frame + k);
+    }
     if (pending_.empty()) {
       if (records_.size() < 2) throw tvh::Error("the fuzz board has nothing to say");
       if (pos_ + 2 > records_.size()) pos_ = 0;
@@ -98,7 +110,7 @@ class FuzzPort : public tvh::SerialPort {
   std::vector<uint8_t> records_, pending_;
   size_t pos_ = 0;
   lk::FrameParser sent_;
-  uint32_t last_request_ = 0, data_seq_ = 0;
+  uint32_t last_request_ = 0, data_seq_ = 0, greeted_ = 0;
   bool hello_ = true;
 };
 
@@ -114,8 +126,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto attempt = [](const auto& op) {
     try {
       op();
-    } catch (const tvh::BoardRefused&) {
-    } catch (const tvh::Error&) {
+    } catch (const std::exception& e) {  // a refusal or a tvh::Error; FUZZ_LINK_SAY=1 prints them
+      if (std::getenv("FUZZ_LINK_SAY")) std::fprintf(stderr, "fuzz_link_host: %s\n", e.what());
     }
   };
   try {

@@ -61,11 +61,10 @@ if len(sys.argv) > 3:
     a += frame(0x40, 8, b"renamed 0blank to empty: /images/empty, 1 photo")
     with open(os.path.join(sys.argv[3], "answers.bin"), "wb") as o:
         o.write(a)
-    greeting = record(0x40, struct.pack("<IIII", 2, 2048, 8, SESSION))
     entry = struct.pack("<IBB", 0, 1, 6) + b"0blank"
     with open(os.path.join(sys.argv[3], "endless-listing.bin"), "wb") as o:
-        o.write(b"\x01" + greeting + record(0x40, b"firmware=0.1.0\n") + record(0x44, b"\x01" + entry))
+        o.write(b"\x01" + record(0x44, b"\x01" + entry))  # every answer: one entry, and more to come
     with open(os.path.join(sys.argv[3], "endless-data.bin"), "wb") as o:
-        o.write(b"\x01" + greeting + record(0x40, b"firmware=0.1.0\n") + record(0x44, b"\x00" + entry)
+        o.write(b"\x01" + record(0x40, b"firmware=0.1.0\n") + record(0x44, b"\x00" + entry)
                 + record(0x40, struct.pack("<II", 4096, 0)) + record(0x40, struct.pack("<I", 4096))
                 + record(0x42, bytes(200)) * 3)

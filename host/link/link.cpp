@@ -160,16 +160,18 @@ uint32_t LinkClient::ms() {
 
 std::vector<RemoteEntry> LinkClient::list(const std::string& rel) {
   std::vector<RemoteEntry> out;
-  // a listing is at most what a FAT folder holds, each entry at most 262 bytes of answer
-  const double deadline = deadline_for((uint64_t)kMaxListEntries * 262 / 64);
+  // at most what a FAT folder holds; in time for the bytes received so far at the slowest rate
+  const double t0 = clock_.now_s();
+  uint64_t received = 0;
   for (;;) {
-    if (clock_.now_s() > deadline)
+    if (clock_.now_s() > t0 + kDeadlineFloorS + (double)received / kSlowestBytesPerS)
       throw Error("the board's listing of /images/" + rel + " did not end in time (" + std::to_string(out.size()) +
                   " entries so far): the board or the cable is failing");
     std::vector<uint8_t> req(4 + rel.size());
     tv::write_le32(req.data(), (uint32_t)out.size());
     std::memcpy(req.data() + 4, rel.data(), rel.size());
     const lk::Frame f = request(lk::kList, req.data(), req.size());
+    received += lk::kHeaderBytes + f.len + lk::kCrcBytes;
     size_t at = 1;
     bool any = false;
     while (at + 6 <= f.len) {
