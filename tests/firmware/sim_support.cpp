@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tv/crc32.h"
+#include "tv/model/blob.h"
 
 namespace fs = std::filesystem;
 
@@ -101,6 +102,19 @@ std::string card_with_model(int epochs) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(fs::exists(card + "/header/model.tvb")) << r.out;
   return card;
+}
+
+std::vector<std::string> tvb_labels(const std::string& path) {
+  const std::string b = tvtest::read_text(path);
+  tv::BlobView v;
+  EXPECT_TRUE(tv::blob_decode((const uint8_t*)b.data(), b.size(), &v).ok()) << path;
+  std::vector<std::string> out;
+  for (int i = 0; i < v.num_labels; ++i) {
+    const char* t;
+    size_t n;
+    if (tv::blob_label(v, i, &t, &n)) out.emplace_back(t, n);
+  }
+  return out;
 }
 
 std::string copy_card(const std::string& from) {

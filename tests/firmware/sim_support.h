@@ -37,6 +37,8 @@ std::string make_card(const std::string& images, const std::vector<std::string>&
 // order is class order and the true class can be read back.
 std::string make_camera(const std::string& images, const std::vector<std::string>& classes);
 std::string copy_card(const std::string& from);
+// The labels of a .tvb file (empty, and a test failure, when it does not decode).
+std::vector<std::string> tvb_labels(const std::string& path);
 // A card with a small trained model (shapes, 2 classes, 6 images each, webmcu, `epochs` epochs): the board
 // wrote its model.tvb, model.h and myWeights.bin.
 std::string card_with_model(int epochs = 1);

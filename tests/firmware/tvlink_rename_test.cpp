@@ -19,20 +19,6 @@ using simtest::quote;
 
 namespace {
 
-// The labels of a .tvb file.
-std::vector<std::string> labels_of(const std::string& path) {
-  const std::string b = tvtest::read_text(path);
-  tv::BlobView v;
-  EXPECT_TRUE(tv::blob_decode((const uint8_t*)b.data(), b.size(), &v).ok()) << path;
-  std::vector<std::string> out;
-  for (int i = 0; i < v.num_labels; ++i) {
-    const char* t;
-    size_t n;
-    if (tv::blob_label(v, i, &t, &n)) out.emplace_back(t, n);
-  }
-  return out;
-}
-
 // A .tvb file's bytes with its labels section and the CRC left out: what a rename must keep.
 std::string all_but_labels(const std::string& path) {
   const std::string b = tvtest::read_text(path);
@@ -69,7 +55,7 @@ TEST(TvlinkRename, RenamesTheCardFolderAndTheModelInOneStep) {
     // the card's folder and the model's label, nothing else
     EXPECT_FALSE(fs::exists(card + "/images/1circle"));
     EXPECT_EQ(simtest::sorted_jpegs(card + "/images/ring").size(), photos);
-    EXPECT_EQ(labels_of(model), (std::vector<std::string>{"0blank", "ring"}));
+    EXPECT_EQ(simtest::tvb_labels(model), (std::vector<std::string>{"0blank", "ring"}));
     EXPECT_TRUE(has(tvtest::read_text(card + "/header/model.h"), "\"ring\"")) << "the C header is of the same model";
     // the board runs it at once: status counts the renamed class's photos
     const tvtest::CommandResult s = tvlink("status " + quote(board.port()));
@@ -108,7 +94,7 @@ TEST(TvlinkRename, RenamesTheCardFolderAndTheModelInOneStep) {
   EXPECT_TRUE(fs::is_directory(card + "/images/1Circle"));
   EXPECT_FALSE(fs::exists(card + "/images/1circle"));
   EXPECT_FALSE(fs::exists(card + "/images/.renaming"));
-  EXPECT_EQ(labels_of(model), (std::vector<std::string>{"0blank", "1Circle"}));
+  EXPECT_EQ(simtest::tvb_labels(model), (std::vector<std::string>{"0blank", "1Circle"}));
 }
 
 TEST(TvlinkRename, AnInt8ModelKeepsItsTensors) {
@@ -125,7 +111,7 @@ TEST(TvlinkRename, AnInt8ModelKeepsItsTensors) {
   const tvtest::CommandResult r = tvlink(rename_args(board, "0blank", "empty"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, ", int8")) << r.out;
-  EXPECT_EQ(labels_of(card + "/header/model.tvb"), (std::vector<std::string>{"empty", "1circle"}));
+  EXPECT_EQ(simtest::tvb_labels(card + "/header/model.tvb"), (std::vector<std::string>{"empty", "1circle"}));
   EXPECT_EQ(all_but_labels(card + "/header/model.tvb"), all_but_labels(q8));
   const tvtest::CommandResult s = tvlink("status " + quote(board.port()));
   EXPECT_TRUE(has(s.out, "engine=int8\n")) << s.out;

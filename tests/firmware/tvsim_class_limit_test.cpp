@@ -32,19 +32,6 @@ std::string card_with_new_folders(int n) {
   return card;
 }
 
-std::vector<std::string> card_model_labels(const std::string& card) {
-  const std::string b = tvtest::read_text(card + "/header/model.tvb");
-  tv::BlobView v;
-  EXPECT_TRUE(tv::blob_decode((const uint8_t*)b.data(), b.size(), &v).ok());
-  std::vector<std::string> out;
-  for (int i = 0; i < v.num_labels; ++i) {
-    const char* t;
-    size_t len;
-    if (tv::blob_label(v, i, &t, &len)) out.emplace_back(t, len);
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST(TvsimClassLimit, LearnTakesNewFoldersByNameAndNamesTheRest) {
@@ -59,7 +46,7 @@ TEST(TvsimClassLimit, LearnTakesNewFoldersByNameAndNamesTheRest) {
       << r.out;
   std::vector<std::string> want = simtest::kShapes2;
   for (int i = 0; i < 14; ++i) want.push_back((i < 10 ? "z0" : "z1") + std::to_string(i % 10));
-  EXPECT_EQ(card_model_labels(card), want) << r.out;
+  EXPECT_EQ(simtest::tvb_labels(card + "/header/model.tvb"), want) << r.out;
 }
 
 TEST(TvsimClassLimit, ANameFatTakesForAClassFolderCapturesIntoThatFolder) {
