@@ -1,0 +1,24 @@
+// The procedural pretraining images (tv/image/procedural.h) as a dataset in memory: classes x per_class
+// images rendered on `threads` threads, the same bytes for any thread count, no file written.
+#pragma once
+#include <cstdint>
+
+#include "host/photos/dataset.h"
+#include "tv/image/procedural.h"
+
+namespace tvh {
+
+struct ProceduralSpec {
+  tv::ProceduralFamily family = tv::ProceduralFamily::Fractal;
+  int classes = 16, per_class = 32;
+  int height = 64, width = 64, channels = 3;
+  uint64_t seed = 1;
+  int threads = 0;  // 0: one per hardware thread
+};
+
+// Class i is named "<family><i>" with the index zero-padded ("fractal007"), so names sort in class order.
+// Throws tvh::Error for a spec no dataset can have (no class, no image, a side outside 8..1024, 1 or 3
+// channels only, more than 10,000,000 images).
+Dataset procedural_dataset(const ProceduralSpec& spec);
+
+}  // namespace tvh
