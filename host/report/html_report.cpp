@@ -23,6 +23,12 @@ namespace {
 constexpr size_t kNamesPerCell = 30, kNamesInCells = 1500;
 // Paths longer than this many bytes are shown with their middle left out (every path is in --json).
 constexpr size_t kShownPathBytes = 240;
+// What keeps the text of the page under kReportMaxBytes for any dataset (1,000 classes of 255-byte names,
+// thousands of warnings): class names shown to 60 bytes, lists of classes, warnings, confusion cells and
+// sample classes capped, each with the count of the rest (every figure is in --json).
+constexpr size_t kShownNameBytes = 60, kListedClasses = kReportListedClasses, kListedWarnings = 40,
+                 kShownLineBytes = 400;
+constexpr size_t kListedCells = 100;
 
 const char* const kStyle = R"(
 body{font-family:sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 40px;color:#222;line-height:1.4}
@@ -52,9 +58,9 @@ std::string esc(const std::string& s) {
 }
 
 // A path as shown: whole, or its start and end around "...", cut between UTF-8 characters.
-std::string shown_path(const std::string& path) {
-  if (path.size() <= kShownPathBytes) return path;
-  size_t head = kShownPathBytes / 3, tail = path.size() - (kShownPathBytes - head - 3);
+std::string shown_path(const std::string& path, size_t limit = kShownPathBytes) {
+  if (path.size() <= limit) return path;
+  size_t head = limit / 3, tail = path.size() - (limit - head - 3);
   while (head > 0 && ((unsigned char)path[head] & 0xC0) == 0x80) --head;
   while (tail < path.size() && ((unsigned char)path[tail] & 0xC0) == 0x80) ++tail;
   return path.substr(0, head) + "..." + path.substr(tail);
@@ -66,6 +72,15 @@ std::string shown_name(const Dataset& ds, size_t i) {
   const bool inside = path.size() > ds.source.size() + 1 && path.compare(0, ds.source.size(), ds.source) == 0 &&
                       path[ds.source.size()] == '/';
   return shown_path(inside ? path.substr(ds.source.size() + 1) : path);
+}
+
+std::string cname(const Dataset& ds, size_t c) {
+  return report_class_name(ds, c);
+}
+
+// "<li>... and N more (--json)</li>" when `total` exceeds `shown`.
+std::string more_items(size_t total, size_t shown, const char* what = "") {
+  return total > shown ? "<li>... and " + std::to_string(total - shown) + " more" + what + " (--json)</li>" : "";
 }
 
 std::string pct1(double v) {
@@ -111,15 +126,17 @@ void section_run(std::ostringstream& s, const ReportInput& in) {
   auto row = [&](const std::string& k, const std::string& v_html) {
     s << "<tr><th>" << k << "</th><td>" << v_html << "</td></tr>\n";
   };
-  row("command", "<code>" + esc(in.command) + "</code>");
-  row("dataset", esc(ds.source) + " &mdash; " + std::to_string(ds.size()) + " images, " +
+  row("command", "<code>" + esc(shown_path(in.command, 2000)) + "</code>");
+  row("dataset", esc(shown_path(ds.source)) + " &mdash; " + std::to_string(ds.size()) + " images, " +
                      std::to_string(ds.classes.size()) + " classes, " + std::to_string(ds.width) + "x" +
                      std::to_string(ds.height) + "x" + std::to_string(ds.channels) + " model input");
   std::string classes;
   const std::vector<size_t> counts = ds.class_counts();
-  for (size_t c = 0; c < ds.classes.size(); ++c)
-    classes += std::string(c ? ", " : "") + "<a href=\"#class-" + std::to_string(c) + "\">" + esc(ds.classes[c]) +
-               "</a> " + std::to_string(counts[c]);
+  for (size_t c = 0; c < ds.classes.size() && c < kListedClasses; ++c)
+    classes += std::string(c ? ", " : "") + "<a href=\"#class-" + std::to_string(c) + "\">" + cname(ds, c) + "</a> " +
+               std::to_string(counts[c]);
+  if (ds.classes.size() > kListedClasses)
+    classes += " and " + std::to_string(ds.classes.size() - kListedClasses) + " more classes (--json)";
   row("classes (images)", classes);
   std::map<std::string, size_t> by_reason;
   for (const auto& f : ds.skipped) ++by_reason[f.reason];
@@ -131,7 +148,8 @@ void section_run(std::ostringstream& s, const ReportInput& in) {
   }
   if (!ds.skipped.empty()) {
     skipped += "<ul>";
-    for (size_t n = 0; n < ds.skipped.size() && n < 20; ++n) skipped += "<li>" + esc(ds.skipped[n].message) + "</li>";
+    for (size_t n = 0; n < ds.skipped.size() && n < 20; ++n)
+      skipped += "<li>" + esc(shown_path(ds.skipped[n].message, kShownLineBytes)) + "</li>";
     if (ds.skipped.size() > 20)
       skipped += "<li>... and " + std::to_string(ds.skipped.size() - 20) + " more (--json)</li>";
     skipped += "</ul>";
@@ -140,8 +158,9 @@ void section_run(std::ostringstream& s, const ReportInput& in) {
   std::vector<std::string> warnings = ds.warnings;
   warnings.insert(warnings.end(), in.warnings.begin(), in.warnings.end());
   std::string w = warnings.empty() ? "none" : "<ul>";
-  for (const auto& x : warnings) w += "<li>" + esc(x) + "</li>";
-  if (!warnings.empty()) w += "</ul>";
+  for (size_t n = 0; n < warnings.size() && n < kListedWarnings; ++n)
+    w += "<li>" + esc(shown_path(warnings[n], kShownLineBytes)) + "</li>";
+  if (!warnings.empty()) w += more_items(warnings.size(), kListedWarnings) + "</ul>";
   row("warnings", w);
   row("preset and recipe", esc(in.preset) + (in.recipe.empty() ? "" : ": " + esc(in.recipe)));
   row("seed", std::to_string(in.seed));
@@ -175,7 +194,7 @@ void section_results(std::ostringstream& s, const ReportInput& in) {
   s << "<table><tr><th>class</th><th class=\"n\">precision</th><th class=\"n\">95 % interval</th><th "
        "class=\"n\">recall</th><th class=\"n\">95 % interval</th><th class=\"n\">F1</th><th "
        "class=\"n\">images</th></tr>\n";
-  for (size_t c = 0; c < k; ++c) {
+  for (size_t c = 0; c < k && c < kListedClasses; ++c) {
     const int tp = in.eval->confusion[c * k + c];
     const std::pair<double, double> p = wilson_interval(tp, m[c].predicted), r = wilson_interval(tp, m[c].support);
     auto cells = [&](double v, const std::pair<double, double>& ci, int n) {
@@ -183,11 +202,15 @@ void section_results(std::ostringstream& s, const ReportInput& in) {
                      pct1(ci.second) + "</td>"
                : std::string("<td class=\"n\">-</td><td class=\"n\">-</td>");
     };
-    s << "<tr><td>" << esc(ds.classes[c]) << "</td>" << cells(m[c].precision, p, m[c].predicted)
+    s << "<tr><td>" << cname(ds, c) << "</td>" << cells(m[c].precision, p, m[c].predicted)
       << cells(m[c].recall, r, m[c].support) << "<td class=\"n\">" << fmt("%.3f", m[c].f1) << "</td><td class=\"n\">"
       << m[c].support << "</td></tr>\n";
   }
-  s << "</table>\n<p class=\"note\">Intervals: Wilson 95 %; wide intervals mean few images: add photos or "
+  s << "</table>\n";
+  if (k > kListedClasses)
+    s << "<p class=\"note\">The first " << kListedClasses << " of " << k
+      << " classes are listed (--json has all).</p>\n";
+  s << "<p class=\"note\">Intervals: Wilson 95 %; wide intervals mean few images: add photos or "
        "measure with --kfold.</p>\n";
 }
 
@@ -206,9 +229,8 @@ void section_suspects(std::ostringstream& s, const ReportInput& in, ThumbnailMak
   s << "</p>\n<div class=\"cards\">\n";
   for (size_t n = 0; n < in.suspects.size() && n < kReportMaxPhotos; ++n) {
     const SuspectLabel& x = in.suspects[n];
-    const std::string cap = "in <b>" + esc(ds.classes[(size_t)x.given]) + "</b> (" + pct1(x.p_given) +
-                            "), looks like <b>" + esc(ds.classes[(size_t)x.suggested]) + "</b> (" +
-                            pct1(x.p_suggested) + ")";
+    const std::string cap = "in <b>" + cname(ds, (size_t)x.given) + "</b> (" + pct1(x.p_given) + "), looks like <b>" +
+                            cname(ds, (size_t)x.suggested) + "</b> (" + pct1(x.p_suggested) + ")";
     s << report_photo_card(thumbs, ds, (size_t)x.index, "s-" + std::to_string(n), cap, "");
   }
   s << "</div>\n";
@@ -244,9 +266,12 @@ void section_misclassified(std::ostringstream& s, const ReportInput& in, Thumbna
     << ", worst first (lowest probability of the true class)";
   if (wrong.size() > kReportMaxPhotos) s << "; the " << kReportMaxPhotos << " worst are shown";
   s << ". Each shows the photo and the model's input at its real size.</p>\n";
-  s << "<p><label>Show class: <select id=\"wrong-filter\"><option value=\"\">all</option>";
-  for (size_t c = 0; c < k; ++c) s << "<option value=\"" << c << "\">" << esc(ds.classes[c]) << "</option>";
-  s << "</select></label></p>\n<div class=\"cards\" id=\"wrong-cards\">\n";
+  if (k <= kListedClasses) {
+    s << "<p><label>Show class: <select id=\"wrong-filter\"><option value=\"\">all</option>";
+    for (size_t c = 0; c < k; ++c) s << "<option value=\"" << c << "\">" << cname(ds, c) << "</option>";
+    s << "</select></label></p>\n";
+  }
+  s << "<div class=\"cards\" id=\"wrong-cards\">\n";
   std::vector<std::vector<std::string>> by_cell(k * k);
   std::vector<size_t> cell_total(k * k, 0);
   for (size_t n = 0; n < wrong.size(); ++n) {
@@ -259,41 +284,51 @@ void section_misclassified(std::ostringstream& s, const ReportInput& in, Thumbna
     }
     if (n >= kReportMaxPhotos) continue;
     const float pt = r.probs.size() == r.index.size() * k ? r.probs[e * k + t] : 0.f;
-    const std::string cap = "true <b>" + esc(ds.classes[t]) + "</b> (" + pct1(pt) + "), predicted <b>" +
-                            esc(ds.classes[p]) + "</b> (" + pct1(r.confidence[e]) + ")";
+    const std::string cap = "true <b>" + cname(ds, t) + "</b> (" + pct1(pt) + "), predicted <b>" + cname(ds, p) +
+                            "</b> (" + pct1(r.confidence[e]) + ")";
     s << report_photo_card(thumbs, ds, d, id, cap,
                            " data-true=\"" + std::to_string(t) + "\" data-pred=\"" + std::to_string(p) + "\"");
   }
   s << "</div>\n<h3>By cell of the confusion matrix</h3>\n";
-  for (size_t t = 0; t < k; ++t) {
-    for (size_t p = 0; p < k; ++p) {
-      if (t == p || cell_total[t * k + p] == 0) continue;
-      s << "<h3 id=\"" << cell_anchor(t, p) << "\">true " << esc(ds.classes[t]) << ", predicted " << esc(ds.classes[p])
-        << ": " << cell_total[t * k + p] << "</h3>\n<ul>";
-      for (const auto& item : by_cell[t * k + p]) s << "<li class=\"wrap\">" << item << "</li>";
-      if (cell_total[t * k + p] > by_cell[t * k + p].size())
-        s << "<li>... and " << cell_total[t * k + p] - by_cell[t * k + p].size() << " more (--json)</li>";
-      s << "</ul>\n";
-    }
+  // every cell the confusion picture links to; past its grid (compact form) the fullest kListedCells
+  std::vector<size_t> cells;
+  for (size_t c = 0; c < k * k; ++c)
+    if (c / k != c % k && cell_total[c] > 0) cells.push_back(c);
+  const bool grid = k <= kConfusionGridClasses;
+  if (!grid)
+    std::stable_sort(cells.begin(), cells.end(), [&](size_t a, size_t b) { return cell_total[a] > cell_total[b]; });
+  const size_t listed = grid ? cells.size() : std::min(cells.size(), kListedCells);
+  for (size_t n = 0; n < listed; ++n) {
+    const size_t t = cells[n] / k, p = cells[n] % k, c = cells[n];
+    s << "<h3 id=\"" << cell_anchor(t, p) << "\">true " << cname(ds, t) << ", predicted " << cname(ds, p) << ": "
+      << cell_total[c] << "</h3>\n<ul>";
+    for (const auto& item : by_cell[c]) s << "<li class=\"wrap\">" << item << "</li>";
+    s << more_items(cell_total[c], by_cell[c].size()) << "</ul>\n";
   }
+  if (cells.size() > listed)
+    s << "<p class=\"note\">The " << listed << " fullest of " << cells.size()
+      << " cells are listed (--json has every prediction).</p>\n";
 }
 
 // A few photos of every class, spread over the class (always shown, so a run without mistakes still
 // shows its data). The diagonal cells of the confusion matrix link here.
 void section_samples(std::ostringstream& s, const ReportInput& in, ThumbnailMaker& thumbs) {
   const Dataset& ds = *in.ds;
-  const size_t per_class = ds.classes.size() > 8 ? 3 : 4;
+  const size_t k = ds.classes.size();
+  const size_t per_class = k > kConfusionGridClasses ? 1 : (k > 8 ? 3 : 4);
   s << "<h2 id=\"samples\">Sample photos of every class</h2>\n";
-  std::vector<std::vector<size_t>> of_class(ds.classes.size());
+  std::vector<std::vector<size_t>> of_class(k);
   for (size_t i = 0; i < ds.size(); ++i) of_class[(size_t)ds.labels[i]].push_back(i);
-  for (size_t c = 0; c < ds.classes.size(); ++c) {
+  for (size_t c = 0; c < k && c < kListedClasses; ++c) {
     const auto& v = of_class[c];
-    s << "<h3 id=\"class-" << c << "\">" << esc(ds.classes[c]) << " (" << v.size() << " images)</h3>\n"
+    s << "<h3 id=\"class-" << c << "\">" << cname(ds, c) << " (" << v.size() << " images)</h3>\n"
       << "<div class=\"cards\">\n";
     const size_t n = std::min(per_class, v.size());
     for (size_t q = 0; q < n; ++q) s << report_photo_card(thumbs, ds, v[q * v.size() / n], "", "", "");
     s << "</div>\n";
   }
+  if (k > kListedClasses)
+    s << "<p class=\"note\">The first " << kListedClasses << " of " << k << " classes are shown.</p>\n";
 }
 
 void section_network(std::ostringstream& s, const ReportInput& in) {
@@ -343,6 +378,10 @@ c.classList.toggle('hidden',!show);});});})();
 )";
 
 }  // namespace
+
+std::string report_class_name(const Dataset& ds, size_t c) {
+  return esc(shown_path(ds.classes[c], kShownNameBytes));
+}
 
 std::string report_path_for(const std::string& model_path) {
   const std::string curve = curve_path_for(model_path);

@@ -55,6 +55,10 @@ std::string html_report(const ReportInput& in);
 // original, the model's input at its real size, the path and `caption_html`, already escaped).
 class ThumbnailMaker;
 std::string report_page_open(const std::string& title);
+// Class c's name as every report shows it: HTML-escaped, long names shortened around "..." (60 bytes).
+std::string report_class_name(const Dataset& ds, size_t c);
+// The most classes a report lists in a table (the rest counted; --json has all).
+constexpr size_t kReportListedClasses = 100;
 std::string report_page_close();
 std::string report_photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t i, const std::string& id,
                               const std::string& caption_html, const std::string& data_attrs);

@@ -34,11 +34,13 @@ void section_agreement(std::ostringstream& s, const QuantReportInput& in) {
     << in.idx.size() << " images, the same class on " << agree << " (" << pct1(agree, (int)in.idx.size())
     << ").</p>\n<table><tr><th>class</th><th class=\"n\">images</th><th class=\"n\">float right</th><th "
        "class=\"n\">int8 right</th><th class=\"n\">same class</th></tr>\n";
-  for (size_t c = 0; c < k; ++c)
-    s << "<tr><td>" << xml_escape(ds.classes[c]) << "</td><td class=\"n\">" << n[c] << "</td><td class=\"n\">"
+  for (size_t c = 0; c < k && c < kReportListedClasses; ++c)
+    s << "<tr><td>" << report_class_name(ds, c) << "</td><td class=\"n\">" << n[c] << "</td><td class=\"n\">"
       << pct1(fr[c], n[c]) << "</td><td class=\"n\">" << pct1(qr[c], n[c]) << "</td><td class=\"n\">"
       << pct1(same[c], n[c]) << "</td></tr>\n";
   s << "</table>\n";
+  if (k > kReportListedClasses)
+    s << "<p class=\"note\">The first " << kReportListedClasses << " of " << k << " classes are listed.</p>\n";
   ThumbnailMaker thumbs(ds, kReportImageBudget);
   std::ostringstream cards;
   size_t shown = 0, differ = 0;
@@ -47,9 +49,9 @@ void section_agreement(std::ostringstream& s, const QuantReportInput& in) {
     ++differ;
     if (shown >= kReportMaxPhotos) continue;
     const size_t d = (size_t)in.idx[m];
-    const std::string cap = "true <b>" + xml_escape(ds.classes[(size_t)ds.labels[d]]) + "</b>, float <b>" +
-                            xml_escape(ds.classes[(size_t)in.float_pred[m]]) + "</b>, int8 <b>" +
-                            xml_escape(ds.classes[(size_t)in.int8_pred[m]]) + "</b>";
+    const std::string cap = "true <b>" + report_class_name(ds, (size_t)ds.labels[d]) + "</b>, float <b>" +
+                            report_class_name(ds, (size_t)in.float_pred[m]) + "</b>, int8 <b>" +
+                            report_class_name(ds, (size_t)in.int8_pred[m]) + "</b>";
     cards << report_photo_card(thumbs, ds, d, "d-" + std::to_string(shown++), cap, "");
   }
   s << "<h3 id=\"disagree\">Photos on which float and int8 differ: " << differ << "</h3>\n";
@@ -105,7 +107,7 @@ std::string quant_html_report(const QuantReportInput& in) {
        "href=\"#layers\">exponents</a><a href=\"#memory\">memory</a><a href=\"#next\">next</a></nav>\n";
   s << "<p><code>" << xml_escape(in.command) << "</code></p>\n";
   section_agreement(s, in);
-  section_layers(s, in);
+  if (in.plan && in.quant) section_layers(s, in);
   s << "<h2 id=\"next\">Next</h2>\n<pre>";
   for (const auto& c : in.next_commands) s << xml_escape(c) << "\n";
   s << "</pre>\n" << report_page_close();

@@ -230,9 +230,62 @@ std::string confusion_path_for(const std::string& model_path) {
   return curve.substr(0, curve.size() - std::strlen(".curve.svg")) + ".confusion.svg";
 }
 
+namespace {
+
+// The compact confusion picture (more than kConfusionGridClasses classes): the kConfusionListed most
+// frequent confusions, one bar each (its length the share of the true class), linked as the grid's cells.
+std::string confusion_list_svg(const std::vector<std::string>& classes, const std::vector<int>& cm,
+                               const std::string& title, const std::function<std::string(size_t, size_t)>& cell_link) {
+  const size_t k = classes.size();
+  std::vector<int> row(k, 0);
+  std::vector<size_t> cells;
+  int right = 0, total = 0;
+  for (size_t i = 0; i < k; ++i)
+    for (size_t j = 0; j < k; ++j) {
+      row[i] += cm[i * k + j];
+      total += cm[i * k + j];
+      if (i == j) right += cm[i * k + j];
+      if (i != j && cm[i * k + j] > 0) cells.push_back(i * k + j);
+    }
+  std::stable_sort(cells.begin(), cells.end(), [&](size_t a, size_t b) { return cm[a] > cm[b]; });
+  if (cells.size() > kConfusionListed) cells.resize(kConfusionListed);
+  const int W = 760, line = 22, bar_x = 470, bar_w = 200;
+  const FittedText title_fit = fit_title(title, W);
+  const int title_bottom = 22 + (int)std::ceil(title_fit.height() - title_fit.font_px);
+  const std::string summary = std::to_string(k) + " classes, " + std::to_string(right) + " of " +
+                              std::to_string(total) + " right; the " + std::to_string(cells.size()) +
+                              " most frequent confusions (true -> predicted, count, share of the true class):";
+  const FittedText caption = fit_text(summary, W - 20, 12, 10, 3);
+  const int top = title_bottom + 16 + (int)std::ceil(caption.height());
+  const int H = top + line * (int)std::max<size_t>(cells.size(), 1) + 16;
+  std::ostringstream s;
+  svg_open(s, W, H, title_fit);
+  s << svg_lines(caption, 10, title_bottom + 14 + caption.font_px, "start", " fill=\"#555\"");
+  if (cells.empty()) s << "<text x=\"10\" y=\"" << top + 14 << "\">no image is confused with another class</text>\n";
+  for (size_t n = 0; n < cells.size(); ++n) {
+    const size_t i = cells[n] / k, j = cells[n] % k;
+    const int y = top + line * (int)n;
+    const double share = row[i] ? (double)cm[cells[n]] / row[i] : 0.0;
+    const std::string link = cell_link ? cell_link(i, j) : std::string();
+    if (!link.empty()) s << "<a href=\"" << xml_escape(link) << "\">";
+    s << "<text x=\"10\" y=\"" << y + 15 << "\">" << xml_escape(clip_to_width(classes[i], 24)) << " -&gt; "
+      << xml_escape(clip_to_width(classes[j], 24)) << "</text>";
+    s << "<text x=\"" << bar_x - 8 << "\" y=\"" << y + 15 << "\" text-anchor=\"end\">" << cm[cells[n]] << "</text>";
+    s << "<rect x=\"" << bar_x << "\" y=\"" << y + 4 << "\" width=\"" << (int)std::lround(bar_w * share)
+      << "\" height=\"14\" fill=\"rgb(220,90,90)\"/><text x=\"" << bar_x + bar_w + 8 << "\" y=\"" << y + 15 << "\">"
+      << fmt("%.1f", 100.0 * share) << " %</text>";
+    s << (link.empty() ? "\n" : "</a>\n");
+  }
+  s << "</svg>\n";
+  return s.str();
+}
+
+}  // namespace
+
 std::string confusion_svg(const std::vector<std::string>& classes, const std::vector<int>& cm, const std::string& title,
                           const std::function<std::string(size_t, size_t)>& cell_link) {
   const size_t k = classes.size();
+  if (k > kConfusionGridClasses) return confusion_list_svg(classes, cm, title, cell_link);
   // Class names clipped to 24 columns; the column heads are turned 40 degrees up to the right.
   std::vector<std::string> names;
   double label_px = text_px("true", 12);

@@ -10,6 +10,10 @@
 
 namespace tvh {
 
+// Past this many classes the confusion picture is compact: the most frequent confusions as bars, not the
+// classes x classes grid (which would grow with the square of the classes).
+constexpr size_t kConfusionGridClasses = 32;
+constexpr size_t kConfusionListed = 30;
 // A confusion matrix (rows = true class) with per-class accuracy, as text lines.
 std::string confusion_text(const std::vector<std::string>& classes, const std::vector<int>& confusion);
 // An SVG picture of loss (train and validation) and accuracy (train and validation) per epoch, with
