@@ -67,7 +67,7 @@ struct FolderScan {
 
 void scan_class_folder(void* ctx, const char* name, bool is_dir) {
   FolderScan& s = *(FolderScan*)ctx;
-  if (!is_dir || !name[0] || name[0] == '.') return;
+  if (!is_dir || !name[0] || name[0] == '.' || name[0] == '_') return;  // hidden, or the board's own (_unsure)
   if (!tv::name_allowed(name, strlen(name), kMaxLabelLength)) {
     if (s.ignored < FolderScan::kIgnoredNamed)
       snprintf(s.ignored_names[s.ignored], sizeof s.ignored_names[0], "%.44s%s", name, strlen(name) > 44 ? "..." : "");

@@ -19,6 +19,7 @@ namespace {
 // what a FAT card can hold, so no '/', '\\', control character, '.' or '..'), at most max_bytes, and not
 // hidden (a leading dot).
 bool safe_part(const std::string& n, size_t max_bytes) {
+  if (n.size() > 1 && n[0] == '_') return safe_part(n.substr(1), max_bytes - 1);  // the board's own (_unsure)
   return !n.empty() && n[0] != '.' && tv::name_allowed(n.data(), n.size(), max_bytes);
 }
 constexpr size_t kMaxFileNameBytes = 255;  // a FAT long file name

@@ -161,6 +161,9 @@ std::set<std::string> classes_from_list(const DatasetOptions& options, const Tre
   std::set<std::string> seen;
   for (const auto& name : options.classes) {
     if (name.empty()) throw Error("the class list for '" + show.source + "' contains an empty class name.");
+    if (name[0] == '_')
+      throw Error("the class list for '" + show.source + "' names '" + name +
+                  "': a folder whose name starts with '_' is never a class.");
     if (!seen.insert(name).second) {
       throw Error("the class list for '" + show.source + "' names class '" + name + "' twice.");
     }
@@ -187,7 +190,12 @@ std::set<std::string> classes_from_list(const DatasetOptions& options, const Tre
 // The classes: every folder below the root with images, by sorted name.
 void classes_from_folders(const Tree& tree, const std::string& root, const DisplayNames& show, DatasetListing& out) {
   for (const auto& folder : tree.child_dirs(root)) {
-    if (!tree.has_image_under(join(root, folder))) {
+    if (folder[0] == '_') {  // never a class (tv/names.h): the board's _unsure/, frames still to sort
+      if (tree.has_image_under(join(root, folder)))
+        out.warnings.push_back("skipped folder '" + show.dir(join(root, folder)) +
+                               "': a folder whose name starts with '_' is never a class (the board keeps frames to "
+                               "sort there): move its photos into their classes' folders.");
+    } else if (!tree.has_image_under(join(root, folder))) {
       warn_no_images(join(root, folder), show, out);
     } else {
       out.classes.push_back(folder);
@@ -265,7 +273,10 @@ class FileSorter {
     const std::string in_root = root_.empty() ? rel : rel.substr(root_.size() + 1);
     const size_t slash = in_root.find('/');
     const std::string folder = slash == std::string::npos ? std::string() : in_root.substr(0, slash);
-    if (excluded_.count(folder)) {
+    if (!folder.empty() && folder[0] == '_') {
+      skip(rel, "outside_class_folders",
+           "is in folder '" + folder + "', whose name starts with '_': never a class; move it into its class's folder");
+    } else if (excluded_.count(folder)) {
       skip(rel, "outside_class_folders", "is in folder '" + folder + "', which is not in the class list");
     } else if (!is_image_name(leaf) && unsupported_image_format(leaf).empty()) {
       // A model, header or note kept beside the class folders (the reference's header/myWeights.bin):

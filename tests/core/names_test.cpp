@@ -26,8 +26,10 @@ TEST(Names, AllowedNames) {
 }
 
 TEST(Names, RefusedNames) {
-  const std::vector<std::string> refused = {"",   ".",  "..",    " ",   ". .", "a/b",  "a\\b",  "a:b",
-                                            "a*", "a?", "\"a\"", "<a>", "a|b", "a\tb", "a\x7f", std::string("a\0b", 3)};
+  const std::vector<std::string> refused = {
+      "",        ".",  "..",    " ",   ". .", "a/b",  "a\\b",  "a:b",
+      "a*",      "a?", "\"a\"", "<a>", "a|b", "a\tb", "a\x7f", std::string("a\0b", 3),
+      "_unsure", "_"};
   for (const std::string& s : refused) EXPECT_FALSE(class_name_allowed(s)) << "'" << s << "'";
   for (const char* bad : {"\xff", "\xc3", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\x80"})
     EXPECT_FALSE(class_name_allowed(bad)) << "invalid UTF-8";

@@ -198,3 +198,25 @@ TEST(Tvlink, APhotoTheBoardCannotReadDoesNotStopThePull) {
   EXPECT_EQ(simtest::sorted_jpegs(dest + "/0blank").size() + simtest::sorted_jpegs(dest + "/1circle").size(), 6u);
   EXPECT_FALSE(fs::exists(dest + "/0blank/img_000b.jpg"));
 }
+
+// The board's own folder /images/_unsure is never a class (not in the model, not in status, not ignored
+// as a bad name), and tvlink pull brings it like any folder.
+TEST(Tvlink, UnderscoreFoldersAreNoClassesButArePulled) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvlink");
+  const std::string card = simtest::make_card(simtest::shapes_dir(), simtest::kShapes2, 2);
+  fs::create_directories(card + "/images/_unsure");
+  fs::copy_file(card + "/images/0blank/img_000.jpg", card + "/images/_unsure/frame_1.jpg");
+  PtyBoard board("--sd " + quote(card));
+  ASSERT_FALSE(board.port().empty()) << board.err();
+  const tvtest::CommandResult s = tvlink("status " + quote(board.port()));
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_TRUE(has(s.out, "model=64x64x3 input, 2 classes")) << s.out;
+  EXPECT_FALSE(has(s.out, "_unsure")) << s.out;
+  EXPECT_FALSE(has(board.err(), "_unsure"));
+  const std::string dest = tvtest::temp_dir("pulledunsure");
+  const tvtest::CommandResult r = tvlink("pull " + quote(board.port()) + " " + quote(dest));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "5 photos copied")) << r.out;
+  EXPECT_TRUE(fs::exists(dest + "/_unsure/frame_1.jpg"));
+}

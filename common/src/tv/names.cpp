@@ -45,6 +45,7 @@ int32_t up_case(int32_t c) {
 
 bool name_allowed(const char* text, size_t len, size_t max_bytes) {
   if (len == 0 || len > max_bytes || fat_length(text, len) == 0) return false;  // "", ".", "..", " ."
+  if (text[0] == '_') return false;  // the board's own folders (/images/_unsure): never a class
   for (size_t i = 0; i < len;) {
     const int32_t c = next_code_point(text, len, &i);
     if (c < 32 || c == 0x7F) return false;  // invalid UTF-8 (-1) or a control character

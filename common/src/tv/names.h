@@ -3,9 +3,10 @@
 // model, tvtrain --rename and tvlink's pull destinations all ask it. Also the board's class count.
 //
 // Allowed: 1 to max_bytes bytes of valid UTF-8 (FAT stores long names as UTF-16), no control character,
-// none of / \ : * ? " < > | (FAT refuses them), and not only dots and spaces ("." and ".." name folders
-// already). The same folder: FAT ignores trailing dots and spaces, and letter case as FatFs up-cases long
-// names: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic and full-width Latin letters.
+// none of / \ : * ? " < > | (FAT refuses them), not only dots and spaces ("." and ".." name folders
+// already), and not starting with '_': such folders are the board's own (/images/_unsure), never classes,
+// on the board and in tvtrain. The same folder: FAT ignores trailing dots and spaces, and letter case as FatFs up-cases
+// long names: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic and full-width Latin letters.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +23,8 @@ constexpr int kBoardMaxClasses = 16;
 constexpr int kMaxClassNameBytes = 31;
 // The rule in one sentence, for refusals: "'NAME' cannot name a class folder: <rule>".
 constexpr const char* kClassNameRule =
-    "1 to 31 bytes of UTF-8, none of / \\ : * ? \" < > | or control characters, not only dots and spaces";
+    "1 to 31 bytes of UTF-8, none of / \\ : * ? \" < > | or control characters, not only dots and spaces, not "
+    "starting with _";
 static_assert(kMaxClassNameBytes == 31, "kClassNameRule states the limit");
 
 bool name_allowed(const char* text, size_t len, size_t max_bytes);

@@ -342,6 +342,25 @@ TEST(Dataset, AbsurdDimensionsAreSkippedBeforeDecoding) {
   EXPECT_EQ(image_of(ds, 3), expected_pixels(files.at("dog/x0.jpg"), 16, 16, tv::ChannelOrder::RGB));
 }
 
+// A folder whose name starts with '_' (the board's _unsure/) is never a class: said, its photos skipped
+// with the reason, and refused in an explicit class list.
+TEST(Dataset, UnderscoreFoldersAreNeverClasses) {
+  const auto files = two_class_files();
+  const std::string root = make_folder(files);
+  put(root, "_unsure/frame_1.jpg", files.at("cat/b.jpg"));
+  const tvh::Dataset ds = load(root);
+  expect_two_class(ds, files);
+  EXPECT_TRUE(any_contains(ds.warnings, "/_unsure': a folder whose name starts with '_' is never a class"))
+      << ::testing::PrintToString(ds.warnings);
+  ASSERT_EQ(ds.skipped.size(), 1u);
+  EXPECT_EQ(ds.skipped[0].reason, "outside_class_folders");
+  EXPECT_NE(ds.skipped[0].message.find("whose name starts with '_': never a class"), std::string::npos);
+  tvh::DatasetOptions o;
+  o.path = root;
+  o.classes = {"cat", "_unsure"};
+  EXPECT_THROW(tvh::load_dataset(o), tvh::Error);
+}
+
 TEST(Dataset, ExplicitClassListOrder) {
   const auto files = two_class_files();
   const std::string root = make_folder(files);
