@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "host/base/interval.h"
@@ -23,12 +24,31 @@ namespace {
 constexpr size_t kNamesPerCell = 30, kNamesInCells = 1500;
 // Paths longer than this many bytes are shown with their middle left out (every path is in --json).
 constexpr size_t kShownPathBytes = 240;
-// What keeps the text of the page under kReportMaxBytes for any dataset (1,000 classes of 255-byte names,
-// thousands of warnings): class names shown to 60 bytes, lists of classes, warnings, confusion cells and
-// sample classes capped, each with the count of the rest (every figure is in --json).
-constexpr size_t kShownNameBytes = 60, kListedClasses = kReportListedClasses, kListedWarnings = 40,
-                 kShownLineBytes = 400;
-constexpr size_t kListedCells = 100;
+// What keeps the text of the page under kReportPageBytes for any dataset (1,000 classes of 255-byte names,
+// thousands of warnings): every user string shortened (class names to 60 bytes, lines to 400, titles to
+// 300, the command to 2,000) and bounded once escaped, every list capped with the count of the rest
+// (every figure is in --json).
+constexpr size_t kShownNameBytes = 60, kShownLineBytes = 400, kShownTitleBytes = 300, kShownCommandBytes = 2000;
+constexpr size_t kListedCells = 100;  // cells listed with their photos past the grid (kConfusionGridClasses)
+
+// How much of each list the page shows. The page is built at level 0; when its text alone (no picture)
+// is over the page's cap, at the first level whose text fits (at kReportMaxBytes the last always does:
+// tests/host/report/report_size_test.cpp builds the heaviest text the caps allow).
+struct ReportCaps {
+  size_t classes;            // in the run's list, the per-class table, the filter and the samples
+  size_t warnings, skipped;  // lines listed
+  size_t cells;              // confusion cells listed with their photos (0: every one of the grid, the
+                             // fullest kListedCells past it)
+  size_t names_per_cell, names_in_cells;
+  size_t photos;             // cards of the suspects, and of the misclassified photos
+  size_t samples_per_class;  // at most
+};
+constexpr ReportCaps kReportCaps[] = {
+    {kReportListedClasses, 40, 20, 0, kNamesPerCell, kNamesInCells, kReportMaxPhotos, 4},
+    {50, 20, 10, 50, 10, 300, 100, 2},
+    {20, 10, 5, 20, 3, 60, 30, 1},
+};
+constexpr size_t kReportLevels = sizeof kReportCaps / sizeof kReportCaps[0];
 
 const char* const kStyle = R"(
 body{font-family:sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 40px;color:#222;line-height:1.4}
@@ -57,21 +77,18 @@ std::string esc(const std::string& s) {
   return xml_escape(s);
 }
 
-// A path as shown: whole, or its start and end around "...", cut between UTF-8 characters.
-std::string shown_path(const std::string& path, size_t limit = kShownPathBytes) {
-  if (path.size() <= limit) return path;
-  size_t head = limit / 3, tail = path.size() - (limit - head - 3);
-  while (head > 0 && ((unsigned char)path[head] & 0xC0) == 0x80) --head;
-  while (tail < path.size() && ((unsigned char)path[tail] & 0xC0) == 0x80) ++tail;
-  return path.substr(0, head) + "..." + path.substr(tail);
+// A user string as shown: escaped, whole or its start and end around "..." (escape_shortened).
+std::string shown(const std::string& text, size_t limit = kShownPathBytes) {
+  return escape_shortened(text, limit);
 }
 
-// Photo i's path as shown: from inside the dataset's folder (class folder and file name), shortened.
+// Photo i's path as shown (escaped): from inside the dataset's folder (class folder and file name),
+// shortened.
 std::string shown_name(const Dataset& ds, size_t i) {
   const std::string& path = ds.paths[i];
   const bool inside = path.size() > ds.source.size() + 1 && path.compare(0, ds.source.size(), ds.source) == 0 &&
                       path[ds.source.size()] == '/';
-  return shown_path(inside ? path.substr(ds.source.size() + 1) : path);
+  return shown(inside ? path.substr(ds.source.size() + 1) : path);
 }
 
 std::string cname(const Dataset& ds, size_t c) {
@@ -113,69 +130,103 @@ std::string report_photo_card(ThumbnailMaker& thumbs, const Dataset& ds, size_t 
                        "\" title=\"the model's input, " + std::to_string(ds.width) + "x" + std::to_string(ds.height) +
                        "\"",
                    thumbs.why());
-  s << "</div><figcaption><span class=\"wrap\">" << esc(shown_name(ds, i)) << "</span><br>" << caption_html
+  s << "</div><figcaption><span class=\"wrap\">" << shown_name(ds, i) << "</span><br>" << caption_html
     << "</figcaption></figure>\n";
   return s.str();
 }
 
 namespace {
 
-void section_run(std::ostringstream& s, const ReportInput& in) {
+// What one build of the page shows: its caps, and the confusion cells listed with their photos (the
+// confusion picture links only to those, and to the classes whose samples are shown).
+struct PagePlan {
+  ReportCaps caps;
+  std::vector<size_t> cells;  // cell t * k + p, in the order listed
+  size_t confused_cells = 0;  // non-empty cells off the diagonal
+  std::set<size_t> listed;    // the cells' indices
+};
+
+PagePlan plan_page(const ReportInput& in, const ReportCaps& caps) {
+  PagePlan p;
+  p.caps = caps;
+  if (!in.eval || in.eval->total == 0) return p;
+  const size_t k = in.ds->classes.size();
+  const std::vector<int>& cm = in.eval->confusion;
+  for (size_t c = 0; c < k * k && c < cm.size(); ++c)
+    if (c / k != c % k && cm[c] > 0) p.cells.push_back(c);
+  p.confused_cells = p.cells.size();
+  // the grid links every non-empty cell; past it (or when shortened) the fullest are listed
+  if (k > kConfusionGridClasses || caps.cells) {
+    std::stable_sort(p.cells.begin(), p.cells.end(), [&](size_t a, size_t b) { return cm[a] > cm[b]; });
+    const size_t cap = caps.cells ? caps.cells : kListedCells;
+    if (p.cells.size() > cap) p.cells.resize(cap);
+  }
+  p.listed.insert(p.cells.begin(), p.cells.end());
+  return p;
+}
+
+void section_run(std::ostringstream& s, const ReportInput& in, const PagePlan& plan) {
   const Dataset& ds = *in.ds;
+  const ReportCaps& caps = plan.caps;
   s << "<h2 id=\"run\">The run</h2>\n<table>\n";
   auto row = [&](const std::string& k, const std::string& v_html) {
     s << "<tr><th>" << k << "</th><td>" << v_html << "</td></tr>\n";
   };
-  row("command", "<code>" + esc(shown_path(in.command, 2000)) + "</code>");
-  row("dataset", esc(shown_path(ds.source)) + " &mdash; " + std::to_string(ds.size()) + " images, " +
+  row("command", "<code>" + shown(in.command, kShownCommandBytes) + "</code>");
+  row("dataset", shown(ds.source) + " &mdash; " + std::to_string(ds.size()) + " images, " +
                      std::to_string(ds.classes.size()) + " classes, " + std::to_string(ds.width) + "x" +
                      std::to_string(ds.height) + "x" + std::to_string(ds.channels) + " model input");
   std::string classes;
   const std::vector<size_t> counts = ds.class_counts();
-  for (size_t c = 0; c < ds.classes.size() && c < kListedClasses; ++c)
+  for (size_t c = 0; c < ds.classes.size() && c < caps.classes; ++c)
     classes += std::string(c ? ", " : "") + "<a href=\"#class-" + std::to_string(c) + "\">" + cname(ds, c) + "</a> " +
                std::to_string(counts[c]);
-  if (ds.classes.size() > kListedClasses)
-    classes += " and " + std::to_string(ds.classes.size() - kListedClasses) + " more classes (--json)";
+  if (ds.classes.size() > caps.classes)
+    classes += " and " + std::to_string(ds.classes.size() - caps.classes) + " more classes (--json)";
   row("classes (images)", classes);
   std::map<std::string, size_t> by_reason;
   for (const auto& f : ds.skipped) ++by_reason[f.reason];
   std::string skipped = ds.skipped.empty() ? "none" : std::to_string(ds.skipped.size()) + ":";
+  size_t reasons = 0;
   for (const auto& [reason, n] : by_reason) {
+    if (++reasons > caps.skipped) {
+      skipped += ", " + std::to_string(by_reason.size() - caps.skipped) + " more reasons";
+      break;
+    }
     std::string words = reason;
     std::replace(words.begin(), words.end(), '_', ' ');
-    skipped += (skipped.back() == ':' ? " " : ", ") + std::to_string(n) + " " + esc(words);
+    skipped += (skipped.back() == ':' ? " " : ", ") + std::to_string(n) + " " + shown(words, kShownNameBytes);
   }
   if (!ds.skipped.empty()) {
     skipped += "<ul>";
-    for (size_t n = 0; n < ds.skipped.size() && n < 20; ++n)
-      skipped += "<li>" + esc(shown_path(ds.skipped[n].message, kShownLineBytes)) + "</li>";
-    if (ds.skipped.size() > 20)
-      skipped += "<li>... and " + std::to_string(ds.skipped.size() - 20) + " more (--json)</li>";
-    skipped += "</ul>";
+    for (size_t n = 0; n < ds.skipped.size() && n < caps.skipped; ++n)
+      skipped += "<li>" + shown(ds.skipped[n].message, kShownLineBytes) + "</li>";
+    skipped += more_items(ds.skipped.size(), caps.skipped) + "</ul>";
   }
   row("files not used", skipped);
   std::vector<std::string> warnings = ds.warnings;
   warnings.insert(warnings.end(), in.warnings.begin(), in.warnings.end());
   std::string w = warnings.empty() ? "none" : "<ul>";
-  for (size_t n = 0; n < warnings.size() && n < kListedWarnings; ++n)
-    w += "<li>" + esc(shown_path(warnings[n], kShownLineBytes)) + "</li>";
-  if (!warnings.empty()) w += more_items(warnings.size(), kListedWarnings) + "</ul>";
+  for (size_t n = 0; n < warnings.size() && n < caps.warnings; ++n)
+    w += "<li>" + shown(warnings[n], kShownLineBytes) + "</li>";
+  if (!warnings.empty()) w += more_items(warnings.size(), caps.warnings) + "</ul>";
   row("warnings", w);
-  row("preset and recipe", esc(in.preset) + (in.recipe.empty() ? "" : ": " + esc(in.recipe)));
+  row("preset and recipe",
+      shown(in.preset, kShownLineBytes) + (in.recipe.empty() ? "" : ": " + shown(in.recipe, kShownLineBytes)));
   row("seed", std::to_string(in.seed));
-  row("started", esc(in.started) + ", took " + fmt("%.1f", in.seconds) + " s");
+  row("started", shown(in.started, kShownNameBytes) + ", took " + fmt("%.1f", in.seconds) + " s");
   if (in.eval && in.eval->total) {
     const std::pair<double, double> ci = wilson_interval(in.eval->correct, in.eval->total);
     row("accuracy", pct1(in.eval->accuracy()) + " (" + std::to_string(in.eval->correct) + "/" +
-                        std::to_string(in.eval->total) + " " + esc(in.evaluated) + "), 95 % interval " +
-                        pct1(ci.first) + " &ndash; " + pct1(ci.second));
+                        std::to_string(in.eval->total) + " " + shown(in.evaluated, kShownLineBytes) +
+                        "), 95 % interval " + pct1(ci.first) + " &ndash; " + pct1(ci.second));
   }
   s << "</table>\n";
 }
 
-void section_results(std::ostringstream& s, const ReportInput& in) {
+void section_results(std::ostringstream& s, const ReportInput& in, const PagePlan& plan) {
   const Dataset& ds = *in.ds;
+  const ReportCaps& caps = plan.caps;
   s << "<h2 id=\"results\">Curve and confusion matrix</h2>\n";
   if (in.history && !in.history->empty())
     s << "<div class=\"svg\">" << curve_svg(*in.history, in.title, in.kept_epoch) << "</div>\n";
@@ -183,18 +234,25 @@ void section_results(std::ostringstream& s, const ReportInput& in) {
     s << "<p class=\"note\">No image was evaluated (no validation split): use --kfold to measure on every image.</p>\n";
     return;
   }
-  s << "<p class=\"note\">Rows: true class; columns: predicted, on the " << esc(in.evaluated)
-    << ". Click a cell to see its photos.</p>\n";
-  s << "<div class=\"svg\">"
-    << confusion_svg(ds.classes, in.eval->confusion, "confusion on the " + in.evaluated,
-                     [](size_t i, size_t j) { return "#" + cell_anchor(i, j); })
-    << "</div>\n";
   const size_t k = ds.classes.size();
+  const std::string evaluated = shown(in.evaluated, kShownLineBytes);
+  s << "<p class=\"note\">Rows: true class; columns: predicted, on the " << evaluated << ". ";
+  if (k > kConfusionGridClasses)
+    s << "Past " << kConfusionGridClasses << " classes the picture lists the most frequent confusions and the "
+      << "classes of lowest accuracy instead of the " << k << " x " << k << " grid. ";
+  s << "Click a " << (k > kConfusionGridClasses ? "row" : "cell") << " to see its photos.</p>\n";
+  // Links only to what this page lists: the cells below, the classes whose samples are shown.
+  auto link = [&](size_t i, size_t j) {
+    const bool listed = i == j ? i < caps.classes : plan.listed.count(i * k + j) > 0;
+    return listed ? "#" + cell_anchor(i, j) : std::string();
+  };
+  s << "<div class=\"svg\">" << confusion_svg(ds.classes, in.eval->confusion, "confusion on the " + in.evaluated, link)
+    << "</div>\n";
   const auto m = class_metrics(in.eval->confusion, k);
   s << "<table><tr><th>class</th><th class=\"n\">precision</th><th class=\"n\">95 % interval</th><th "
        "class=\"n\">recall</th><th class=\"n\">95 % interval</th><th class=\"n\">F1</th><th "
        "class=\"n\">images</th></tr>\n";
-  for (size_t c = 0; c < k && c < kListedClasses; ++c) {
+  for (size_t c = 0; c < k && c < caps.classes; ++c) {
     const int tp = in.eval->confusion[c * k + c];
     const std::pair<double, double> p = wilson_interval(tp, m[c].predicted), r = wilson_interval(tp, m[c].support);
     auto cells = [&](double v, const std::pair<double, double>& ci, int n) {
@@ -207,16 +265,16 @@ void section_results(std::ostringstream& s, const ReportInput& in) {
       << m[c].support << "</td></tr>\n";
   }
   s << "</table>\n";
-  if (k > kListedClasses)
-    s << "<p class=\"note\">The first " << kListedClasses << " of " << k
-      << " classes are listed (--json has all).</p>\n";
+  if (k > caps.classes)
+    s << "<p class=\"note\">The first " << caps.classes << " of " << k << " classes are listed (--json has all).</p>\n";
   s << "<p class=\"note\">Intervals: Wilson 95 %; wide intervals mean few images: add photos or "
        "measure with --kfold.</p>\n";
 }
 
-void section_suspects(std::ostringstream& s, const ReportInput& in, ThumbnailMaker& thumbs) {
+void section_suspects(std::ostringstream& s, const ReportInput& in, ThumbnailMaker& thumbs, const PagePlan& plan) {
   if (!in.kfold) return;
   const Dataset& ds = *in.ds;
+  const size_t photos = plan.caps.photos;
   s << "<h2 id=\"suspects\">Likely label mistakes</h2>\n";
   if (in.suspects.empty()) {
     s << "<p>None found: no photo's out-of-fold prediction confidently names another class.</p>\n";
@@ -225,9 +283,9 @@ void section_suspects(std::ostringstream& s, const ReportInput& in, ThumbnailMak
   s << "<p>" << in.suspects.size()
     << " photo(s) whose folder's class has a low out-of-fold probability while another class is likelier "
        "(docs/suspect-labels.md). Check them first: move a photo to its right folder, or delete it.";
-  if (in.suspects.size() > kReportMaxPhotos) s << " The " << kReportMaxPhotos << " most likely are shown.";
+  if (in.suspects.size() > photos) s << " The " << photos << " most likely are shown.";
   s << "</p>\n<div class=\"cards\">\n";
-  for (size_t n = 0; n < in.suspects.size() && n < kReportMaxPhotos; ++n) {
+  for (size_t n = 0; n < in.suspects.size() && n < photos; ++n) {
     const SuspectLabel& x = in.suspects[n];
     const std::string cap = "in <b>" + cname(ds, (size_t)x.given) + "</b> (" + pct1(x.p_given) + "), looks like <b>" +
                             cname(ds, (size_t)x.suggested) + "</b> (" + pct1(x.p_suggested) + ")";
@@ -251,38 +309,43 @@ std::vector<size_t> wrong_worst_first(const EvalResult& r, const Dataset& ds) {
   return wrong;
 }
 
-void section_misclassified(std::ostringstream& s, const ReportInput& in, ThumbnailMaker& thumbs) {
+void section_misclassified(std::ostringstream& s, const ReportInput& in, ThumbnailMaker& thumbs, const PagePlan& plan) {
   if (!in.eval || in.eval->total == 0) return;
   const Dataset& ds = *in.ds;
   const EvalResult& r = *in.eval;
+  const ReportCaps& caps = plan.caps;
   const size_t k = ds.classes.size();
   const std::vector<size_t> wrong = wrong_worst_first(r, ds);
+  const std::string evaluated = shown(in.evaluated, kShownLineBytes);
   s << "<h2 id=\"wrong\">Misclassified photos</h2>\n";
   if (wrong.empty()) {
-    s << "<p>None: every one of the " << r.total << " " << esc(in.evaluated) << " is classified right.</p>\n";
+    s << "<p>None: every one of the " << r.total << " " << evaluated << " is classified right.</p>\n";
     return;
   }
-  s << "<p>" << wrong.size() << " of " << r.total << " " << esc(in.evaluated)
+  s << "<p>" << wrong.size() << " of " << r.total << " " << evaluated
     << ", worst first (lowest probability of the true class)";
-  if (wrong.size() > kReportMaxPhotos) s << "; the " << kReportMaxPhotos << " worst are shown";
+  if (wrong.size() > caps.photos) s << "; the " << caps.photos << " worst are shown";
   s << ". Each shows the photo and the model's input at its real size.</p>\n";
-  if (k <= kListedClasses) {
+  if (k <= caps.classes) {
     s << "<p><label>Show class: <select id=\"wrong-filter\"><option value=\"\">all</option>";
     for (size_t c = 0; c < k; ++c) s << "<option value=\"" << c << "\">" << cname(ds, c) << "</option>";
     s << "</select></label></p>\n";
   }
   s << "<div class=\"cards\" id=\"wrong-cards\">\n";
-  std::vector<std::vector<std::string>> by_cell(k * k);
-  std::vector<size_t> cell_total(k * k, 0);
+  // the photos named under each listed cell
+  std::map<size_t, std::vector<std::string>> by_cell;
+  std::map<size_t, size_t> cell_total;
+  size_t named = 0;
   for (size_t n = 0; n < wrong.size(); ++n) {
     const size_t e = wrong[n], d = (size_t)r.index[e];
     const size_t t = (size_t)ds.labels[d], p = (size_t)r.predicted[e];
     const std::string id = "m-" + std::to_string(n);
-    if (++cell_total[t * k + p] <= kNamesPerCell && n < kNamesInCells) {
-      const std::string name = esc(shown_name(ds, d));
-      by_cell[t * k + p].push_back(n < kReportMaxPhotos ? "<a href=\"#" + id + "\">" + name + "</a>" : name);
+    if (plan.listed.count(t * k + p) && ++cell_total[t * k + p] <= caps.names_per_cell && named < caps.names_in_cells) {
+      ++named;
+      const std::string name = shown_name(ds, d);
+      by_cell[t * k + p].push_back(n < caps.photos ? "<a href=\"#" + id + "\">" + name + "</a>" : name);
     }
-    if (n >= kReportMaxPhotos) continue;
+    if (n >= caps.photos) continue;
     const float pt = r.probs.size() == r.index.size() * k ? r.probs[e * k + t] : 0.f;
     const std::string cap = "true <b>" + cname(ds, t) + "</b> (" + pct1(pt) + "), predicted <b>" + cname(ds, p) +
                             "</b> (" + pct1(r.confidence[e]) + ")";
@@ -290,36 +353,31 @@ void section_misclassified(std::ostringstream& s, const ReportInput& in, Thumbna
                            " data-true=\"" + std::to_string(t) + "\" data-pred=\"" + std::to_string(p) + "\"");
   }
   s << "</div>\n<h3>By cell of the confusion matrix</h3>\n";
-  // every cell the confusion picture links to; past its grid (compact form) the fullest kListedCells
-  std::vector<size_t> cells;
-  for (size_t c = 0; c < k * k; ++c)
-    if (c / k != c % k && cell_total[c] > 0) cells.push_back(c);
-  const bool grid = k <= kConfusionGridClasses;
-  if (!grid)
-    std::stable_sort(cells.begin(), cells.end(), [&](size_t a, size_t b) { return cell_total[a] > cell_total[b]; });
-  const size_t listed = grid ? cells.size() : std::min(cells.size(), kListedCells);
-  for (size_t n = 0; n < listed; ++n) {
-    const size_t t = cells[n] / k, p = cells[n] % k, c = cells[n];
+  for (const size_t c : plan.cells) {
+    const size_t t = c / k, p = c % k;
+    const std::vector<std::string>& names = by_cell[c];
     s << "<h3 id=\"" << cell_anchor(t, p) << "\">true " << cname(ds, t) << ", predicted " << cname(ds, p) << ": "
       << cell_total[c] << "</h3>\n<ul>";
-    for (const auto& item : by_cell[c]) s << "<li class=\"wrap\">" << item << "</li>";
-    s << more_items(cell_total[c], by_cell[c].size()) << "</ul>\n";
+    for (const auto& item : names) s << "<li class=\"wrap\">" << item << "</li>";
+    s << more_items(cell_total[c], names.size()) << "</ul>\n";
   }
-  if (cells.size() > listed)
-    s << "<p class=\"note\">The " << listed << " fullest of " << cells.size()
+  if (plan.confused_cells > plan.cells.size())
+    s << "<p class=\"note\">The " << plan.cells.size() << " fullest of " << plan.confused_cells
       << " cells are listed (--json has every prediction).</p>\n";
 }
 
 // A few photos of every class, spread over the class (always shown, so a run without mistakes still
 // shows its data). The diagonal cells of the confusion matrix link here.
-void section_samples(std::ostringstream& s, const ReportInput& in, ThumbnailMaker& thumbs) {
+void section_samples(std::ostringstream& s, const ReportInput& in, ThumbnailMaker& thumbs, const PagePlan& plan) {
   const Dataset& ds = *in.ds;
+  const ReportCaps& caps = plan.caps;
   const size_t k = ds.classes.size();
-  const size_t per_class = k > kConfusionGridClasses ? 1 : (k > 8 ? 3 : 4);
+  const size_t per_class = std::min<size_t>(caps.samples_per_class, k > kConfusionGridClasses ? 1 : (k > 8 ? 3 : 4));
   s << "<h2 id=\"samples\">Sample photos of every class</h2>\n";
-  std::vector<std::vector<size_t>> of_class(k);
-  for (size_t i = 0; i < ds.size(); ++i) of_class[(size_t)ds.labels[i]].push_back(i);
-  for (size_t c = 0; c < k && c < kListedClasses; ++c) {
+  std::vector<std::vector<size_t>> of_class(std::min(k, caps.classes));
+  for (size_t i = 0; i < ds.size(); ++i)
+    if ((size_t)ds.labels[i] < of_class.size()) of_class[(size_t)ds.labels[i]].push_back(i);
+  for (size_t c = 0; c < of_class.size(); ++c) {
     const auto& v = of_class[c];
     s << "<h3 id=\"class-" << c << "\">" << cname(ds, c) << " (" << v.size() << " images)</h3>\n"
       << "<div class=\"cards\">\n";
@@ -327,8 +385,8 @@ void section_samples(std::ostringstream& s, const ReportInput& in, ThumbnailMake
     for (size_t q = 0; q < n; ++q) s << report_photo_card(thumbs, ds, v[q * v.size() / n], "", "", "");
     s << "</div>\n";
   }
-  if (k > kListedClasses)
-    s << "<p class=\"note\">The first " << kListedClasses << " of " << k << " classes are shown.</p>\n";
+  if (k > caps.classes)
+    s << "<p class=\"note\">The first " << caps.classes << " of " << k << " classes are shown.</p>\n";
 }
 
 void section_network(std::ostringstream& s, const ReportInput& in) {
@@ -380,7 +438,30 @@ c.classList.toggle('hidden',!show);});});})();
 }  // namespace
 
 std::string report_class_name(const Dataset& ds, size_t c) {
-  return esc(shown_path(ds.classes[c], kShownNameBytes));
+  return shown(ds.classes[c], kShownNameBytes);
+}
+
+std::string report_text(const std::string& text, size_t bytes) {
+  return shown(text, bytes);
+}
+
+std::string report_within_cap(size_t image_budget, size_t max_bytes,
+                              const std::function<std::string(size_t budget)>& page) {
+  const size_t limit = max_bytes > kReportMarkerRoom ? max_bytes - kReportMarkerRoom : 0;
+  size_t budget = image_budget;
+  std::string out = page(budget);
+  while (out.size() > limit && budget > 0) {
+    const size_t over = out.size() - limit + 4096;
+    budget = budget > over ? budget - over : 0;
+    out = page(budget);
+  }
+  return out;
+}
+
+std::string report_left_out_note(size_t left_out, size_t image_budget, size_t max_bytes) {
+  if (!left_out) return "";
+  return "<p class=\"note\">" + std::to_string(left_out) + " picture(s) left out: the pictures of this page are " +
+         "limited to " + human_bytes(image_budget) + " so that it stays under " + human_bytes(max_bytes) + ".</p>\n";
 }
 
 std::string report_path_for(const std::string& model_path) {
@@ -390,7 +471,9 @@ std::string report_path_for(const std::string& model_path) {
 
 namespace {
 
-std::string html_page(const ReportInput& in, size_t image_budget) {
+// The page with its pictures within image_budget; text_fits: its text alone is within kReportPageBytes
+// (else no sentence says pictures were left out to keep its size).
+std::string html_page(const ReportInput& in, size_t image_budget, const PagePlan& plan, bool text_fits) {
   std::ostringstream s;
   s << report_page_open(in.title);
   s << "<nav><a href=\"#run\">run</a>";
@@ -401,18 +484,20 @@ std::string html_page(const ReportInput& in, size_t image_budget) {
   if (in.plan && in.params) s << "<a href=\"#network\">network</a>";
   s << "<a href=\"#next\">next</a></nav>\n";
   ThumbnailMaker thumbs(*in.ds, image_budget);
-  section_run(s, in);
-  section_suspects(s, in, thumbs);
-  section_results(s, in);
-  section_misclassified(s, in, thumbs);
-  section_samples(s, in, thumbs);
+  section_run(s, in, plan);
+  section_suspects(s, in, thumbs, plan);
+  section_results(s, in, plan);
+  section_misclassified(s, in, thumbs, plan);
+  section_samples(s, in, thumbs, plan);
   section_network(s, in);
   s << "<h2 id=\"next\">Next</h2>\n<pre>";
   for (const auto& c : in.next_commands) s << esc(c) << "\n";
   s << "</pre>\n";
-  if (thumbs.left_out())
-    s << "<p class=\"note\">" << thumbs.left_out() << " picture(s) left out to keep this page under "
-      << human_bytes(kReportMaxBytes) << ".</p>\n";
+  if (text_fits)
+    s << report_left_out_note(thumbs.left_out(), image_budget, in.max_bytes);
+  else if (thumbs.left_out())
+    s << "<p class=\"note\">" << thumbs.left_out() << " picture(s) left out: the text of this page alone is over "
+      << human_bytes(in.max_bytes) << ".</p>\n";
   s << report_page_close();
   return s.str();
 }
@@ -428,7 +513,8 @@ std::string report_command_line(const std::string& tool, int argc, char** argv) 
 std::string report_page_open(const std::string& title) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
          "content=\"width=device-width, initial-scale=1\">\n<title>" +
-         esc(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + esc(title) + "</h1>\n";
+         shown(title, kShownTitleBytes) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" +
+         shown(title, kShownTitleBytes) + "</h1>\n";
 }
 
 std::string report_page_close() {
@@ -436,16 +522,20 @@ std::string report_page_close() {
 }
 
 std::string html_report(const ReportInput& in) {
-  // The pictures' budget, and less when the text (long names, many classes) would take the page
-  // over kReportMaxBytes.
-  size_t budget = in.image_budget;
-  std::string page = html_page(in, budget);
-  while (page.size() > kReportMaxBytes && budget > 0) {
-    const size_t over = page.size() - kReportMaxBytes + 4096;
-    budget = budget > over ? budget - over : 0;
-    page = html_page(in, budget);
+  const size_t limit = in.max_bytes > kReportMarkerRoom ? in.max_bytes - kReportMarkerRoom : 0;
+  // Most pages: every list at its usual length, every picture its budget allows.
+  PagePlan plan = plan_page(in, kReportCaps[0]);
+  std::string page = html_page(in, in.image_budget, plan, true);
+  if (page.size() <= limit) return page;
+  // The text first: the first level of caps at which the page without pictures fits (at kReportMaxBytes
+  // the last level always does, for any dataset); the pictures then take what is left of their budget.
+  bool text_fits = false;
+  for (size_t level = 0; level < kReportLevels && !text_fits; ++level) {
+    plan = plan_page(in, kReportCaps[level]);
+    text_fits = html_page(in, 0, plan, true).size() <= limit;
   }
-  return page;
+  return report_within_cap(in.image_budget, in.max_bytes,
+                           [&](size_t budget) { return html_page(in, budget, plan, text_fits); });
 }
 
 }  // namespace tvh

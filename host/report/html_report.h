@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,15 @@
 
 namespace tvh {
 
-// The data URIs of the report's pictures may take this much; later pictures are named only. The whole
-// page stays under kReportMaxBytes (the pictures' budget shrinks when the text is long).
+// The data URIs of the report's pictures may take this much; later pictures are named only. The file stays
+// under kReportMaxBytes for any dataset: the page (html_report, quant_html_report) under kReportPageBytes,
+// leaving room for tvtrain's side-output marker. Its text comes first: every list is capped (the count of
+// the rest said), every user string shortened, and when the text of a page without pictures would still
+// be over, its lists are shortened further; the pictures then take what is left, up to their budget.
 constexpr size_t kReportImageBudget = size_t(2300) << 10;
 constexpr size_t kReportMaxBytes = 2990000;
+constexpr size_t kReportMarkerRoom = 1024;
+constexpr size_t kReportPageBytes = kReportMaxBytes - kReportMarkerRoom;
 // At most this many misclassified photos (and as many suspects) are shown with pictures.
 constexpr size_t kReportMaxPhotos = 200;
 
@@ -45,6 +51,7 @@ struct ReportInput {
   const float* params = nullptr;
   std::vector<std::string> next_commands;
   size_t image_budget = kReportImageBudget;
+  size_t max_bytes = kReportMaxBytes;  // the file's cap (the page: kReportMarkerRoom less); tests lower it
 };
 
 // The whole page.
@@ -55,8 +62,19 @@ std::string html_report(const ReportInput& in);
 // original, the model's input at its real size, the path and `caption_html`, already escaped).
 class ThumbnailMaker;
 std::string report_page_open(const std::string& title);
-// Class c's name as every report shows it: HTML-escaped, long names shortened around "..." (60 bytes).
+// Class c's name as every report shows it: HTML-escaped, long names shortened around "..." (60 bytes, at
+// most 120 once escaped).
 std::string report_class_name(const Dataset& ds, size_t c);
+// Any user string as the reports show it: HTML-escaped, shortened around "..." to `bytes` (at most twice
+// that once escaped).
+std::string report_text(const std::string& text, size_t bytes);
+// A page within max_bytes - kReportMarkerRoom: page(budget) built with the pictures' budget, and again with
+// a smaller one while the page is over (the text of the page without pictures must fit).
+std::string report_within_cap(size_t image_budget, size_t max_bytes,
+                              const std::function<std::string(size_t budget)>& page);
+// The sentence closing a page some of whose pictures were left out (empty when none was): the pictures'
+// budget and the page's cap (for a page whose text without pictures fits).
+std::string report_left_out_note(size_t left_out, size_t image_budget, size_t max_bytes);
 // The most classes a report lists in a table (the rest counted; --json has all).
 constexpr size_t kReportListedClasses = 100;
 std::string report_page_close();

@@ -17,7 +17,12 @@ std::string pct1(int part, int whole) {
   return whole ? fmt("%.1f", 100.0 * part / whole) + " %" : std::string("-");
 }
 
-void section_agreement(std::ostringstream& s, const QuantReportInput& in) {
+// Strings from the command line shown to this many bytes (the command, the calibration in words).
+constexpr size_t kQuantShownBytes = 2000;
+
+// The per-class table and the photos on which float and int8 differ (their pictures within
+// image_budget); the number of pictures left out for the budget in *left_out.
+void section_agreement(std::ostringstream& s, const QuantReportInput& in, size_t image_budget, size_t* left_out) {
   const Dataset& ds = *in.ds;
   const size_t k = ds.classes.size();
   std::vector<int> n(k, 0), fr(k, 0), qr(k, 0), same(k, 0);
@@ -30,8 +35,8 @@ void section_agreement(std::ostringstream& s, const QuantReportInput& in) {
     same[c] += in.float_pred[m] == in.int8_pred[m];
     agree += in.float_pred[m] == in.int8_pred[m];
   }
-  s << "<h2 id=\"agreement\">Float and int8, per class</h2>\n<p>On " << xml_escape(in.compared_on) << ": "
-    << in.idx.size() << " images, the same class on " << agree << " (" << pct1(agree, (int)in.idx.size())
+  s << "<h2 id=\"agreement\">Float and int8, per class</h2>\n<p>On " << report_text(in.compared_on, kQuantShownBytes)
+    << ": " << in.idx.size() << " images, the same class on " << agree << " (" << pct1(agree, (int)in.idx.size())
     << ").</p>\n<table><tr><th>class</th><th class=\"n\">images</th><th class=\"n\">float right</th><th "
        "class=\"n\">int8 right</th><th class=\"n\">same class</th></tr>\n";
   for (size_t c = 0; c < k && c < kReportListedClasses; ++c)
@@ -41,7 +46,7 @@ void section_agreement(std::ostringstream& s, const QuantReportInput& in) {
   s << "</table>\n";
   if (k > kReportListedClasses)
     s << "<p class=\"note\">The first " << kReportListedClasses << " of " << k << " classes are listed.</p>\n";
-  ThumbnailMaker thumbs(ds, kReportImageBudget);
+  ThumbnailMaker thumbs(ds, image_budget);
   std::ostringstream cards;
   size_t shown = 0, differ = 0;
   for (size_t m = 0; m < in.idx.size(); ++m) {
@@ -57,6 +62,7 @@ void section_agreement(std::ostringstream& s, const QuantReportInput& in) {
   s << "<h3 id=\"disagree\">Photos on which float and int8 differ: " << differ << "</h3>\n";
   if (differ) s << "<div class=\"cards\">\n" << cards.str() << "</div>\n";
   if (differ > shown) s << "<p class=\"note\">The first " << shown << " are shown.</p>\n";
+  *left_out = thumbs.left_out();
 }
 
 void section_layers(std::ostringstream& s, const QuantReportInput& in) {
@@ -66,7 +72,8 @@ void section_layers(std::ostringstream& s, const QuantReportInput& in) {
        "(|sum| &le; 524,287): headroom = free bits "
        "above the largest sum any input can produce (the guarantee; negative does not fit) and above the "
        "largest seen on the calibration images. Calibration: "
-    << xml_escape(in.calibration) << "; input exponent " << (q.act_exps.empty() ? 0 : (int)q.act_exps[0])
+    << report_text(in.calibration, kQuantShownBytes) << "; input exponent "
+    << (q.act_exps.empty() ? 0 : (int)q.act_exps[0])
     << ".</p>\n<table><tr><th class=\"n\">#</th><th>layer</th><th class=\"n\">e in</th><th class=\"n\">e "
        "weights</th><th class=\"n\">e out</th><th class=\"n\">shift</th><th class=\"n\">largest sum</th><th "
        "class=\"n\">headroom bits</th><th class=\"n\">seen sum</th><th class=\"n\">seen headroom</th></tr>\n";
@@ -101,17 +108,22 @@ void section_layers(std::ostringstream& s, const QuantReportInput& in) {
 }  // namespace
 
 std::string quant_html_report(const QuantReportInput& in) {
-  std::ostringstream s;
-  s << report_page_open(in.title);
-  s << "<nav><a href=\"#agreement\">float and int8</a><a href=\"#disagree\">photos that differ</a><a "
-       "href=\"#layers\">exponents</a><a href=\"#memory\">memory</a><a href=\"#next\">next</a></nav>\n";
-  s << "<p><code>" << xml_escape(in.command) << "</code></p>\n";
-  section_agreement(s, in);
-  if (in.plan && in.quant) section_layers(s, in);
-  s << "<h2 id=\"next\">Next</h2>\n<pre>";
-  for (const auto& c : in.next_commands) s << xml_escape(c) << "\n";
-  s << "</pre>\n" << report_page_close();
-  return s.str();
+  // The text is capped (classes, photos, every user string shortened), so it fits; the pictures take
+  // what is left of their budget.
+  return report_within_cap(kReportImageBudget, kReportMaxBytes, [&](size_t budget) {
+    std::ostringstream s;
+    s << report_page_open(in.title);
+    s << "<nav><a href=\"#agreement\">float and int8</a><a href=\"#disagree\">photos that differ</a><a "
+         "href=\"#layers\">exponents</a><a href=\"#memory\">memory</a><a href=\"#next\">next</a></nav>\n";
+    s << "<p><code>" << report_text(in.command, kQuantShownBytes) << "</code></p>\n";
+    size_t left_out = 0;
+    section_agreement(s, in, budget, &left_out);
+    if (in.plan && in.quant) section_layers(s, in);
+    s << "<h2 id=\"next\">Next</h2>\n<pre>";
+    for (const auto& c : in.next_commands) s << xml_escape(c) << "\n";
+    s << "</pre>\n" << report_left_out_note(left_out, budget, kReportMaxBytes) << report_page_close();
+    return s.str();
+  });
 }
 
 }  // namespace tvh

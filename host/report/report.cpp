@@ -101,9 +101,36 @@ void svg_open(std::ostringstream& s, int W, int H, const FittedText& title) {
   s << svg_lines(title, W / 2.0, 22, "middle");
 }
 
-// The title of a picture W pixels wide: 14 px, down to 10 px, then wrapped onto up to 3 lines.
+// The title of a picture W pixels wide: 14 px, down to 10 px, then wrapped onto up to 3 lines (shortened
+// to 300 bytes first: zero-width marks take no room but bytes).
 FittedText fit_title(const std::string& title, int W) {
-  return fit_text(title, W - 20, 14, 10, 3);
+  return fit_text(shorten_middle(title, 300), W - 20, 14, 10, 3);
+}
+
+// A class name in a picture: 24 columns, 72 bytes.
+std::string picture_name(const std::string& name) {
+  return clip_label(name, 24, 72);
+}
+
+// The points of one series of the curve, at most 4 a pixel column (the first, lowest, highest and last of
+// the epochs falling in it, in epoch order): the same line at any number of epochs, in bounded bytes.
+std::string thinned_points(const std::vector<std::pair<double, double>>& xy) {
+  std::ostringstream pts;
+  for (size_t a = 0; a < xy.size();) {
+    size_t b = a, lo = a, hi = a;
+    while (b < xy.size() && std::floor(xy[b].first) == std::floor(xy[a].first)) {
+      if (xy[b].second < xy[lo].second) lo = b;
+      if (xy[b].second > xy[hi].second) hi = b;
+      ++b;
+    }
+    size_t keep[4] = {a, std::min(lo, hi), std::max(lo, hi), b - 1};
+    for (size_t q = 0; q < 4; ++q) {
+      if (q > 0 && keep[q] == keep[q - 1]) continue;
+      pts << fmt("%.1f", xy[keep[q]].first) << "," << fmt("%.1f", xy[keep[q]].second) << " ";
+    }
+    a = b;
+  }
+  return pts.str();
 }
 
 // A round tick step (1, 2 or 5 times a power of ten) giving about `ticks` intervals over [0, span].
@@ -207,14 +234,13 @@ std::string curve_svg(const std::vector<EpochRecord>& h, const std::string& titl
   double legend_x = L;
   for (const auto& sr : series) {
     if (!sr.show) continue;
-    std::ostringstream pts;
+    std::vector<std::pair<double, double>> xy;
     for (const auto& e : h) {
       const double v = sr.value(e, loss_top);
-      if (v < 0) continue;
-      pts << fmt("%.1f", x_of(e.epoch)) << "," << fmt("%.1f", y_of(v)) << " ";
+      if (v >= 0) xy.emplace_back(x_of(e.epoch), y_of(v));
     }
     s << "<polyline fill=\"none\" stroke=\"" << sr.color << "\" stroke-width=\"2\"" << sr.dash << " points=\""
-      << pts.str() << "\"/>\n";
+      << thinned_points(xy) << "\"/>\n";
     // Legend row between the title and the plot: never over a line.
     s << "<line x1=\"" << legend_x << "\" y1=\"" << legend_y - 4 << "\" x2=\"" << legend_x + 22 << "\" y2=\""
       << legend_y - 4 << "\" stroke=\"" << sr.color << "\" stroke-width=\"2\"" << sr.dash << "/>\n";
@@ -233,12 +259,13 @@ std::string confusion_path_for(const std::string& model_path) {
 namespace {
 
 // The compact confusion picture (more than kConfusionGridClasses classes): the kConfusionListed most
-// frequent confusions, one bar each (its length the share of the true class), linked as the grid's cells.
+// frequent confusions, one bar each (its length the share of the true class), linked as the grid's cells;
+// then the kConfusionListed classes of lowest accuracy, one bar each, linked as the grid's diagonal.
 std::string confusion_list_svg(const std::vector<std::string>& classes, const std::vector<int>& cm,
                                const std::string& title, const std::function<std::string(size_t, size_t)>& cell_link) {
   const size_t k = classes.size();
   std::vector<int> row(k, 0);
-  std::vector<size_t> cells;
+  std::vector<size_t> cells, worst;
   int right = 0, total = 0;
   for (size_t i = 0; i < k; ++i)
     for (size_t j = 0; j < k; ++j) {
@@ -248,36 +275,59 @@ std::string confusion_list_svg(const std::vector<std::string>& classes, const st
       if (i != j && cm[i * k + j] > 0) cells.push_back(i * k + j);
     }
   std::stable_sort(cells.begin(), cells.end(), [&](size_t a, size_t b) { return cm[a] > cm[b]; });
+  const size_t confusions = cells.size();
   if (cells.size() > kConfusionListed) cells.resize(kConfusionListed);
+  auto accuracy = [&](size_t i) { return row[i] ? (double)cm[i * k + i] / row[i] : 2.0; };
+  size_t evaluated = 0;
+  for (size_t i = 0; i < k; ++i)
+    if (row[i] > 0) worst.push_back(i), ++evaluated;
+  std::stable_sort(worst.begin(), worst.end(), [&](size_t a, size_t b) { return accuracy(a) < accuracy(b); });
+  if (worst.size() > kConfusionListed) worst.resize(kConfusionListed);
   const int W = 760, line = 22, bar_x = 470, bar_w = 200;
   const FittedText title_fit = fit_title(title, W);
   const int title_bottom = 22 + (int)std::ceil(title_fit.height() - title_fit.font_px);
-  const std::string summary = std::to_string(k) + " classes, " + std::to_string(right) + " of " +
-                              std::to_string(total) + " right; the " + std::to_string(cells.size()) +
-                              " most frequent confusions (true -> predicted, count, share of the true class):";
-  const FittedText caption = fit_text(summary, W - 20, 12, 10, 3);
-  const int top = title_bottom + 16 + (int)std::ceil(caption.height());
-  const int H = top + line * (int)std::max<size_t>(cells.size(), 1) + 16;
   std::ostringstream s;
-  svg_open(s, W, H, title_fit);
-  s << svg_lines(caption, 10, title_bottom + 14 + caption.font_px, "start", " fill=\"#555\"");
-  if (cells.empty()) s << "<text x=\"10\" y=\"" << top + 14 << "\">no image is confused with another class</text>\n";
-  for (size_t n = 0; n < cells.size(); ++n) {
-    const size_t i = cells[n] / k, j = cells[n] % k;
-    const int y = top + line * (int)n;
-    const double share = row[i] ? (double)cm[cells[n]] / row[i] : 0.0;
-    const std::string link = cell_link ? cell_link(i, j) : std::string();
+  // A caption, then one bar a row: its label (left), its count (right-aligned before the bar), its share.
+  int y = title_bottom + 14;
+  auto caption = [&](const std::string& text) {
+    const FittedText c = fit_text(text, W - 20, 12, 10, 3);
+    s << svg_lines(c, 10, y + c.font_px, "start", " fill=\"#555\"");
+    y += 6 + (int)std::ceil(c.height());
+  };
+  auto bar = [&](const std::string& label, const std::string& count, double share, const char* color,
+                 const std::string& link) {
     if (!link.empty()) s << "<a href=\"" << xml_escape(link) << "\">";
-    s << "<text x=\"10\" y=\"" << y + 15 << "\">" << xml_escape(clip_to_width(classes[i], 24)) << " -&gt; "
-      << xml_escape(clip_to_width(classes[j], 24)) << "</text>";
-    s << "<text x=\"" << bar_x - 8 << "\" y=\"" << y + 15 << "\" text-anchor=\"end\">" << cm[cells[n]] << "</text>";
+    s << "<text x=\"10\" y=\"" << y + 15 << "\">" << label << "</text>";
+    s << "<text x=\"" << bar_x - 8 << "\" y=\"" << y + 15 << "\" text-anchor=\"end\">" << count << "</text>";
     s << "<rect x=\"" << bar_x << "\" y=\"" << y + 4 << "\" width=\"" << (int)std::lround(bar_w * share)
-      << "\" height=\"14\" fill=\"rgb(220,90,90)\"/><text x=\"" << bar_x + bar_w + 8 << "\" y=\"" << y + 15 << "\">"
+      << "\" height=\"14\" fill=\"" << color << "\"/><text x=\"" << bar_x + bar_w + 8 << "\" y=\"" << y + 15 << "\">"
       << fmt("%.1f", 100.0 * share) << " %</text>";
     s << (link.empty() ? "\n" : "</a>\n");
+    y += line;
+  };
+  caption(std::to_string(k) + " classes, " + std::to_string(right) + " of " + std::to_string(total) +
+          " images right; the " + std::to_string(cells.size()) + " most frequent confusions of " +
+          std::to_string(confusions) + " (true -> predicted, images, share of the true class):");
+  if (cells.empty()) {
+    s << "<text x=\"10\" y=\"" << y + 15 << "\">no image is confused with another class</text>\n";
+    y += line;
   }
-  s << "</svg>\n";
-  return s.str();
+  for (size_t c : cells) {
+    const size_t i = c / k, j = c % k;
+    bar(xml_escape(picture_name(classes[i])) + " -&gt; " + xml_escape(picture_name(classes[j])), std::to_string(cm[c]),
+        row[i] ? (double)cm[c] / row[i] : 0.0, "rgb(220,90,90)", cell_link ? cell_link(i, j) : std::string());
+  }
+  y += 10;
+  caption("the " + std::to_string(worst.size()) + " of " + std::to_string(evaluated) +
+          " evaluated classes with the lowest accuracy (right / images):");
+  for (size_t i : worst)
+    bar(xml_escape(picture_name(classes[i])), std::to_string(cm[i * k + i]) + "/" + std::to_string(row[i]), accuracy(i),
+        "rgb(90,90,220)", cell_link ? cell_link(i, i) : std::string());
+  const int H = y + 16;
+  std::ostringstream out;
+  svg_open(out, W, H, title_fit);
+  out << s.str() << "</svg>\n";
+  return out.str();
 }
 
 }  // namespace
@@ -290,7 +340,7 @@ std::string confusion_svg(const std::vector<std::string>& classes, const std::ve
   std::vector<std::string> names;
   double label_px = text_px("true", 12);
   for (const auto& c : classes) {
-    names.push_back(clip_to_width(c, 24));
+    names.push_back(picture_name(c));
     label_px = std::max(label_px, text_px(names.back(), 12));
   }
   const double cos40 = 0.766, sin40 = 0.643;

@@ -10,10 +10,15 @@
 
 namespace tvh {
 
-// Past this many classes the confusion picture is compact: the most frequent confusions as bars, not the
-// classes x classes grid (which would grow with the square of the classes).
+// Past this many classes the confusion picture is compact: the kConfusionListed most frequent confusions
+// and the kConfusionListed classes of lowest accuracy as bars, not the classes x classes grid (which would
+// grow with the square of the classes).
 constexpr size_t kConfusionGridClasses = 32;
 constexpr size_t kConfusionListed = 30;
+// The confusion picture (grid or compact, any class names, a title of any length) stays under this size;
+// so does the curve picture at any number of epochs (a point per pixel column, at most 4, is kept).
+constexpr size_t kConfusionSvgMaxBytes = size_t(512) << 10;
+constexpr size_t kCurveSvgMaxBytes = size_t(256) << 10;
 // A confusion matrix (rows = true class) with per-class accuracy, as text lines.
 std::string confusion_text(const std::vector<std::string>& classes, const std::vector<int>& confusion);
 // An SVG picture of loss (train and validation) and accuracy (train and validation) per epoch, with
@@ -25,8 +30,10 @@ std::string curve_path_for(const std::string& model_path);
 // Where the confusion picture goes for a model path: model.tvb -> model.confusion.svg.
 std::string confusion_path_for(const std::string& model_path);
 // The confusion matrix as an SVG picture: counts in cells shaded by their share of the true class; every
-// text fits in the picture (and a count in its cell) at any class count. When cell_link is given, each
-// non-empty cell (true i, predicted j) links to cell_link(i, j) (an empty string: no link).
+// text fits in the picture (and a count in its cell) at any class count; past kConfusionGridClasses the
+// compact form. When cell_link is given, each non-empty cell (true i, predicted j) links to cell_link(i, j)
+// (an empty string: no link; a link is expected to be short, like "#cell-3-7"); in the compact form a
+// class's accuracy bar links to cell_link(i, i).
 std::string confusion_svg(const std::vector<std::string>& classes, const std::vector<int>& confusion,
                           const std::string& title,
                           const std::function<std::string(size_t, size_t)>& cell_link = nullptr);

@@ -1,5 +1,6 @@
 #include "host/report/svg_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -33,6 +34,32 @@ std::string xml_escape(const std::string& text) {
     }
   }
   return out;
+}
+
+std::string shorten_middle(const std::string& text, size_t max_bytes) {
+  const size_t limit = std::max<size_t>(max_bytes, 8);
+  if (text.size() <= limit) return text;
+  size_t head = limit / 3, tail = text.size() - (limit - head - 3);
+  while (head > 0 && ((unsigned char)text[head] & 0xC0) == 0x80) --head;
+  while (tail < text.size() && ((unsigned char)text[tail] & 0xC0) == 0x80) ++tail;
+  return text.substr(0, head) + "..." + text.substr(tail);
+}
+
+std::string escape_shortened(const std::string& text, size_t max_bytes) {
+  size_t n = std::max<size_t>(max_bytes, 8);
+  for (;;) {
+    std::string e = xml_escape(shorten_middle(text, n));
+    if (e.size() <= 2 * max_bytes || n <= 8) return e;
+    n = std::max<size_t>(8, std::min(n - 1, n * 2 * max_bytes / e.size()));
+  }
+}
+
+std::string clip_label(const std::string& text, size_t columns, size_t max_bytes) {
+  std::string out = clip_to_width(text, columns);
+  if (out.size() <= max_bytes) return out;
+  size_t end = max_bytes > 0 ? max_bytes - 1 : 0;
+  while (end > 0 && ((unsigned char)out[end] & 0xC0) == 0x80) --end;
+  return out.substr(0, end) + "~";
 }
 
 double text_px(const std::string& text, double font_px) {

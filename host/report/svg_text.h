@@ -1,6 +1,8 @@
 // Text laid out to fit in the SVG pictures and the HTML report: an estimate of how wide a string is
 // drawn in a sans-serif font, and titles shrunk or wrapped to a width, so no picture cuts its text.
 #pragma once
+#include <stddef.h>
+
 #include <string>
 #include <vector>
 
@@ -9,6 +11,16 @@ namespace tvh {
 // `text` with the five XML special characters (<, >, &, ", ') escaped: safe in element text and in
 // quoted attribute values of SVG and HTML.
 std::string xml_escape(const std::string& text);
+
+// `text` whole when it has at most max_bytes bytes, else its start and end around "...", cut between UTF-8
+// characters: at most max(max_bytes, 8) bytes.
+std::string shorten_middle(const std::string& text, size_t max_bytes);
+// `text` shortened (shorten_middle) to max_bytes and XML-escaped; shortened further when its escapes
+// would take it over 2 x max_bytes (a name full of '&' or quotes), so that its size is bounded by its limit.
+std::string escape_shortened(const std::string& text, size_t max_bytes);
+// `text` clipped to `columns` terminal columns (clip_to_width) and to max_bytes bytes (zero-width marks take
+// bytes but no column), a cut marked with "~".
+std::string clip_label(const std::string& text, size_t columns, size_t max_bytes);
 
 // An upper estimate of the width in pixels of `text` drawn in a sans-serif font of `font_px` pixels:
 // 0.62 em per terminal column (host/base/text_width.h), so a wide (CJK) character counts 1.24 em.

@@ -1,5 +1,6 @@
 // tvtrain's training mode: the split, the session (host/train/training.cpp), the results said, and the
 // model and its side outputs written.
+#include <algorithm>
 #include <sstream>
 
 #include "host/base/error.h"
@@ -184,8 +185,9 @@ void check_room_for_results(const Run& run) {
                       {"the curve", run.out.curve},
                       {"the confusion picture", run.out.confusion},
                       {"the report", run.out.report}},
-                     {model_bytes, model_bytes, 8192 + 512 * (uint64_t)run.setup.recipe.epochs, 8192 + 1024 * k * k,
-                      tvh::kReportMaxBytes},
+                     {model_bytes, model_bytes,
+                      std::min<uint64_t>(8192 + 512 * (uint64_t)run.setup.recipe.epochs, tvh::kCurveSvgMaxBytes),
+                      std::min<uint64_t>(8192 + 1024 * k * k, tvh::kConfusionSvgMaxBytes), tvh::kReportMaxBytes},
                      run.inputs);
 }
 
