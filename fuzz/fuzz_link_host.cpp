@@ -20,6 +20,7 @@
 #include "host/base/error.h"
 #include "host/link/link.h"
 #include "tv/link/link_frame.h"
+#include "tv/little_endian.h"
 
 namespace {
 
@@ -75,8 +76,7 @@ class FuzzPort : public tvh::SerialPort {
       greeted_ = last_request_;
       uint8_t greeting[16], frame[lk::kMaxFrameBytes];
       const uint32_t words[4] = {lk::kVersion, (uint32_t)lk::kMaxPayload, lk::kWindow, kSession};
-      for (int i = 0; i < 4; ++i)
-        for (int b = 0; b < 4; ++b) greeting[4 * i + b] = (uint8_t)(words[i] >> (8 * b));
+      for (int i = 0; i < 4; ++i) tv::write_le32(greeting + 4 * i, words[i]);
       const size_t k = lk::encode_frame(lk::kOk, last_request_, greeting, sizeof greeting, frame, sizeof frame, 0);
       pending_.assign(frame, frame + k);
     }

@@ -71,7 +71,7 @@ struct Session {
   uint8_t end_type = 0;
   uint8_t end_answer[8 + kReasonMax];
   size_t end_len = 0;
-  uint32_t session = 0;  // the PC's session number (its Hello): every frame's CRC-32 starts from it
+  uint32_t session = 0;       // the PC's session number (its Hello): every frame's CRC-32 starts from it
   Reason done, why;           // scratch (off the loop task's stack)
   uint32_t last_rx_ms = 0;    // the last whole frame
   uint32_t last_byte_ms = 0;  // the last byte

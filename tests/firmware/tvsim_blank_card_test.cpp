@@ -25,12 +25,10 @@ TEST(TvsimBlankCard, NewClassesCapturedLearnedAndInferredFromAnEmptyCard) {
   for (size_t c = 0; c < shapes.size(); ++c) {
     const std::vector<std::string> files = sorted_jpegs(shapes_dir() + "/" + shapes[c]);
     for (size_t i = 0; i < per_class; ++i)
-      fs::copy_file(shapes_dir() + "/" + shapes[c] + "/" + files[i],
-                    camera + "/" + std::to_string(c) + "_" + files[i]);
+      fs::copy_file(shapes_dir() + "/" + shapes[c] + "/" + files[i], camera + "/" + std::to_string(c) + "_" + files[i]);
   }
   const std::string shots(per_class, 't');
-  SimRun r = sim("--sd " + card + " --camera " + camera,
-                 "n circle\n" + shots + "l\nn cross\n" + shots + "l\ntl\n");
+  SimRun r = sim("--sd " + card + " --camera " + camera, "n circle\n" + shots + "l\nn cross\n" + shots + "l\ntl\n");
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   EXPECT_TRUE(has(r.out, "No model yet: a model needs 2 class folders in /images/.")) << r.out;
   EXPECT_TRUE(has(r.out, "> 1. New class\n")) << r.out;

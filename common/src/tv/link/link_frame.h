@@ -7,9 +7,9 @@
 //   the PC's Hello names a random 32-bit session number, and from its answer on both sides start each
 //   frame's CRC-32 from that number instead of 0 (Hello and its answer start from 0). A frame of
 //   another session (a second client, an answer to an earlier client) fails the CRC and is dropped
-//   as noise is; only a Hello is taken from outside the session (a new client after one that died). The board's text menu
-//   ignores bytes >= 127, so the first byte of a frame is never read as a key: the board enters the
-//   protocol when it sees it (see firmware/README.md, "The USB link").
+//   as noise is; only a Hello is taken from outside the session (a new client after one that died). The board's text
+//   menu ignores bytes >= 127, so the first byte of a frame is never read as a key: the board enters the protocol when
+//   it sees it (see firmware/README.md, "The USB link").
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
