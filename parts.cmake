@@ -22,6 +22,7 @@ tv_part(core_model     common/src/tv/model             LIBRARY tvcore     USES c
 tv_part(core_int8      common/src/tv/int8              LIBRARY tvcore     USES core_base core_model core_ops)
 tv_part(core_layers    common/src/tv/layers            LIBRARY tvcore     USES core_int8 core_model core_ops)
 tv_part(core_train     common/src/tv/train             LIBRARY tvcore     USES core_base core_model core_ops)
+tv_part(core_backbones common/src/tv/backbones        LIBRARY tvcore)
 tv_part(core_formats   common/src/tv/formats           LIBRARY tvcore     USES core_base core_int8 core_model core_train)
 tv_part(core_library   common/src                      LIBRARY tvcore
         USES core_base core_formats core_image core_int8 core_model core_train)
@@ -44,7 +45,7 @@ tv_part(host_report    host/report                     LIBRARY tvhost_report
 tv_part(host_link      host/link                       LIBRARY tvhost_link    USES host_base host_photos core_base core_link)
 # ---- firmware/: the board's application, its two hardware layers, the sketches, the simulator ----
 tv_part(fw_app         firmware/app                    LIBRARY tvfw_app
-        USES core_base core_formats core_image core_int8 core_link core_model core_train)
+        USES core_backbones core_base core_formats core_image core_int8 core_link core_model core_train)
 tv_part(fw_hal_sim     firmware/hal_sim                LIBRARY tvfw_hal_sim   USES fw_app host_base host_photos host_train)
 tv_part(fw_hal_esp32   firmware/hal_esp32                                 USES fw_app)
 tv_part(fw_sketches    firmware/esp32/** firmware/examples/**             USES fw_app fw_hal_esp32)
@@ -52,11 +53,12 @@ tv_part(fw_sim         firmware                                           USES f
 # ---- tools/: the command lines ----
 tv_part(tools_common   tools/common                                       USES host_base core_train)
 tv_part(tvtrain        tools/tvtrain
-        USES tools_common host_base host_model host_photos host_train host_report core_formats core_train)
+        USES tools_common host_base host_model host_photos host_train host_report core_backbones core_formats
+             core_train)
 tv_part(tvquant        tools/tvquant
         USES tools_common host_base host_model host_photos host_train host_quant host_report core_int8 core_train)
 tv_part(tvexport       tools/tvexport
-        USES tools_common host_base host_model host_photos host_espdl host_export)
+        USES tools_common host_base host_model host_photos host_espdl host_export host_train)
 tv_part(tvlink         tools/tvlink                                       USES tools_common host_base host_model host_link core_base)
 # ---- data the project makes, figures, tests ----
 tv_part(datasets       datasets/**                                        USES tools_common host_base host_photos core_base)

@@ -49,6 +49,8 @@ const char* kUsage =
     "  --epochs N           override the recipe's epochs\n"
     "  --val-last N         validation images per class (default: the recipe's, 3)\n"
     "  --seed N             seed for He-init and shuffling (default 1)\n"
+    "  --no-backbone        a new model starts from He-init, not from the built-in backbone (as a build\n"
+    "                       with TV_BACKBONE 0)\n"
     "  --cores N            simulated cores for the gradient lanes (default 2)\n"
     "  --oled FILE|-        render the OLED as text (appended to FILE, or - for stderr)\n"
     "  --psram-bytes N      PSRAM budget (default 8388608)\n"
@@ -116,6 +118,10 @@ int main(int argc, char** argv) {
       opt.pty = true;
       continue;
     }
+    if (a == "--no-backbone") {
+      cfg.backbone = false;
+      continue;
+    }
     if (a == "--version") {
       std::printf("tvsim %s\n", TV_VERSION);
       return 0;
@@ -123,7 +129,7 @@ int main(int argc, char** argv) {
     const bool known = std::find(kValueOptions.begin(), kValueOptions.end(), a) != kValueOptions.end();
     if (!known) {
       std::vector<std::string> all = kValueOptions;
-      all.insert(all.end(), {"--help", "--version", "--pty"});
+      all.insert(all.end(), {"--help", "--version", "--pty", "--no-backbone"});
       const std::string near = tvh::nearest_name(a.substr(0, a.find('=')), all);
       usage_error("unknown option " + a + (near.empty() ? std::string() : "; did you mean " + near + "?"));
     }

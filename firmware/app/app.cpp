@@ -15,6 +15,7 @@ const char* tier_name(WeightTier t) {
   switch (t) {
     case WeightTier::SD: return "SD";
     case WeightTier::Baked: return "baked";
+    case WeightTier::Backbone: return "backbone";
     case WeightTier::HeInit: return "He-init";
     case WeightTier::None: return "no model";
   }
@@ -442,7 +443,10 @@ void App::enter_infer() {
   say("%s", "");
   say(">>> Inference mode");
   say("Instructions: t, l or any tap = back to the menu");
-  if (!trained_weights_) say("Note: the weights are He-init random (no model on the card or baked in): train first");
+  if (!trained_weights_)
+    say(tier_ == WeightTier::Backbone
+            ? "Note: the model has not learned its classes yet (built-in backbone, no head): select Learn first"
+            : "Note: the weights are He-init random (no model on the card or baked in): train first");
   say("Weights: %s (%s), %s engine", tier_name(tier_), weights_source_, int8_engine() ? "int8" : "float");
   mode_ = Mode::Infer;
   frame_number_ = 0;

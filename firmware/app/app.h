@@ -40,7 +40,9 @@
 namespace tvfw {
 
 // Where the weights in use came from.
-enum class WeightTier : uint8_t { SD, Baked, HeInit, None };  // None: no model yet (a blank card)
+// Where the weights came from: the card, the baked header, the built-in backbone (its layers pretrained on
+// drawn images, the head not learned yet: Learn imprints it), He-init, or no model yet (a blank card).
+enum class WeightTier : uint8_t { SD, Baked, Backbone, HeInit, None };
 const char* tier_name(WeightTier t);
 
 // Card paths.
@@ -191,9 +193,13 @@ class App {
 
   // ---- the model and its weights (weights.cpp) ----
   void load_weights();
-  // A He-init model of the preset for the card's class folders (or the configured labels); false, and the
-  // no-model state, when there are fewer than 2.
-  bool start_he_init_model();
+  // A new model of the preset for the card's class folders (or the configured labels): the built-in
+  // backbone's layers with a zero head (the Backbone tier) when one is built in for its network and the
+  // configuration allows it, else He-init; false, and the no-model state, when there are fewer than 2.
+  bool start_new_model();
+  // The built-in backbone's weights into params_ for every layer but the logits' (zero: Learn imprints
+  // them); false with the reason when none fits the planned network.
+  bool take_backbone(Reason* why);
   // Takes a blob's network, labels and weights when the board can run it (float: copied into params_;
   // int8: bound in place). *file, when given, is the PSRAM buffer `data` was read into: try_blob may
   // keep it (int8: blob_keep_) or free it as soon as the float weights are copied (so a model that fits
@@ -253,6 +259,7 @@ class App {
   bool ready_to_train();
   bool load_training_images(TrainRun& run);
   bool split_training_images(TrainRun& run);
+  bool choose_start(TrainRun& run);
   void warn_thin_classes(const TrainRun& run);
   bool start_session(TrainRun& run, const SessionPlan& plan, tv::TrainSession& s);
   tv::SessionHooks training_hooks(BoardProgress& progress);
@@ -269,12 +276,16 @@ class App {
   // imprint_new_classes, run_head_update, adopt_learned, release_learning, save_trained_model.
   void learn();
   void learn_first_model();
+  // Learn's steps on the loaded model; from_backbone: every class is new (the backbone's head is dropped).
+  void learn_classes(bool from_backbone);
   bool measure_old_classes(LearnRun& run, const tv::ModelPlan& model, const float* params, int* correct);
   void compare_old_classes(const LearnRun& run);
   bool plan_learning(LearnRun& run);
   bool cache_card_features(LearnRun& run);
   bool cache_features(LearnRun& run, int index, const char* path);
   bool imprint_new_classes(LearnRun& run);
+  // One sentence for imprint_classes' refusal (st.layer: the class).
+  void say_imprint_refusal(const tv::Status& st);
   bool balance_new_classes(TrainRun& data, int first_new);
   bool run_head_update(LearnRun& run);
   void report_learning(LearnRun& run, float total_seconds);

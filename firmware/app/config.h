@@ -26,6 +26,7 @@ struct AppConfig {
   int epochs = 0;                        // 0: the recipe's
   int val_last_n = -1;                   // -1: the recipe's (the reference holds out the last 3 images per class)
   uint64_t seed = 1;                     // He-init and shuffling
+  bool backbone = true;                  // a new model starts from the built-in backbone (tv/backbones)
   // The baked tier: a .tvb compiled into the firmware (TV_MODEL_blob of a model.h that tvexport wrote,
   // included by the sketch when it sits next to it), or null.
   const uint8_t* baked_blob = nullptr;

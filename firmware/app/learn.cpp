@@ -12,6 +12,7 @@
 #include "app.h"
 #include "train_images.h"
 #include "tv/names.h"
+#include "tv/train/backbone.h"
 #include "tv/train/feature_source.h"
 #include "tv/train/imprint.h"
 #include "tv/train/update.h"
@@ -20,14 +21,16 @@ namespace tvfw {
 
 // One Learn run. In PSRAM: its two plans are too large for the loop task's stack.
 struct LearnRun {
-  TrainRun data;            // the card's photos, the split and the training arena
-  tv::TrainRecipe recipe;   // the model's recipe as the head update runs it (no augmentation)
-  int old_classes = 0;      // the model's classes; the new ones follow them
-  int first = 0;            // the head: the only layer that trains
-  tv::ModelPlan grown;      // the model with a row for each new class
-  tv::ModelPlan suffix;     // the head as a network of its own, on the features
-  float* params = nullptr;  // grown.param_count floats
-  float* before = nullptr;  // params before training: the rows of classes without photos go back
+  TrainRun data;               // the card's photos, the split and the training arena
+  tv::TrainRecipe recipe;      // the model's recipe as the head update runs it (no augmentation)
+  bool from_backbone = false;  // the built-in backbone's start: every class is new (imprinted)
+  int classes_before = 0;      // the model's classes before Learn (it goes back to them when Learn fails)
+  int old_classes = 0;         // the classes the model had learned (0 from the backbone); the new ones follow
+  int first = 0;               // the head: the only layer that trains
+  tv::ModelPlan grown;         // the model with a row for each new class
+  tv::ModelPlan suffix;        // the head as a network of its own, on the features
+  float* params = nullptr;     // grown.param_count floats
+  float* before = nullptr;     // params before training: the rows of classes without photos go back
   bool no_photos[kMaxClasses] = {};
   tv::FeatureSource fs;  // the features of every decoded photo
   float* cache = nullptr;
@@ -127,9 +130,11 @@ void App::new_class(const char* asked) {
 
 // ---------------------------------------------------------------- Learn
 
-// Learn before anything was learned (a blank card, or random He-init weights): the first model, for every
-// class folder captured so far, trained whole on their photos (the menu's Train, from He-init weights).
-// Imprinting needs features that a trained network computes.
+// Learn before anything was learned (a blank card, the backbone's zero head, or random He-init weights):
+// the first model, for every class folder captured so far. From the built-in backbone, Learn as always
+// with every class new (imprinted from the backbone's features, then the head update: `tvtrain --start
+// backbone --update head`); without one, trained whole on their photos (the menu's Train, from He-init
+// weights): imprinting needs features that a trained network computes.
 void App::learn_first_model() {
   say("%s", "");
   scan_new_folders();
@@ -139,19 +144,29 @@ void App::learn_first_model() {
         classes);
     return;
   }
+  if (!start_new_model()) return;
+  if (tier_ == WeightTier::Backbone) {
+    say(">>> Learn: no trained model yet: the built-in backbone's features and a head for the %d class folders",
+        num_classes_);
+    learn_classes(true);
+    return;
+  }
   say(">>> Learn: no trained model yet: a new %s model for the %d class folders, trained on their photos", cfg_.preset,
-      classes);
-  if (!start_he_init_model()) return;
+      num_classes_);
   print_model();
   scan_new_folders();
   train();
 }
 
 void App::learn() {
-  if (!has_model() || !trained_weights_) {  // nothing learned yet: the first model trains whole
+  if (!has_model() || !trained_weights_) {  // nothing learned yet: the first model
     learn_first_model();
     return;
   }
+  learn_classes(false);
+}
+
+void App::learn_classes(bool from_backbone) {
   report_ = TrainReport();
   report_.ran = true;
   report_.update = "head";
@@ -169,6 +184,7 @@ void App::learn() {
     return;
   }
   LearnRun* run = new (mem) LearnRun();
+  run->from_backbone = from_backbone;
   const uint64_t t0 = hal_.micros();
   bool learned = plan_learning(*run) && cache_card_features(*run) && split_training_images(run->data) &&
                  measure_old_classes(*run, plan_, params_, &run->before_correct) && imprint_new_classes(*run) &&
@@ -178,7 +194,7 @@ void App::learn() {
     compare_old_classes(*run);
     learned = adopt_learned(*run);
   } else {
-    num_classes_ = run->old_classes;  // the model as it was
+    num_classes_ = run->classes_before;  // the model as it was
   }
   release_learning(run);
   scan_new_folders();
@@ -188,7 +204,8 @@ void App::learn() {
 // The new classes (the card's new class folders with photos) after the model's, the grown model and
 // its weights, and the recipe the head update runs.
 bool App::plan_learning(LearnRun& run) {
-  run.old_classes = num_classes_;
+  run.classes_before = num_classes_;
+  run.old_classes = run.from_backbone ? 0 : num_classes_;
   scan_new_folders();
   for (int j = 0; j < num_new_; ++j) {
     char dir[kPathMax];
@@ -323,7 +340,9 @@ bool App::imprint_new_classes(LearnRun& run) {
     labels[k] = d.list.label[i];
   }
   const uint64_t t0 = hal_.micros();
-  const tv::Status st = tv::imprint_classes(run.grown, run.params, run.old_classes, features, labels, n, scratch);
+  const tv::Status st = run.from_backbone
+                            ? tv::imprint_head(run.grown, run.params, features, labels, n, scratch)
+                            : tv::imprint_classes(run.grown, run.params, run.old_classes, features, labels, n, scratch);
   run.imprint_us = hal_.micros() - t0;
   for (int c = run.old_classes; c < num_classes_ && st.ok(); ++c) {
     int photos = 0;
@@ -331,12 +350,16 @@ bool App::imprint_new_classes(LearnRun& run) {
     say("Imprinted class %d (%s) from %d training photos", c, labels_[c], photos);
   }
   hal_.psram_free(features);
-  if (!st.ok())
-    say("Cannot learn class %s: %s; the model is unchanged", st.layer >= 0 ? labels_[st.layer] : "?",
-        st.code == tv::StatusCode::NonFiniteActivation
-            ? "the model's features of its photos are infinite or NaN"
-            : "the model's features of its photos are all zero, so they say nothing about it (train on the PC)");
+  if (!st.ok()) say_imprint_refusal(st);
   return st.ok();
+}
+
+void App::say_imprint_refusal(const tv::Status& st) {
+  say("Cannot learn class %s: %s; the model is unchanged",
+      st.layer >= 0 && st.layer < num_classes_ ? labels_[st.layer] : "?",
+      st.code == tv::StatusCode::NonFiniteActivation
+          ? "the model's features of its photos are infinite or NaN"
+          : "the model's features of its photos are all zero, so they say nothing about it (train on the PC)");
 }
 
 // The samples the head trains on: the new classes' photos repeat up to the old classes' mean count
@@ -376,7 +399,9 @@ bool App::run_head_update(LearnRun& run) {
     }
     memcpy(run.before, run.params, bytes);
   }
-  if (num_classes_ > run.old_classes && !balance_new_classes(run.data, run.old_classes)) return false;
+  // Balanced against the classes the model had (none from the backbone: every class trains as it is).
+  if (run.old_classes > 0 && num_classes_ > run.old_classes && !balance_new_classes(run.data, run.old_classes))
+    return false;
   SessionPlan sp;
   sp.plan = &run.suffix;
   sp.recipe = &run.recipe;

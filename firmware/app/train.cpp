@@ -7,7 +7,10 @@
 #include "app.h"
 #include "train_images.h"
 #include "tv/int8/q8_dequantize.h"
+#include "tv/train/backbone.h"
+#include "tv/train/imprint.h"
 #include "tv/train/train_session.h"
+#include "tv/train/update.h"
 
 namespace tvfw {
 
@@ -51,7 +54,8 @@ void App::train() {
         kImagesDir, new_labels_[j]);
   say("Recipe: %s (%d epochs, batch %d)", recipe_name_, recipe_.epochs, recipe_.batch_size);
   TrainRun run;
-  const bool trained = load_training_images(run) && split_training_images(run) && run_training(run);
+  const bool trained =
+      load_training_images(run) && split_training_images(run) && choose_start(run) && run_training(run);
   release_training(run);
   if (trained) save_trained_model();
 }
@@ -112,6 +116,66 @@ bool App::load_training_images(TrainRun& run) {
       return false;
     }
   }
+  return true;
+}
+
+// A new model's start, by the core's rule as tvtrain --start auto picks it: the built-in backbone with a
+// head imprinted from the training photos when it helps with this many photos per class, else He-init.
+bool App::choose_start(TrainRun& run) {
+  if (trained_weights_ || tier_ != WeightTier::Backbone) return true;
+  int fewest = run.list.count;
+  const int* keep = run.list.label + run.list.count;
+  for (int c = 0; c < num_classes_; ++c) {
+    int good = 0;
+    for (int i = run.class_begin[c]; i < run.class_begin[c + 1]; ++i) good += keep[i];
+    if (good < fewest) fewest = good;
+  }
+  if (!tv::backbone_helps(fewest)) {
+    tv::he_init(plan_, params_, cfg_.seed);
+    tier_ = WeightTier::HeInit;
+    snprintf(weights_source_, sizeof weights_source_, "random, preset %s, seed %llu", cfg_.preset,
+             (unsigned long long)cfg_.seed);
+    say("Start: He-init (%d photos in the smallest class; the backbone helps up to %d)", fewest,
+        tv::kBackboneMaxPhotosPerClass);
+    return true;
+  }
+  // The head's input for every training photo (the layers before it run forward once each), then imprinting.
+  const int layer = tv::imprint_layer(plan_);
+  const size_t F = tv::prefix_feature_floats(plan_, layer), W = tv::prefix_work_floats(plan_);
+  const int n = run.n_train;
+  const uint64_t bytes = ((uint64_t)n * F + W + 2u * (uint64_t)n + 2u) * sizeof(float) + (uint64_t)n * sizeof(int);
+  float* features = bytes <= hal_.psram_free_bytes() ? (float*)hal_.psram_alloc((size_t)bytes) : nullptr;
+  if (!features) {
+    say("Cannot train from the backbone: imprinting its head needs %llu bytes of PSRAM, %u are free",
+        (unsigned long long)bytes, (unsigned)hal_.psram_free_bytes());
+    return false;
+  }
+  float* work = features + (size_t)n * F;
+  float* scratch = work + W;
+  int* labels = (int*)(scratch + 2 * (size_t)n + 2);
+  tv::Status st;
+  int k = 0;
+  for (; k < n && st.ok(); ++k) {
+    const int i = run.train_idx[k];
+    st = tv::prefix_forward(plan_, layer, params_, run.pixels + (size_t)i * run.image_bytes, work,
+                            features + (size_t)k * F);
+    labels[k] = run.list.label[i];
+  }
+  const bool features_ok = st.ok();
+  if (features_ok) st = tv::imprint_head(plan_, params_, features, labels, n, scratch);
+  hal_.psram_free(features);
+  if (!features_ok) {
+    const int i = run.train_idx[k - 1];
+    say("Cannot train from the backbone: its features of %s/%s: %s", labels_[run.list.label[i]],
+        run.list.pool + run.list.name_at[i], StatusWords(st, &plan_.desc).text);
+    return false;
+  }
+  if (!st.ok()) {
+    say_imprint_refusal(st);
+    return false;
+  }
+  say("Start: the built-in backbone, its head imprinted from the %d training photos (%d in the smallest class)", n,
+      fewest);
   return true;
 }
 

@@ -2,10 +2,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <new>
+
 #include "app.h"
+#include "tv/backbones/builtin_backbones.h"
 #include "tv/crc32.h"
 #include "tv/formats/header_writer.h"
 #include "tv/formats/raw_weights.h"
+#include "tv/train/backbone.h"
 
 namespace tvfw {
 
@@ -296,7 +300,7 @@ void App::print_model() {
 }
 
 void App::load_weights() {
-  say("Weights: looking for a model (SD card > baked header > He-init)");
+  say("Weights: looking for a model (SD card > baked header > built-in backbone > He-init)");
   Reason why;
   // Tier 1: the SD card.
   if (hal_.sd_ready()) {
@@ -327,14 +331,54 @@ void App::load_weights() {
   } else {
     say("  baked: none compiled in (put the model.h tvexport wrote next to the sketch to bake one in)");
   }
-  // Tier 3: random weights for the configured preset and the card's class folders; none yet on a blank card.
-  if (!start_he_init_model() && hal_.sd_ready())
+  // Tiers 3 and 4: the backbone (or random weights) for the configured preset and the card's class
+  // folders; none yet on a blank card.
+  if (!start_new_model() && hal_.sd_ready())
     say("No model yet: a model needs 2 class folders in %s/. Send 'n NAME' (or select New class) for each class, "
         "capture its photos, then select Learn: it makes the model from them.",
         kImagesDir);
 }
 
-bool App::start_he_init_model() {
+bool App::take_backbone(Reason* why) {
+  const tv::BuiltinBackbone* b = tv::builtin_backbone(plan_.input.h, plan_.input.w, plan_.input.c);
+  if (!b) {
+    why->set("none is built in for a %dx%dx%d input", plan_.input.h, plan_.input.w, plan_.input.c);
+    return false;
+  }
+  struct Decoded {  // in PSRAM: a plan and a blob view are too large for the loop task's stack
+    tv::BlobView view;
+    tv::ModelPlan plan;
+  };
+  void* mem = hal_.psram_alloc(sizeof(Decoded));
+  if (!mem) {
+    why->set("no PSRAM to read it (%u bytes)", (unsigned)sizeof(Decoded));
+    return false;
+  }
+  Decoded* d = new (mem) Decoded();
+  float* weights = nullptr;
+  bool ok = false;
+  tv::Status st = tv::blob_decode(b->blob, b->size, &d->view);
+  if (st.ok()) st = tv::plan_model(d->view.model, &d->plan);
+  if (!st.ok())
+    why->set_status(b->name, st);
+  else if (!tv::backbone_fits(d->plan, plan_))
+    why->set("%s is not the %s network of this model", b->name, cfg_.preset);
+  else if (!(weights = (float*)hal_.psram_alloc(d->plan.param_count * sizeof(float))))
+    why->set("no PSRAM for its %u weights", (unsigned)d->plan.param_count);
+  else if (!(st = tv::blob_load_float_params(d->view, d->plan, weights)).ok())
+    why->set_status(b->name, st);
+  else
+    ok = tv::backbone_params(d->plan, weights, plan_, params_).ok();
+  if (ok)
+    snprintf(weights_source_, sizeof weights_source_, "built-in %s, %u bytes, CRC-32 0x%08x; the head is Learn's",
+             b->name, (unsigned)b->size, (unsigned)tv::crc32(0, b->blob, b->size));
+  if (weights) hal_.psram_free(weights);
+  d->~Decoded();
+  hal_.psram_free(mem);
+  return ok;
+}
+
+bool App::start_new_model() {
   release_model();
   char ignored[160];
   const int n = he_init_labels(ignored, sizeof ignored);  // at most 16: the first by name (the rest said)
@@ -355,12 +399,21 @@ bool App::start_he_init_model() {
   if (!tv::preset_model(cfg_.preset, n, &desc)) fatal("unknown model preset '%s'", cfg_.preset);
   if (!adopt_network(desc, false, &why)) fatal("the %s model for %d classes cannot run: %s", cfg_.preset, n, why.text);
   choose_recipe(nullptr, 0);
-  tv::he_init(plan_, params_, cfg_.seed);
   engine_ = Engine::Float;
-  tier_ = WeightTier::HeInit;
   trained_weights_ = false;
+  Reason not_backbone;
+  if (!cfg_.backbone)
+    not_backbone.set("off in this build's configuration");
+  else if (take_backbone(&not_backbone)) {
+    tier_ = WeightTier::Backbone;
+    say("Weights: backbone (%s): select Learn to learn the %d classes from their photos", weights_source_, n);
+    return true;
+  }
+  tv::he_init(plan_, params_, cfg_.seed);
+  tier_ = WeightTier::HeInit;
   snprintf(weights_source_, sizeof weights_source_, "random, preset %s, seed %llu", cfg_.preset,
            (unsigned long long)cfg_.seed);
+  say("  backbone: %s", not_backbone.text);
   say("Weights: He-init (%s)", weights_source_);
   return true;
 }

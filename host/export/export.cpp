@@ -8,11 +8,14 @@
 #include "host/base/error.h"
 #include "host/base/json_text.h"
 #include "host/base/text.h"
+#include "host/train/init_model.h"
 #include "host/train/update_info.h"
 #include "tv/crc32.h"
 #include "tv/formats/header_writer.h"
 #include "tv/formats/raw_weights.h"
 #include "tv/int8/q8_model.h"
+#include "tv/names.h"
+#include "tv/train/backbone.h"
 #include "tv/train/net.h"
 
 namespace tvh {
@@ -117,6 +120,25 @@ std::string tinyvision_header(const LoadedModel& m, const std::string& source, c
     throw Error("--name " + prefix + ": not a C identifier (letters, digits and '_', not starting with a digit).");
   if (!st.ok()) throw Error(writer_message(st, view, source));
   return text;
+}
+
+LoadedModel backbone_for_board(LoadedModel m, const std::string& source, int* dropped) {
+  *dropped = 0;
+  if (!m.plan || provenance_value(m.provenance, "role") != "backbone") return m;
+  if (m.int8) throw Error(source + ": a backbone is baked as float weights (the board trains from it); this is int8.");
+  tv::ModelDesc desc = m.plan->desc;
+  desc.num_classes = (uint16_t)tv::kBoardMinClasses;
+  const std::unique_ptr<tv::ModelPlan> body = plan_or_throw(desc, source + " without its pretraining head");
+  std::vector<float> params(body->param_count);
+  if (!tv::backbone_params(*m.plan, m.params.data(), *body, params.data()).ok())
+    throw Error(source + ": its last layer with weights is not the dense layer of the logits, so it is no backbone.");
+  const std::vector<std::string> labels(m.labels.begin(), m.labels.begin() + tv::kBoardMinClasses);
+  *dropped = m.plan->desc.num_classes;
+  return decode_model(
+      encode_float_blob(*body, params.data(), labels,
+                        m.provenance + "head=dropped (" + std::to_string(*dropped) + " pretraining classes; the " +
+                            std::to_string(tv::kBoardMinClasses) + " rows left are zero: a start makes them again)\n"),
+      source);
 }
 
 std::string webmcu_header(const LoadedModel& m, const std::string& source) {

@@ -21,6 +21,12 @@ std::vector<uint8_t> export_blob_bytes(const LoadedModel& m, const std::string& 
 std::string tinyvision_header(const LoadedModel& m, const std::string& source, const std::string& prefix,
                               const std::string& version);
 
+// A backbone (provenance role=backbone, tv/train/backbone.h) as the board bakes it: its layers with the
+// pretraining head dropped, a model of tv::kBoardMinClasses classes (the fewest the format holds) whose
+// head rows are zero, its provenance saying so (head=dropped). Any other model is returned as it is.
+// *dropped: the pretraining classes dropped (0 when not a backbone).
+LoadedModel backbone_for_board(LoadedModel m, const std::string& source, int* dropped);
+
 // The reference firmware's myWeights.h for a float webmcu model (byte for byte its layout).
 std::string webmcu_header(const LoadedModel& m, const std::string& source);
 

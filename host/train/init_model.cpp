@@ -8,6 +8,7 @@
 #include "tv/formats/raw_weights.h"
 #include "tv/int8/q8_dequantize.h"
 #include "tv/names.h"
+#include "tv/train/backbone.h"
 #include "tv/train/imprint.h"
 #include "tv/train/presets.h"
 #include "tv/train/update.h"
@@ -114,6 +115,43 @@ ClassMatch match_classes(Dataset* ds, const std::vector<std::string>& model_labe
   return match;
 }
 
+namespace {
+
+// Imprints classes first_new.. of `plan` (logits' dense layer `layer`) into *params from the dense
+// layer's input features of their photos among `train` (the layers before it run forward once each);
+// first_new -1: a backbone start's whole head (tv::imprint_head).
+// Throws tvh::Error naming the class and `path`, ending with `what_to_do`.
+void imprint_from_photos(const tv::ModelPlan& plan, int layer, int first_new, const Dataset& ds,
+                         const std::vector<int>& train, const std::string& path, const std::string& what_to_do,
+                         std::vector<float>* params) {
+  float* p = params->data();
+  const size_t F = tv::prefix_feature_floats(plan, layer);
+  std::vector<float> features(train.size() * F), work(tv::prefix_work_floats(plan));
+  std::vector<int> labels(train.size());
+  for (size_t k = 0; k < train.size(); ++k) {
+    const size_t i = (size_t)train[k];
+    const tv::Status fs = tv::prefix_forward(plan, layer, p, ds.image(i), work.data(), &features[k * F]);
+    throw_if_not_runnable(fs, plan, ds.name(i));
+    labels[k] = ds.labels[i];
+  }
+  std::vector<float> scratch(2 * train.size() + 2);
+  const tv::Status is =
+      first_new < 0
+          ? tv::imprint_head(plan, p, features.data(), labels.data(), (int)train.size(), scratch.data())
+          : tv::imprint_classes(plan, p, first_new, features.data(), labels.data(), (int)train.size(), scratch.data());
+  if (!is.ok()) {
+    const std::string cls = is.layer >= 0 && (size_t)is.layer < ds.classes.size() ? ds.classes[(size_t)is.layer] : "?";
+    throw Error("cannot add class '" + cls + "' to " + path + ": " +
+                (is.code == tv::StatusCode::NonFiniteActivation
+                     ? std::string("the model's features of its photos are infinite or NaN")
+                     : std::string("the model's features of its training photos are all zero, so they say nothing "
+                                   "about it")) +
+                what_to_do);
+  }
+}
+
+}  // namespace
+
 void grow_and_imprint(const tv::ModelPlan& old, const std::vector<float>& old_params, const std::string& path,
                       const Dataset& ds, size_t model_classes, const std::vector<int>& train,
                       std::unique_ptr<tv::ModelPlan>* plan, std::vector<float>* params) {
@@ -129,30 +167,23 @@ void grow_and_imprint(const tv::ModelPlan& old, const std::vector<float>& old_pa
                 ".");
   std::vector<float> p(grown->param_count);
   tv::grow_class_params(old, old_params.data(), *grown, p.data());
-  // The dense layer's input for every training image (the layers before it run forward once each).
-  const size_t F = tv::prefix_feature_floats(*grown, layer);
-  std::vector<float> features(train.size() * F), work(tv::prefix_work_floats(*grown));
-  std::vector<int> labels(train.size());
-  for (size_t k = 0; k < train.size(); ++k) {
-    const size_t i = (size_t)train[k];
-    const tv::Status fs = tv::prefix_forward(*grown, layer, p.data(), ds.image(i), work.data(), &features[k * F]);
-    throw_if_not_runnable(fs, *grown, ds.name(i));
-    labels[k] = ds.labels[i];
-  }
-  std::vector<float> scratch(2 * train.size() + 2);
-  const tv::Status is = tv::imprint_classes(*grown, p.data(), (int)model_classes, features.data(), labels.data(),
-                                            (int)train.size(), scratch.data());
-  if (!is.ok()) {
-    const std::string cls = is.layer >= 0 && (size_t)is.layer < ds.classes.size() ? ds.classes[(size_t)is.layer] : "?";
-    throw Error("cannot add class '" + cls + "' to " + path + ": " +
-                (is.code == tv::StatusCode::NonFiniteActivation
-                     ? std::string("the model's features of its photos are infinite or NaN")
-                     : std::string("the model's features of its training photos are all zero, so they say nothing "
-                                   "about it")) +
-                "; train from scratch with every class instead of --init.");
-  }
+  imprint_from_photos(*grown, layer, (int)model_classes, ds, train, path,
+                      "; train from scratch with every class instead of --init.", &p);
   *plan = std::move(grown);
   *params = std::move(p);
+}
+
+std::vector<float> backbone_start(const tv::ModelPlan& backbone, const std::vector<float>& backbone_params,
+                                  const std::string& path, const tv::ModelPlan& target, const Dataset& ds,
+                                  const std::vector<int>& train) {
+  std::vector<float> p(target.param_count);
+  if (!tv::backbone_params(backbone, backbone_params.data(), target, p.data()).ok())
+    throw Error(path + " is a backbone of another network than this model's (input " +
+                std::to_string(target.desc.input.height) + "x" + std::to_string(target.desc.input.width) + "x" +
+                std::to_string(target.desc.input.channels) +
+                "): use --start scratch, or a backbone pretrained for this input and preset.");
+  imprint_from_photos(target, tv::imprint_layer(target), -1, ds, train, path, "; use --start scratch.", &p);
+  return p;
 }
 
 }  // namespace tvh

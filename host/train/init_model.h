@@ -51,4 +51,12 @@ void grow_and_imprint(const tv::ModelPlan& old, const std::vector<float>& old_pa
                       const Dataset& ds, size_t model_classes, const std::vector<int>& train,
                       std::unique_ptr<tv::ModelPlan>* plan, std::vector<float>* params);
 
+// The starting weights of `target` (a network with ds.classes classes) from a backbone (tv/train/
+// backbone.h): its layers' weights, and every class's row of the logits' dense layer imprinted from
+// its photos among `train`. Throws tvh::Error naming `path` when the backbone is not the target's
+// network, or a class cannot be imprinted.
+std::vector<float> backbone_start(const tv::ModelPlan& backbone, const std::vector<float>& backbone_params,
+                                  const std::string& path, const tv::ModelPlan& target, const Dataset& ds,
+                                  const std::vector<int>& train);
+
 }  // namespace tvh

@@ -29,7 +29,7 @@ TEST(Tvlink, StatusNamesFirmwareModelPhotosAndFreeSpace) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "firmware=" TV_VERSION "\n")) << r.out;
   EXPECT_TRUE(has(r.out, "model=64x64x3 input, 2 classes, ")) << r.out;
-  EXPECT_TRUE(has(r.out, "network=tinyvision\nengine=float\nweights=He-init (random, preset tinyvision")) << r.out;
+  EXPECT_TRUE(has(r.out, "network=tinyvision\nengine=float\nweights=backbone (built-in tinyvision-64x64x3")) << r.out;
   EXPECT_TRUE(has(r.out, "class=0blank 5\nclass=1circle 5\n")) << r.out;
   EXPECT_TRUE(has(r.out, "card_free=123456789\n")) << r.out;
   EXPECT_TRUE(has(r.out, "psram_free=")) << r.out;

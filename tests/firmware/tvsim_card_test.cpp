@@ -20,7 +20,7 @@ TEST(TvsimCard, AFolderWhereTheModelShouldBeIsNamedAsSuch) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: /header/model.tvb is a folder or a device, not a file"))
       << r.out;
-  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+  EXPECT_TRUE(has(r.out, "Weights: backbone"));
 }
 
 TEST(TvsimCard, TemporariesLeftByAPowerCutAreRemovedAtTheNextBoot) {

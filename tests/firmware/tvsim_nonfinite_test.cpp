@@ -52,5 +52,5 @@ TEST(TvsimBoard, AForgedModelWhoseSizesWrapIsRefusedWithTheRealFigure) {
                  "hold 2147483648 floats (8589934592 bytes) at layer 0, more than the 2147483647 a model may have"),
       std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("Weights: He-init"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Weights: backbone"), std::string::npos) << r.out;
 }

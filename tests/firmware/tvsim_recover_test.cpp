@@ -117,7 +117,7 @@ TEST(TvsimRecover, EveryStateOfTheModelSaveBootsTheNewestModelThatVerifies) {
     const std::string card = card_with(c.model, c.tmp, c.bak);
     const SimRun r = boot(card);
     if (c.boots.empty()) {
-      EXPECT_TRUE(has(r.out, "Weights: He-init")) << r.out;
+      EXPECT_TRUE(has(r.out, "Weights: backbone")) << r.out;
     } else {
       EXPECT_EQ(boot_crc(r.out), crc_of(c.boots)) << r.out;
     }

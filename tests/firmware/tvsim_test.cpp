@@ -34,14 +34,21 @@ TEST(Tvsim, HelpAndBadArguments) {
   EXPECT_TRUE(has(r.err, "unknown option --bogus"));
 }
 
-TEST(Tvsim, EmptyCardBootsHeInitAndShowsTheMenu) {
+TEST(Tvsim, EmptyCardBootsTheBackboneAndShowsTheMenu) {
   TV_REQUIRE_BINARY("tvsim");
   const SimRun r = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog", "");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "SD: no model on the card (/header/model.tvb)"));
   EXPECT_TRUE(has(r.out, "baked: none compiled in"));
-  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+  EXPECT_TRUE(has(r.out, "Weights: backbone (built-in tinyvision-64x64x3, ")) << r.out;
   EXPECT_TRUE(has(r.out, "=== MENU ===\n> 1. cat\n2. dog\n3. Train\n4. Infer\n"));
+  // The last tier: He-init, when the build leaves the backbone out or none is made for the network.
+  const SimRun off = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog --no-backbone", "");
+  EXPECT_TRUE(has(off.out, "  backbone: off in this build's configuration\nWeights: He-init")) << off.out;
+  const SimRun webmcu = sim("--sd " + tvtest::temp_dir("card") + " --labels cat,dog --preset webmcu", "");
+  EXPECT_TRUE(
+      has(webmcu.out, "  backbone: tinyvision-64x64x3 is not the webmcu network of this model\nWeights: He-init"))
+      << webmcu.out;
 }
 
 TEST(Tvsim, NoCard) {
@@ -49,7 +56,7 @@ TEST(Tvsim, NoCard) {
   const SimRun r = sim("--labels cat,dog", "l\nl\nttl\n");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "SD: no card"));
-  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+  EXPECT_TRUE(has(r.out, "Weights: backbone"));
   EXPECT_TRUE(has(r.out, "No SD card: cannot save images"));
   EXPECT_TRUE(has(r.out, "No SD card: cannot train"));
 }
@@ -268,7 +275,7 @@ TEST(Tvsim, LoadsTheReferenceMyWeightsBinAndClassifiesAsTheReference) {
   write_text(card + "/header/myWeights.bin", std::string(1000, '\0'));
   const SimRun odd = sim("--sd " + card + " --labels a,b", "");
   EXPECT_TRUE(has(odd.out, "SD /header/myWeights.bin refused: it is 1000 bytes")) << odd.out;
-  EXPECT_TRUE(has(odd.out, "Weights: He-init"));
+  EXPECT_TRUE(has(odd.out, "Weights: backbone"));
 }
 
 TEST(Tvsim, RunsInt8ModelsWithTheCoresInt8EngineAsTvtrainDoes) {
@@ -326,7 +333,7 @@ TEST(Tvsim, CorruptOrForeignBlobsAreRefusedWithTheirReason) {
   flip_byte(card + "/header/model.tvb", 5000);
   SimRun r = sim("--sd " + card + labels_arg(kShapes2), "");
   EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: CRC-32 mismatch")) << r.out;
-  EXPECT_TRUE(has(r.out, "Weights: He-init"));
+  EXPECT_TRUE(has(r.out, "Weights: backbone"));
 
   // truncated
   std::string b = read_text(card + "/header/model.tvb");
@@ -504,7 +511,8 @@ TEST(Tvsim, ACardWithoutTwoClassFoldersBootsToNewClassAndNamesTheFoldersItIgnore
   // without a card and without a model, nothing can start: one sentence, exit 1
   const SimRun none = sim("", "");
   EXPECT_EQ(none.status, 1) << none.out;
-  EXPECT_TRUE(has(none.out, "FATAL: no model (SD card or baked) and no SD card: insert a FAT32 microSD card")) << none.out;
+  EXPECT_TRUE(has(none.out, "FATAL: no model (SD card or baked) and no SD card: insert a FAT32 microSD card"))
+      << none.out;
 }
 
 // firmware/README.md's keystrokes: with N classes, N `t` then `l` is Train and N + 1 `t` then `l` is Infer.

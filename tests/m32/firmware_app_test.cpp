@@ -117,6 +117,6 @@ TEST(Firmware32, AForgedModelWhoseSizesWrapIsRefusedWithTheRealFigure) {
                            "floats (8589672448 bytes) at layer 0, more than the 33554431 a model may have"),
             std::string::npos)
       << board.out;
-  EXPECT_NE(board.out.find("Weights: He-init"), std::string::npos);
+  EXPECT_NE(board.out.find("Weights: backbone"), std::string::npos);
   EXPECT_EQ(board.overflows, 0);
 }

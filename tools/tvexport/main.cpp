@@ -17,6 +17,7 @@
 #include "host/export/export.h"
 #include "host/model/model_io.h"
 #include "host/photos/dataset.h"
+#include "host/train/init_model.h"
 #include "tools/common/cli.h"
 
 namespace {
@@ -191,6 +192,13 @@ int run_export(ExportArgs args) {
                  (int)m.plan->desc.num_classes);
     return 0;
   }
+  if (args.style == "tinyvision") {  // a backbone's header: its layers, not its pretraining head
+    int dropped = 0;
+    m = tvh::backbone_for_board(std::move(m), args.model, &dropped);
+    if (dropped)
+      std::fprintf(stderr, "tvexport: %s is a backbone: its pretraining head (%d classes) is dropped\n",
+                   args.model.c_str(), dropped);
+  }
   // The board runs 2 to 16 classes: a header in its own style that it cannot run is refused; the other
   // formats (other firmware may take them) are written with a warning.
   const std::string problem = tvh::board_model_problem(m);
@@ -209,7 +217,11 @@ int run_export(ExportArgs args) {
   if (args.output != "-")
     std::fprintf(stderr, "tvexport: wrote %s (%s-style header, %zu bytes)\n", args.output.c_str(), args.style.c_str(),
                  text.size());
-  if (args.style == "tinyvision")
+  if (args.style == "tinyvision" && tvh::provenance_value(m.provenance, "role") == "backbone")
+    std::fprintf(stderr,
+                 "tvexport: the built-in backbones are such headers in common/src/tv/backbones/ "
+                 "(scripts/make-backbones.sh makes them)\n");
+  else if (args.style == "tinyvision")
     std::fprintf(stderr,
                  "tvexport: to bake it into the firmware, copy it as model.h next to the sketch "
                  "(firmware/esp32/TinyVision/ or firmware/examples/ClassifyCamera/) and rebuild\n");

@@ -64,9 +64,15 @@ json dataset_json(const tvh::Dataset& ds) {
           {"decode_seconds", ds.decode_seconds}};
 }
 
-tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progress& progress) {
+tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progress& progress,
+                               std::vector<float>* start) {
   tvh::TrainRequest req = tvh::train_request(*run.plan, run.setup.recipe, run.ds, sp, run.a.seed, run.a.threads);
   req.init = run.init.plan ? &run.init.params : nullptr;
+  if (run.start == tv::StartMode::Backbone) {
+    *start =
+        tvh::backbone_start(*run.backbone.plan, run.backbone.params, run.backbone_name, *run.plan, run.ds, sp.train);
+    req.init = start;
+  }
   req.update = run.update;
   req.keep_rows = run.match.missing_rows;
   if (!run.match.added.empty()) {
@@ -146,7 +152,8 @@ int run_kfold(Run& run) {
   tvh::EvalResult oof;  // every image's out-of-fold prediction
   std::vector<float> last_params;
   for (size_t f = 0; f < folds.size(); ++f) {
-    tvh::TrainResult r = tvh::train_model(make_request(run, folds[f], progress));
+    std::vector<float> start;
+    tvh::TrainResult r = tvh::train_model(make_request(run, folds[f], progress, &start));
     tvtrain::add_out_of_fold(ds, r.val_eval, &oof);
     last_params = std::move(r.params);
     kf_mem = r.memory;

@@ -11,6 +11,7 @@
 #include "host/base/files.h"
 #include "host/model/model_io.h"
 #include "host/photos/dataset.h"
+#include "host/photos/procedural_dataset.h"
 #include "host/photos/split.h"
 #include "host/report/report.h"
 #include "host/train/config.h"
@@ -18,6 +19,7 @@
 #include "host/train/training.h"
 #include "run_report.h"
 #include "tools/common/cli.h"
+#include "tv/train/backbone.h"
 #include "tv/train/update.h"
 
 namespace tvtrain {
@@ -25,7 +27,7 @@ namespace tvtrain {
 // The command line as parsed.
 struct Args {
   std::string dataset, output, preset = "tinyvision", config, input, init, raw_out, split = "reference", classes, curve,
-                               augment, confusion, report, update, rename;
+                               augment, confusion, report, update, rename, start, backbone;
   int epochs = 0, batch = 0, lanes = 0, threads = 0, kfold = 0, val_last = -1;
   double lr = 0, val_fraction = -1;
   uint64_t seed = 1;
@@ -54,11 +56,17 @@ struct Run {
   tv::UpdateSpec update;      // --update (tv/train/update.h)
   tvh::ClassMatch match;      // a .tvb --init's classes against the dataset's (host/train/init_model.h)
   bool preset_given = false;  // --preset was on the command line
+  tv::StartMode start = tv::StartMode::Scratch;  // where training starts, once chosen (choose_start)
+  tvh::LoadedModel backbone;                     // the backbone it starts from (plan null without)
+  std::string backbone_name;                     // its file, or the built-in one's name
+  bool is_pretraining = false;                   // the dataset is a pretraining set drawn in memory (procedural:...)
+  tvh::ProceduralSpec pretraining;               // its spec
 };
 
-// The training request of a split: the run's plan, recipe, dataset, seed, threads and starting weights,
-// with a progress bar.
-tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progress& progress);
+// The training request of a split: the run's plan, recipe, dataset, seed, threads and starting weights
+// (a backbone's are made for the split's training photos into *start), with a progress bar.
+tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progress& progress,
+                               std::vector<float>* start);
 
 // The modes, once the dataset is decoded; each returns the exit code.
 int run_eval(Run& r);

@@ -103,6 +103,10 @@ void write_results(const Run& run, const tvh::TrainResult& r, const tvh::Split& 
        << "\nseed=" << a.seed << "\nepochs=" << setup.recipe.epochs << "\ntrain_images=" << split.train.size()
        << "\nval_images=" << split.val.size() << "\nval_accuracy=" << fmt("%.4f", r.val_eval.accuracy()) << "\n";
   if (!a.init.empty()) prov << "init=" << a.init << "\nupdate=" << update_name(run.update) << "\n";
+  if (run.start == tv::StartMode::Backbone)
+    prov << "start=backbone\nbackbone=" << run.backbone_name << "\nupdate=" << update_name(run.update) << "\n";
+  if (run.is_pretraining)  // its classes mean nothing: it is a backbone (tv/train/backbone.h)
+    prov << "role=backbone\ngenerator=" << tvh::procedural_source_text(run.pretraining) << "\n";
   tvh::save_float_model(a.output, *plan, r.params.data(), ds.classes, prov.str());
   log("wrote " + a.output);
   if (!a.raw_out.empty()) {
@@ -165,6 +169,7 @@ json training_json(const Run& run, const tvh::TrainResult& r, const tvh::Split& 
              {{"flip", setup.recipe.aug_flip},
               {"shift", setup.recipe.aug_shift},
               {"brightness", setup.recipe.aug_brightness}}},
+            {"start", tv::start_mode_name(run.start)},
             {"output", a.output}};
   add_update_json(&j, run.update, r, run.match);
   j.update(results_json(ds, r.val_eval));
@@ -207,7 +212,8 @@ int run_train(Run& run) {
   if (!a.raw_out.empty() && !tv::raw_weights_compatible(*plan))
     throw tvh::Error("--raw-out " + a.raw_out +
                      ": the raw myWeights.bin format only holds the webmcu network at 64x64x3.");
-  tvh::TrainRequest req = make_request(run, split, progress);
+  std::vector<float> start;
+  tvh::TrainRequest req = make_request(run, split, progress, &start);
   req.on_epoch = [&](const tvh::EpochRecord& e) { log_epoch(run, progress, e); };
   check_room_for_results(run);
   if (!req.samples.empty())

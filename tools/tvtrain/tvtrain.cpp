@@ -12,9 +12,11 @@
 #include "host/model/model_io.h"
 #include "host/photos/dataset.h"
 #include "host/photos/layout_check.h"
+#include "host/photos/procedural_dataset.h"
 #include "host/report/report.h"
 #include "host/train/config.h"
 #include "run.h"
+#include "tv/backbones/builtin_backbones.h"
 #include "tv/train/train_session.h"
 #include "update_options.h"
 
@@ -22,6 +24,11 @@ using tvh::fmt;
 using tvh::join;
 using tvtrain::Args;
 using tvtrain::Run;
+
+// Where training starts without --start, and what a backbone start updates without --update
+// (measured in docs/few-shot.md).
+constexpr const char* kDefaultStart = "auto";
+constexpr const char* kBackboneUpdate = "full";
 
 // tvtrain_main's steps: the options, the usage and output checks, the setup, the starting model and
 // the dataset; then one of the three modes (run.h).
@@ -130,6 +137,14 @@ void define_options(CLI::App& app, Args& a) {
                  "What trains: full (every layer), head (the last layer with weights, on features computed once "
                  "per photo) or sparse[=K] (the last K layers with weights); default full, with --init " +
                      std::string(tvtrain::kInitDefaultUpdate) + " (docs/on-device-learning.md)");
+  app.add_option("--start", a.start,
+                 "Where training starts: backbone (the weights pretrained on drawn images, a new head imprinted from "
+                 "the photos), scratch (He-init) or auto (backbone for few photos per class; the default); "
+                 "docs/few-shot.md")
+      ->check(tvcli::one_of({"backbone", "scratch", "auto"}));
+  app.add_option("--backbone", a.backbone,
+                 "With --start backbone or auto: this backbone .tvb (tvtrain procedural:... writes one) instead of "
+                 "the built-in one");
   app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
   app.add_flag("--json", a.json, "Print one JSON object with the results on stdout");
   add_side_file(app, "--curve", a.curve,
@@ -156,14 +171,20 @@ void check_usage(const Args& a) {
   if (a.eval && a.init.empty()) throw tvh::UsageError("--eval needs --init MODEL (the model to evaluate).");
   if (!a.rename.empty() && a.init.empty())
     throw tvh::UsageError("--rename needs --init MODEL (the model whose classes it renames).");
-  if (a.epochs_given && a.epochs == 0 && a.init.empty())
-    throw tvh::UsageError("--epochs 0 only adds new classes to an --init model; give at least 1 epoch.");
+  if (a.epochs_given && a.epochs == 0 && a.init.empty() && a.start != "backbone")
+    throw tvh::UsageError(
+        "--epochs 0 only adds classes by imprinting, to an --init model or with --start backbone; give at least 1 "
+        "epoch.");
   if (!a.eval && a.kfold == 0 && a.output.empty())
     throw tvh::UsageError("give -o MODEL.tvb (where to write the trained model).");
   if (a.kfold && !a.output.empty())
     throw tvh::UsageError("--kfold only evaluates the recipe and writes no model; drop -o.");
   if (a.kfold && a.eval) throw tvh::UsageError("--kfold and --eval cannot be combined.");
   if (a.eval && !a.output.empty()) throw tvh::UsageError("--eval writes no model; drop -o.");
+  if (!a.start.empty() && !a.init.empty())
+    throw tvh::UsageError("--start goes with training a new model; --init " + a.init + " already starts from a model.");
+  if (!a.backbone.empty() && (!a.init.empty() || a.start == "scratch"))
+    throw tvh::UsageError("--backbone goes with --start backbone or auto.");
   if (!a.curve.empty() && a.no_curve) throw tvh::UsageError("--curve and --no-curve contradict each other.");
   if (!a.confusion.empty() && a.no_confusion)
     throw tvh::UsageError("--confusion and --no-confusion contradict each other.");
@@ -189,7 +210,8 @@ tvtrain::Outputs check_outputs_first(const Args& a, std::vector<tvh::NamedPath>*
                              : !a.report.empty() ? a.report
                              : a.output.empty()  ? std::string()
                                                  : tvh::report_path_for(a.output);
-  const std::vector<tvh::NamedPath> inputs = {{"the dataset", a.dataset}, {"--init", a.init}, {"--config", a.config}};
+  const std::vector<tvh::NamedPath> inputs = {
+      {"the dataset", a.dataset}, {"--init", a.init}, {"--config", a.config}, {"--backbone", a.backbone}};
   auto others_than = [&](const std::string& role) {
     std::vector<tvh::NamedPath> v = inputs;
     if (role != "-o") v.push_back({"-o", a.output});
@@ -367,11 +389,43 @@ void decode(Run& run, const tvh::DatasetListing& listing, tvh::DatasetOptions do
   if (init.plan && init.format != "tvb") init.labels = ds.classes;
 }
 
+// A pretraining set drawn in memory (procedural:...): the preset's network for a small dataset (the
+// backbone serves few photos), the recipe for the images drawn.
+void draw_pretraining_set(Run& run) {
+  const Args& a = run.a;
+  tvh::TrainSetup& setup = run.setup;
+  if (run.init.plan)
+    throw tvh::UsageError("a pretraining set (" + a.dataset + ") trains a backbone from scratch; drop --init.");
+  if (!run.classes.empty()) throw tvh::UsageError("--classes does not apply to a pretraining set (" + a.dataset + ").");
+  tvh::ProceduralSpec& spec = run.pretraining;
+  spec.height = setup.model.input.height;
+  spec.width = setup.model.input.width;
+  spec.channels = setup.model.input.channels;
+  spec.threads = a.threads;
+  run.ds = tvh::procedural_dataset(spec);
+  if (setup.adapt) {
+    adapt_to(a, 0, &setup);
+    tv::DataShape data;
+    data.height = spec.height;
+    data.width = spec.width;
+    data.channels = spec.channels;
+    data.images = (long)run.ds.size();
+    tv::preset_recipe_for(setup.preset.c_str(), data, &setup.recipe);
+    apply_overrides(a, &setup);
+  }
+  setup.model.num_classes = (uint16_t)run.ds.classes.size();
+  run.plan = plan_of(a, setup);
+  run.log("pretraining set " + tvh::procedural_source_text(spec) + ": " + std::to_string(run.ds.size()) +
+          " images drawn in memory at " + std::to_string(spec.height) + "x" + std::to_string(spec.width) + "x" +
+          std::to_string(spec.channels) + " on " + std::to_string(run.ds.decode_threads) + " thread(s)");
+}
+
 // Lists the dataset, sizes the model to it, checks the memory, decodes, and plans the final model.
 void load_dataset(Run& run) {
   const Args& a = run.a;
   tvh::TrainSetup& setup = run.setup;
   const auto& log = run.log;
+  if (run.is_pretraining) return draw_pretraining_set(run);
   tvh::DatasetOptions dopt;
   dopt.path = a.dataset;
   dopt.classes = run.classes;
@@ -407,6 +461,54 @@ void load_dataset(Run& run) {
   }
 }
 
+// Where training starts (--start): scratch, or the backbone when one fits the model and (auto) the
+// core's rule says it helps with this many photos per class; said in the log.
+void choose_start(Run& run) {
+  const Args& a = run.a;
+  tv::StartMode mode = tv::StartMode::Scratch;
+  if (!tv::parse_start_mode(a.start.empty() ? kDefaultStart : a.start.c_str(), &mode) || run.init.plan ||
+      run.is_pretraining || a.eval || mode == tv::StartMode::Scratch)
+    return;
+  const bool asked = mode == tv::StartMode::Backbone;
+  const std::vector<size_t> counts = run.ds.classes.empty() ? std::vector<size_t>{0} : run.ds.class_counts();
+  const size_t fewest = *std::min_element(counts.begin(), counts.end());
+  if (!asked && !tv::backbone_helps((int)std::min<size_t>(fewest, INT32_MAX))) {
+    run.log("start: scratch (" + std::to_string(fewest) + " photos in the smallest class; the backbone helps up to " +
+            std::to_string(tv::kBackboneMaxPhotosPerClass) + ")");
+    return;
+  }
+  const tv::InputDesc& in = run.plan->desc.input;
+  const tv::BuiltinBackbone* builtin = tv::builtin_backbone(in.height, in.width, in.channels);
+  if (a.backbone.empty() && !builtin) {
+    const std::string why = "no backbone is built in for a " + std::to_string(in.height) + "x" +
+                            std::to_string(in.width) + "x" + std::to_string(in.channels) + " input";
+    if (asked) throw tvh::Error(why + "; give --backbone FILE (tvtrain procedural:... makes one) or --start scratch.");
+    run.log("start: scratch (" + why + ")");
+    return;
+  }
+  run.backbone_name = a.backbone.empty() ? "built-in " + std::string(builtin->name) : a.backbone;
+  run.backbone =
+      a.backbone.empty()
+          ? tvh::decode_model(std::vector<uint8_t>(builtin->blob, builtin->blob + builtin->size), run.backbone_name)
+          : tvh::load_model(a.backbone);
+  if (tvh::provenance_value(run.backbone.provenance, "role") != "backbone")
+    throw tvh::Error(a.backbone +
+                     " is not a backbone (its provenance has no role=backbone line): a backbone is "
+                     "pretrained by tvtrain procedural:...; to continue a trained model use --init.");
+  run.backbone.params = tvh::float_params_of(run.backbone, run.backbone_name);
+  if (!tv::backbone_fits(*run.backbone.plan, *run.plan)) {
+    const std::string why = run.backbone_name + " was pretrained for another network than this model's";
+    if (asked) throw tvh::Error(why + ": give a backbone of this preset and input, or --start scratch.");
+    run.log("start: scratch (" + why + ")");
+    run.backbone = tvh::LoadedModel();
+    return;
+  }
+  run.start = tv::StartMode::Backbone;
+  if (a.update.empty()) run.update = tvtrain::update_option(kBackboneUpdate, true, false, a.augment);
+  run.log("start: backbone " + run.backbone_name + " (a new head imprinted from the photos, then update " +
+          tvtrain::update_name(run.update) + ")");
+}
+
 }  // namespace
 
 int tvtrain_main(int argc, char** argv) {
@@ -433,8 +535,10 @@ int tvtrain_main(int argc, char** argv) {
   run.out = check_outputs_first(a, &run.inputs);
   run.setup = setup_of(a);
   run.classes = split_list(a.classes);
+  run.is_pretraining = tvh::parse_procedural_source(a.dataset, &run.pretraining);
   load_init(run);
   load_dataset(run);
+  choose_start(run);
   if (a.eval) return tvtrain::run_eval(run);
   if (run.init.plan) run.init.params = tvh::float_params_of(run.init, a.init);  // int8: dequantized as the board does
   if (a.kfold) return tvtrain::run_kfold(run);

@@ -35,6 +35,7 @@ void setup() {
   for (int i = 0; i < cfg.num_labels && i < tvfw::kMaxClasses; ++i) cfg.labels[i] = labels[i];
 #endif
   cfg.epochs = TV_EPOCHS;
+  cfg.backbone = TV_BACKBONE != 0;
 #ifdef TV_HAVE_BAKED_MODEL
   cfg.baked_blob = TV_MODEL_blob;
   cfg.baked_size = sizeof TV_MODEL_blob;

@@ -14,6 +14,10 @@
 // Training epochs; 0 = the recipe's (the model's own, or the preset's).
 #define TV_EPOCHS 0
 
+// 1: a new model starts from the built-in backbone (the tinyvision network pretrained on drawn images,
+// docs/few-shot.md): Learn makes a model from a few photos per class in seconds. 0: from He-init (random).
+#define TV_BACKBONE 1
+
 // microSD chip select (21 on the XIAO ESP32-S3 Sense expansion board).
 #define TV_SD_CS 21
 
