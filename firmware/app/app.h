@@ -3,7 +3,8 @@
 //
 // Menu: one item per class (capture images of it), then Train, Infer, Learn and New class, then the
 // class folders on the card the model has no class for yet (capture into them; Learn adds them).
-//   Touch: 1-2 taps = next item, 3+ taps = select.  Serial: t = next, l = select, n NAME = new class,
+//   Touch: 1-2 taps = next item, 3+ taps = select, a 1 s press = Infer's class picker.  Serial: t = next,
+//   l = select, n NAME = new class, c NAME = in Infer, the right class of the frame just seen,
 //   ? = help.
 // Capture (a class item): a tap / 't' saves the camera's current JPEG as /images/<label>/img_<n>.jpg
 //   (never overwriting a file); 3+ taps / 'l' go back to the menu.
