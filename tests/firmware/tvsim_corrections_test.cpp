@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "link_support.h"
 #include "sim_support.h"
 #include "test_support.h"
 
@@ -321,4 +322,28 @@ TEST(TvsimCorrections, AFullCardStopsKeepingUnsureFramesOnceAndInferGoesOn) {
   EXPECT_EQ(std::distance(std::sregex_iterator(r.out.begin(), r.out.end(), said), std::sregex_iterator()), 1) << r.out;
   EXPECT_TRUE(has(r.out, "Frame 6: ")) << r.out;
   EXPECT_TRUE(unsure_files(card).empty());
+}
+
+// tvlink pull brings the unsure frames (and the corrections) to the PC, by their names.
+TEST(TvsimCorrections, TvlinkPullBringsTheUnsureFramesAndTheCorrections) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvlink");
+  const std::string card = card_with_model();
+  const SimRun r = sim("--sd " + card + " --camera " + cross_camera(3) + " --frame-ms 1000 --unsure-margin 100",
+                       to_infer(2) + "~frames 1\nc 0blank\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> kept;
+  kept_unsure(r.out, &kept);
+  ASSERT_EQ(kept.size(), 3u) << r.out;
+  linktest::PtyBoard board("--sd " + quote(card));
+  ASSERT_FALSE(board.port().empty()) << board.err();
+  const std::string dest = tvtest::temp_dir("corrpull");
+  const tvtest::CommandResult p = linktest::tvlink("pull " + quote(board.port()) + " " + quote(dest));
+  EXPECT_EQ(p.status, 0) << p.err;
+  for (const auto& k : kept) {
+    const std::string local = dest + k.substr(std::string("/images").size());
+    ASSERT_TRUE(fs::exists(local)) << local << "\n" << p.out;
+    EXPECT_EQ(read_text(local), read_text(card + k));
+  }
+  EXPECT_EQ(read_text(dest + "/0blank/img_6c.jpg"), read_text(card + "/images/0blank/img_6c.jpg"));
 }
