@@ -20,11 +20,11 @@ constexpr int kMaxClasses = tv::kBoardMaxClasses;
 constexpr int kMaxLabelLength = tv::kMaxClassNameBytes;
 
 // Frames Infer was unsure of, kept in /images/_unsure/ for sorting on the PC (tvlink pull brings them).
-// Unsure: the top class's probability minus the second's is below kUnsureMargin. 0.2 keeps the frames
-// where the runner-up has at least 40 % when the top has 60 % or less (two classes), i.e. where the board
-// nearly said the other class; a confident frame of a well-trained model has a margin near 1, so those
-// frames are the ones worth a label. At most one a second (the camera sees the same scene for several
-// frames), at most kUnsureMaxFiles files (about 0.75 MB of 240x240 JPEGs), the oldest removed first.
+// Unsure: the top class's probability minus the second's is below kUnsureMargin. Why 0.2: with two
+// classes that is a top class under 60 % (the other over 40 %), a frame where the board nearly said the
+// other class; a confident frame of a trained model has a margin near 1, so the frames kept are the few
+// worth a label, not every frame. At most one every kUnsureIntervalMs (the camera sees the same scene for
+// several frames), at most kUnsureMaxFiles files (about 0.75 MB of 240x240 JPEGs), the oldest removed first.
 constexpr float kUnsureMargin = 0.2f;
 constexpr uint32_t kUnsureIntervalMs = 1000;
 constexpr int kUnsureMaxFiles = 50;

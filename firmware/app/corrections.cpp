@@ -259,17 +259,17 @@ void App::keep_if_unsure(int best) {
 
 bool App::save_unsure_frame(const char* label, char* path, Reason* why) {
   if (!make_images_folder(hal_, kUnsureDir, why)) return false;
-  const UnsureScan* s = &scan_unsure(hal_);
-  while (s->count >= kUnsureMaxFiles) {  // full: the oldest go first (more than the bound: back to it)
+  const UnsureScan& s = scan_unsure(hal_);
+  while (s.count >= kUnsureMaxFiles) {  // full: the oldest go first (more than the bound: back to it)
     char oldest[kPathMax];
-    if (!join_path(oldest, kUnsureDir, "/", s->oldest_name) || !hal_.remove(oldest)) {
+    if (!join_path(oldest, kUnsureDir, "/", s.oldest_name) || !hal_.remove(oldest)) {
       why->set("cannot remove the oldest unsure frame %s", oldest);
       return false;
     }
-    s = &scan_unsure(hal_);
+    scan_unsure(hal_);  // s again, one fewer
   }
   char name[kMaxLabelLength + 16], tmp[kPathMax];
-  snprintf(name, sizeof name, "/%0*ld_%s", kUnsureDigits, s->newest + 1, label);
+  snprintf(name, sizeof name, "/%0*ld_%s", kUnsureDigits, s.newest + 1, label);
   if (!join_path(path, kUnsureDir, name, ".jpg") || !join_path(tmp, kUnsureDir, name, ".tmp")) {
     why->set("the name of an unsure frame in %s is too long for the card", kUnsureDir);
     return false;
