@@ -62,14 +62,30 @@ const char* kUsage =
     "                       after another on it (tvlink, a terminal) until tvsim is stopped\n"
     "  --sd-free-bytes N    the free card space the board reports (default: the folder's file system)\n"
     "  --link-rate N        with --pty: the serial link carries N bytes per second each way\n"
+    "  --frame-ms N         each camera frame takes N ms of the board's clock (default 0)\n"
+    "  --unsure-margin P    Infer keeps frames whose top two classes are less than P percentage\n"
+    "                       points apart in /images/_unsure (0 to 100; default the firmware's 20)\n"
     "  --version            print the version and exit\n"
     "exit status: 0 at the end of the input, 1 the app halted (a failure, as for every tool), 2 bad\n"
     "arguments (usage), 86 the simulated power cut of --power-cut-at\n";
 
 // Every option that takes a value (for suggesting the nearest to a mistyped one).
-const std::vector<std::string> kValueOptions = {
-    "--sd",    "--camera", "--labels",      "--preset",           "--epochs",       "--val-last",      "--seed",
-    "--cores", "--oled",   "--psram-bytes", "--sd-fail-write-at", "--power-cut-at", "--sd-free-bytes", "--link-rate"};
+const std::vector<std::string> kValueOptions = {"--sd",
+                                                "--camera",
+                                                "--labels",
+                                                "--preset",
+                                                "--epochs",
+                                                "--val-last",
+                                                "--seed",
+                                                "--cores",
+                                                "--oled",
+                                                "--psram-bytes",
+                                                "--sd-fail-write-at",
+                                                "--power-cut-at",
+                                                "--sd-free-bytes",
+                                                "--link-rate",
+                                                "--frame-ms",
+                                                "--unsure-margin"};
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::fprintf(stderr, "tvsim: %s\n\n%s", msg.c_str(), kUsage);
@@ -164,6 +180,10 @@ int main(int argc, char** argv) {
       opt.link_rate = (long long)number(a, v, 0, LLONG_MAX);
     else if (a == "--sd-free-bytes")
       opt.sd_free_bytes = (long long)number(a, v, 0, LLONG_MAX);
+    else if (a == "--frame-ms")
+      opt.frame_ms = (uint32_t)number(a, v, 0, 60000);
+    else if (a == "--unsure-margin")
+      cfg.unsure_margin = (float)number(a, v, 0, 100) / 100.f;
   }
   if (!opt.sd_dir.empty() && !is_dir(opt.sd_dir)) usage_error("--sd " + opt.sd_dir + " is not a folder");
   if (!opt.camera_dir.empty() && !is_dir(opt.camera_dir))

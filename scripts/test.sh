@@ -127,6 +127,7 @@ fuzz_seeds() {
   printf 'ttl\n' >$F/corpus-menu/train.txt
   printf 'n 4star\ntt\nl\ntttttl\n' >$F/corpus-menu/learn.txt
   printf 'tttttttl\nt\nl\nttttttl\n' >$F/corpus-menu/touch-new-class.txt
+  printf 'ttttl\nc 1circle\nc ../x\nc _unsure\nc 4new\nc\nl\nc 0blank\n' >$F/corpus-menu/corrections.txt
 }
 
 # fuzz_run TARGET SECONDS [FLAG...]: runs build/fuzz/bin/fuzz_TARGET on its corpus for SECONDS in the

@@ -101,7 +101,17 @@ App::Input App::poll_input(bool training) {
   const uint8_t g = pending_gesture_.exchange(0);
   if (g != (uint8_t)Gesture::None) {
     const int taps = pending_taps_.load();
-    if (g == (uint8_t)Gesture::Select) {
+    if (g == (uint8_t)Gesture::Hold) {
+      if (training) {
+        say("Touch: long press ignored while training (3+ taps stop it)");
+      } else if (mode_ == Mode::Infer) {
+        say("Touch: long press (correct the frame just seen)");
+        return Input::Hold;
+      } else {
+        say("Touch: long press (next)");
+        return Input::Next;
+      }
+    } else if (g == (uint8_t)Gesture::Select) {
       say("Touch: %d taps (select)", taps);
       return Input::Select;
     }
@@ -129,6 +139,10 @@ App::Input App::poll_input(bool training) {
       case 'N':
         if (training) continue;  // a new class waits until the run ends (the key is dropped then)
         return Input::NewClass;
+      case 'c':
+      case 'C':
+        if (training) continue;  // as 'n'
+        return Input::Correct;
       case tv::link::kMagic0:  // a tvlink frame (the menu ignores bytes >= 127)
         return Input::Link;
       case '\r':
@@ -173,17 +187,24 @@ void App::drop_queued_input() {
 }
 
 void App::print_help() {
-  say("Commands: t = next / capture, l = select / back, x = stop training, n NAME = new class, ? = this help");
-  say("Touch pad: 1-2 taps = next / capture, 3+ taps = select / back / stop training");
+  say("Commands: t = next / capture, l = select / back, x = stop training, n NAME = new class, c NAME = in Infer, "
+      "the frame just seen is of class NAME (saved into its folder as a correction for the next Learn), ? = this "
+      "help");
+  say("Touch pad: 1-2 taps = next / capture, 3+ taps = select / back / stop training, a press held %u s = in "
+      "Infer, the class picker for the frame just seen",
+      (unsigned)(kLongPressMs / 1000));
   say("Weights in use: %s (%s)", tier_name(tier_), weights_source_);
   print_model();
   if (mode_ == Mode::Menu) print_menu();
   if (mode_ == Mode::Capture)
     say("Capturing %s: %d photos on the card; t = take one, l = back to the menu", capture_label_, capture_count_);
+  if (inferring()) say("Inferring: %d correction%s since the last Learn", corrections_, corrections_ == 1 ? "" : "s");
+  if (mode_ == Mode::Pick) print_picker();
 }
 
 bool App::waiting_for_input() const {
-  return mode_ == Mode::Menu || mode_ == Mode::Capture || (mode_ == Mode::Infer && camera_missing_);
+  return mode_ == Mode::Menu || mode_ == Mode::Capture || mode_ == Mode::Pick ||
+         (mode_ == Mode::Infer && camera_missing_);
 }
 
 void App::loop() {
@@ -196,8 +217,14 @@ void App::loop() {
   if (in == Input::NewClass) {
     char name[kMaxLabelLength + 8];
     read_class_name(name, sizeof name);
-    if (mode_ == Mode::Infer) leave_infer();
+    if (inferring()) leave_infer();
     new_class(name);
+    return;
+  }
+  if (in == Input::Correct) {
+    char name[kMaxLabelLength + 8];
+    read_class_name(name, sizeof name);
+    correct_frame(name);
     return;
   }
   switch (mode_) {
@@ -219,12 +246,17 @@ void App::loop() {
       }
       break;
     case Mode::Infer:
+      if (in == Input::Hold) {
+        enter_picker();
+        break;
+      }
       if (in == Input::Next || in == Input::Select || in == Input::Stop) {
         leave_infer();
         break;
       }
       infer_frame();
       break;
+    case Mode::Pick: picker_input(in); break;
   }
   hal_.delay_ms(mode_ == Mode::Infer && !camera_missing_ ? 1 : kIdleDelayMs);
 }
@@ -276,6 +308,7 @@ void App::select_item() {
         train();
       else
         learn();
+      if (report_.saved) corrections_learned();
       drop_queued_input();
       print_menu();
       break;
@@ -302,6 +335,7 @@ void scan_capture_entry(void* ctx, const char* name, bool is_dir) {
   const char* p = name + 4;
   if (*p < '0' || *p > '9') return;
   while (*p >= '0' && *p <= '9' && n < 1000000000L) n = n * 10 + (*p++ - '0');
+  if (*p == 'c') ++p;  // img_<n>c.jpg: a correction (corrections.cpp), numbered with the photos
   if (*p == '.' && n > s.max_n && n < 2000000000L) s.max_n = (int)n;
 }
 
@@ -320,20 +354,14 @@ void App::enter_capture(const char* label) {
   }
   char dir[kPathMax];
   join_path(dir, kImagesDir, "/", label);
-  if (!hal_.exists(kImagesDir)) hal_.mkdir(kImagesDir);
-  if (!hal_.exists(dir) && !hal_.mkdir(dir)) {
-    say("Cannot create %s", dir);
+  Reason why;
+  if (!make_images_folder(hal_, dir, &why)) {
+    say("Cannot capture: %s", why.text);
     print_menu();
     return;
   }
-  CaptureScan& scan = capture_scan_;  // a member: off the loop task's stack
-  scan = CaptureScan();
-  hal_.list_dir(dir, scan_capture_entry, &scan);
-  for (int i = 0; i < scan.stale_count; ++i) {
-    char stale[kPathMax];
-    if (join_path(stale, dir, "/", scan.stale[i]) && hal_.remove(stale))
-      say("Removed %s, a capture cut short by a power cut", stale);
-  }
+  scan_capture_folder(dir);
+  const CaptureScan& scan = capture_scan_;
   snprintf(capture_label_, sizeof capture_label_, "%s", label);
   capture_count_ = scan.count;
   capture_next_ = scan.max_n + 1;
@@ -346,6 +374,41 @@ void App::enter_capture(const char* label) {
   show("CAPTURE", capture_label_, l2, "tap=shoot");
 }
 
+bool make_images_folder(Hal& hal, const char* dir, Reason* why) {
+  if (!hal.exists(kImagesDir)) hal.mkdir(kImagesDir);
+  if (hal.file_size(dir) >= 0) {
+    why->set("%s is a file, not a folder: rename or remove it on the card", dir);
+    return false;
+  }
+  if (!hal.exists(dir) && !hal.mkdir(dir)) {
+    why->set("cannot create %s (is the card full or write-protected?)", dir);
+    return false;
+  }
+  return true;
+}
+
+void App::scan_capture_folder(const char* dir) {
+  CaptureScan& scan = capture_scan_;  // a member: off the loop task's stack
+  scan = CaptureScan();
+  hal_.list_dir(dir, scan_capture_entry, &scan);
+  for (int i = 0; i < scan.stale_count; ++i) {
+    char stale[kPathMax];
+    if (join_path(stale, dir, "/", scan.stale[i]) && hal_.remove(stale))
+      say("Removed %s, a capture cut short by a power cut", stale);
+  }
+}
+
+bool App::next_photo_path(const char* dir, const char* mark, int* next, char* path, char* tmp) {
+  for (;; ++*next) {  // never overwrite: step over any name that exists already
+    char name[48];
+    snprintf(name, sizeof name, "/img_%d%s", *next, mark);
+    if (!join_path(path, dir, name, ".jpg")) return false;
+    if (hal_.exists(path)) continue;
+    // written under a name training ignores, then renamed: a power cut never leaves half a JPEG
+    return join_path(tmp, dir, name, ".tmp");
+  }
+}
+
 void App::capture_one() {
   const uint8_t* jpeg = nullptr;
   size_t size = 0;
@@ -353,33 +416,14 @@ void App::capture_one() {
     say("Camera: no frame, nothing saved");
     return;
   }
-  char dir[kPathMax], path[kPathMax], tmp[kPathMax], num[16];
+  char dir[kPathMax], path[kPathMax], tmp[kPathMax];
   join_path(dir, kImagesDir, "/", capture_label_);
-  // never overwrite: step over any name that exists already
-  for (;;) {
-    snprintf(num, sizeof num, "%d", capture_next_);
-    join_path(path, dir, "/img_", num, ".jpg");
-    if (!hal_.exists(path)) break;
-    capture_next_++;
-  }
-  // written under a name training ignores, then renamed: a power cut never leaves half a JPEG
-  join_path(tmp, dir, "/img_", num, ".tmp");
   Reason why;
   bool ok = false;
-  const int f = hal_.file_open(tmp, true);
-  if (f < 0) {
-    why.set("cannot create %s", tmp);
-  } else {
-    const long w = hal_.file_write(f, jpeg, size);
-    const bool closed = hal_.file_close(f);
-    if (w != (long)size || !closed)
-      why.set("writing %s failed after %ld of %u bytes (card full or removed?)", tmp, w > 0 ? w : 0L, (unsigned)size);
-    else if (!hal_.rename(tmp, path))
-      why.set("cannot rename %s to %s", tmp, path);
-    else
-      ok = true;
-    if (!ok) hal_.remove(tmp);
-  }
+  if (!next_photo_path(dir, "", &capture_next_, path, tmp))
+    why.set("the name of a new photo in %s is too long for the card", dir);
+  else
+    ok = write_new_file(hal_, tmp, path, jpeg, size, &why);
   hal_.camera_release();
   if (!ok) {
     say("Capture failed: %s", why.text);
@@ -443,13 +487,25 @@ void App::enter_infer() {
   say("%s", "");
   say(">>> Inference mode");
   say("Instructions: t, l or any tap = back to the menu");
+  say("A frame seen wrong: send c NAME (its right class) or hold the pad %u s (a class picker): it is saved into the "
+      "class's folder for the next Learn",
+      (unsigned)(kLongPressMs / 1000));
   if (!trained_weights_)
     say(tier_ == WeightTier::Backbone
-            ? "Note: the model has not learned its classes yet (built-in backbone, no head): select Learn first"
-            : "Note: the weights are He-init random (no model on the card or baked in): train first");
+            ? "Note: the model has not learned its classes yet (built-in backbone, no head): select Learn first (no "
+              "unsure frames are kept)"
+            : "Note: the weights are He-init random (no model on the card or baked in): train first (no unsure frames "
+              "are kept)");
+  else if (cfg_.unsure_margin > 0 && hal_.sd_ready())
+    say("Frames whose top two classes are less than %.2f apart are kept in %s for sorting on the PC (at most one a "
+        "second, the newest %d)",
+        (double)cfg_.unsure_margin, kUnsureDir, kUnsureMaxFiles);
   say("Weights: %s (%s), %s engine", tier_name(tier_), weights_source_, int8_engine() ? "int8" : "float");
   mode_ = Mode::Infer;
   frame_number_ = 0;
+  frame_kept_ = 0;
+  corrected_frame_ = 0;
+  unsure_stopped_ = false;
   camera_missing_ = false;
   touch_reset_.store(true);
   pending_gesture_.store(0);
@@ -458,9 +514,16 @@ void App::enter_infer() {
 
 void App::leave_infer() {
   say("Leaving inference mode after %u frames", (unsigned)frame_number_);
-  if (rgb_) hal_.psram_free(rgb_);
-  rgb_ = nullptr;
-  rgb_cap_ = 0;
+  if (corrections_ > 0)
+    say("%d correction%s since the last Learn: Learn (or Train) uses them with the other photos", corrections_,
+        corrections_ == 1 ? "" : "s");
+  void** bufs[] = {(void**)&rgb_, (void**)&frame_};
+  for (void** b : bufs) {
+    if (*b) hal_.psram_free(*b);
+    *b = nullptr;
+  }
+  rgb_cap_ = frame_cap_ = 0;
+  frame_kept_ = 0;
   mode_ = Mode::Menu;
   print_menu();
 }
@@ -477,12 +540,14 @@ void App::infer_frame() {
   camera_missing_ = false;
   Reason why;
   const bool ok = jpeg_to_input(jpeg, size, input_, &why);
+  const bool kept = ok && keep_frame(jpeg, size);  // the frame a correction saves, while the camera holds it
   hal_.camera_release();
   frame_number_++;
   if (!ok) {
     say("Frame %u: skipped, %s", (unsigned)frame_number_, why.text);
     return;
   }
+  frame_kept_ = 0;  // frame_ holds this frame (or nothing): kept only once it is classified
   if (int8_engine()) {
     const tv::Status st = tv::q8_infer_u8(q8_, input_, q8_work_, probs_);
     if (!st.ok()) {
@@ -498,6 +563,11 @@ void App::infer_frame() {
     }
   }
   const int best = tv::argmax(probs_, num_classes_);
+  if (kept) {
+    frame_kept_ = frame_number_;
+    frame_best_ = best;
+    frame_prob_ = probs_[best];
+  }
   const double ms = (double)(hal_.micros() - t0) / 1000.0;
   char all[kMaxClasses * 6 + 1];
   size_t used = 0;
@@ -507,10 +577,27 @@ void App::infer_frame() {
   }
   say("Frame %u: %.1f ms (%.1f FPS) Pred: %s (%.1f%%) | All: %s", (unsigned)frame_number_, ms,
       ms > 0 ? 1000.0 / ms : 0.0, labels_[best], (double)(100.f * probs_[best]), all);
-  char l2[24], l3[24];
+  char l0[24], l2[24], l3[24];
+  snprintf(l0, sizeof l0, "INFER");
+  if (corrections_ > 0) snprintf(l0, sizeof l0, "INFER fix %d", corrections_);  // saved since the last Learn
   snprintf(l2, sizeof l2, "%.1f%%", (double)(100.f * probs_[best]));
   snprintf(l3, sizeof l3, "%.0f ms", ms);
-  show("INFER", labels_[best], l2, l3);
+  show(l0, labels_[best], l2, l3);
+  if (kept) keep_if_unsure(best);
+}
+
+bool App::keep_frame(const uint8_t* jpeg, size_t size) {
+  frame_size_ = 0;
+  if (size > kMaxImageFileBytes) return false;  // larger than a photo the board reads back
+  if (size > frame_cap_) {
+    if (frame_) hal_.psram_free(frame_);
+    frame_ = (uint8_t*)hal_.psram_alloc(size);
+    frame_cap_ = frame_ ? size : 0;
+    if (!frame_) return false;
+  }
+  memcpy(frame_, jpeg, size);
+  frame_size_ = size;
+  return true;
 }
 
 }  // namespace tvfw

@@ -3,7 +3,8 @@
 //
 // Menu: one item per class (capture images of it), then Train, Infer, Learn and New class, then the
 // class folders on the card the model has no class for yet (capture into them; Learn adds them).
-//   Touch: 1-2 taps = next item, 3+ taps = select.  Serial: t = next, l = select, n NAME = new class,
+//   Touch: 1-2 taps = next item, 3+ taps = select, a 1 s press = Infer's class picker.  Serial: t = next,
+//   l = select, n NAME = new class, c NAME = in Infer, the right class of the frame just seen,
 //   ? = help.
 // Capture (a class item): a tap / 't' saves the camera's current JPEG as /images/<label>/img_<n>.jpg
 //   (never overwriting a file); 3+ taps / 'l' go back to the menu.
@@ -13,7 +14,9 @@
 // Learn: the new class folders imprinted, then the head update on features cached once per photo: the
 //   same bytes as tvtrain --init MODEL --update head (learn.cpp).
 // Infer: camera -> JPEG decode -> resize (the core's LUT crop-resize) -> forward, one line per frame;
-//   any tap or t / l goes back to the menu.
+//   any tap or t / l goes back to the menu. A frame seen wrong is corrected with 'c NAME' or a long press
+//   (a class picker): saved as /images/<class>/img_<n>c.jpg for the next Learn (corrections.cpp). Frames
+//   it is unsure of are kept in /images/_unsure/ for sorting on the PC.
 // Boot: the model from the SD card (model.tvb, its interrupted-save and backup copies, then the
 //   reference's myWeights.bin) > the baked header > He-init of the configured preset. A model brings
 //   its network, input and labels; the firmware sizes its memory from it with the core's figures and
@@ -55,6 +58,7 @@ constexpr const char* kHeaderPath = "/header/model.h";
 constexpr const char* kRawWeightsPath = "/header/myWeights.bin";
 constexpr const char* kHeaderTmpPath = "/header/model.h.tmp";
 constexpr const char* kRawWeightsTmpPath = "/header/myWeights.bin.tmp";
+constexpr const char* kUnsureDir = "/images/_unsure";  // the board's own folder: never a class (tv/names.h)
 
 constexpr size_t kMaxBlobBytes = 4u << 20;            // largest model file read from the card
 constexpr size_t kMaxImageFileBytes = 2u << 20;       // largest JPEG read from the card
@@ -63,6 +67,10 @@ constexpr uint32_t kIdleDelayMs = 10;                 // main-loop pause while w
 
 // The first of labels[0..n) that names the same card folder as `name` (tv::same_folder_name), or -1.
 int first_same_card_folder(const char (*labels)[kMaxLabelLength + 1], int n, const char* name);
+
+// Makes dir (a folder below /images) and /images when they are missing; false with why (dir a file, or
+// the card refuses).
+bool make_images_folder(Hal& hal, const char* dir, Reason* why);
 
 // The header options of every model.h the board writes: tvexport's, so both write the same bytes.
 tv::HeaderOptions board_header_options();
@@ -119,12 +127,14 @@ class App {
   const TrainReport& last_train() const { return report_; }
 
  private:
-  enum class Mode : uint8_t { Menu, Capture, Infer };
+  // Pick: Infer's class picker (a long press), choosing the class of the frame just seen.
+  enum class Mode : uint8_t { Menu, Capture, Infer, Pick };
+  bool inferring() const { return mode_ == Mode::Infer || mode_ == Mode::Pick; }
   // Which engine runs the loaded model: none while one is being loaded, the float engine (params_,
   // inf_; also every model training has touched), or the core's int8 engine (q8_).
   enum class Engine : uint8_t { None, Float, Int8 };
   bool int8_engine() const { return engine_ == Engine::Int8; }
-  enum class Input : uint8_t { None, Next, Select, Stop, Help, Link, NewClass };
+  enum class Input : uint8_t { None, Next, Select, Stop, Help, Link, NewClass, Correct, Hold };
 
   // ---- output ----
   void say(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -160,6 +170,12 @@ class App {
   // Capture into /images/<label>/ (a class's folder, or a new class's).
   void enter_capture(const char* label);
   void capture_one();
+  // The first photo name of `dir` from number *next on that no file has: img_<n><mark>.jpg into path and
+  // its temporary img_<n><mark>.tmp into tmp (kPathMax each); *next becomes n. False when too long.
+  bool next_photo_path(const char* dir, const char* mark, int* next, char* path, char* tmp);
+  // Lists a class folder into capture_scan_ (its photos, the largest img_<n>) and removes the capture
+  // temporaries a power cut left.
+  void scan_capture_folder(const char* dir);
 
   // ---- new classes (learn.cpp) ----
   // Reads the rest of an 'n name' line from the serial port into name (empty: none given).
@@ -171,6 +187,10 @@ class App {
   void scan_new_folders();
   // Says which class folders are left out (none: nothing).
   void say_left_out();
+  // The card folder of the class a name means, as FAT compares names (letter case, trailing dots and
+  // spaces): a model class's or a new class folder's, spelled as the board spells it, into folder
+  // (kMaxLabelLength + 1). False when no class has that folder.
+  bool find_class_folder(const char* name, char* folder);
 
   // ---- renaming a class (rename.cpp) ----
   // Renames the class (or new class folder) `from` to `to` in one step: /images/<from> becomes
@@ -188,6 +208,29 @@ class App {
   void infer_frame();
   void leave_infer();
   bool ensure_rgb(int width, int height);
+  // Copies the frame being classified into frame_ (its JPEG bytes, for a correction); false without memory.
+  bool keep_frame(const uint8_t* jpeg, size_t size);
+
+  // ---- corrections from the field and unsure frames (corrections.cpp) ----
+  // 'c NAME': the frame Infer classified last is of class NAME: saved as /images/<class>/img_<n>c.jpg (a
+  // new class folder made when the class limit allows), counted; refused with one sentence otherwise.
+  void correct_frame(const char* asked);
+  // Saves the kept frame into the folder of the class `asked` names (a checked name), or says why not.
+  void save_correction(const char* asked);
+  // The class picker a long press opens in Infer: the classes and the new class folders, then Cancel.
+  void enter_picker();
+  void picker_input(Input in);
+  int picker_items() const { return num_classes_ + num_new_ + 1; }
+  const char* picker_name(int i) const;
+  void print_picker();
+  // After a frame is classified: keeps it in /images/_unsure/ when its top-two margin is below the
+  // configured one (at most one a second, at most kUnsureMaxFiles files, the oldest removed first).
+  void keep_if_unsure(int best);
+  // Writes the kept frame as the next /images/_unsure/<counter>_<label>.jpg into path (the oldest removed
+  // while kUnsureMaxFiles are there); false with why.
+  bool save_unsure_frame(const char* label, char* path, Reason* why);
+  // Resets the count of corrections after a model learned them (Train or Learn saved a model).
+  void corrections_learned();
   // Decodes a JPEG and resizes it to the model input in `dst`; counts the decode.
   bool jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Reason* why);
 
@@ -344,6 +387,20 @@ class App {
   uint8_t link_skip_low_ = 0;             // its length's low byte
   uint32_t frame_number_ = 0;
   bool camera_missing_ = false;
+  // the frame Infer classified last (its JPEG in PSRAM), for a correction
+  uint8_t* frame_ = nullptr;
+  size_t frame_cap_ = 0, frame_size_ = 0;
+  uint32_t frame_kept_ = 0;  // its frame number (0: none yet)
+  int frame_best_ = 0;       // the class Infer gave it
+  float frame_prob_ = 0;
+  int corrections_ = 0;                 // saved since boot or since the last Train or Learn saved a model
+  uint32_t corrected_frame_ = 0;        // the frame the last correction saved (0: none in this Infer)
+  char corrected_path_[kPathMax] = {};  // where
+  int pick_index_ = 0;
+  // unsure frames
+  uint32_t unsure_last_ms_ = 0;  // when the last one was kept
+  bool unsure_kept_any_ = false;
+  bool unsure_stopped_ = false;  // a write failed: none kept until Infer starts again
   TrainReport report_;
 };
 

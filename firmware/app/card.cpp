@@ -206,6 +206,25 @@ bool replace_file_atomic(Hal& hal, const char* path, const uint8_t* data, size_t
   return replace_file_atomic(hal, path, write_memory, &m, keep_backup, why);
 }
 
+bool write_new_file(Hal& hal, const char* tmp, const char* path, const uint8_t* data, size_t size, Reason* why) {
+  const int f = hal.file_open(tmp, true);
+  if (f < 0) {
+    why->set("cannot create %s", tmp);
+    return false;
+  }
+  const long w = hal.file_write(f, data, size);
+  const bool closed = hal.file_close(f);
+  bool ok = false;
+  if (w != (long)size || !closed)
+    why->set("writing %s failed after %ld of %u bytes (card full or removed?)", tmp, w > 0 ? w : 0L, (unsigned)size);
+  else if (!hal.rename(tmp, path))
+    why->set("cannot rename %s to %s", tmp, path);
+  else
+    ok = true;
+  if (!ok) hal.remove(tmp);
+  return ok;
+}
+
 bool is_jpeg_name(const char* name) {
   if (!name || name[0] == '.' || name[0] == 0) return false;
   const char* dot = strrchr(name, '.');

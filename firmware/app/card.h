@@ -84,6 +84,10 @@ bool crc_of_file(Hal& hal, const char* path, uint32_t* crc, size_t* bytes);
 // The same for bytes in memory.
 bool replace_file_atomic(Hal& hal, const char* path, const uint8_t* data, size_t size, bool keep_backup, Reason* why);
 
+// Writes a new file (a photo): `size` bytes as `tmp`, then renamed to `path`, which must not exist, so a
+// power cut never leaves half a file under a name training reads. False with a reason (tmp removed).
+bool write_new_file(Hal& hal, const char* tmp, const char* path, const uint8_t* data, size_t size, Reason* why);
+
 // True for "*.jpg" / "*.jpeg" in any letter case that are not hidden (".name").
 bool is_jpeg_name(const char* name);
 // A Hal::list_dir callback: counts the photos (is_jpeg_name files) into the int that ctx points to.

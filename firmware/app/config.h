@@ -19,6 +19,16 @@ namespace tvfw {
 constexpr int kMaxClasses = tv::kBoardMaxClasses;
 constexpr int kMaxLabelLength = tv::kMaxClassNameBytes;
 
+// Frames Infer was unsure of, kept in /images/_unsure/ for sorting on the PC (tvlink pull brings them).
+// Unsure: the top class's probability minus the second's is below kUnsureMargin. Why 0.2: with two
+// classes that is a top class under 60 % (the other over 40 %), a frame where the board nearly said the
+// other class; a confident frame of a trained model has a margin near 1, so the frames kept are the few
+// worth a label, not every frame. At most one every kUnsureIntervalMs (the camera sees the same scene for
+// several frames), at most kUnsureMaxFiles files (about 0.75 MB of 240x240 JPEGs), the oldest removed first.
+constexpr float kUnsureMargin = 0.2f;
+constexpr uint32_t kUnsureIntervalMs = 1000;
+constexpr int kUnsureMaxFiles = 50;
+
 struct AppConfig {
   const char* preset = "tinyvision";     // He-init network, and the recipe of models that name none
   const char* labels[kMaxClasses] = {};  // He-init classes (also the /images/<label> folder names);
@@ -31,7 +41,8 @@ struct AppConfig {
   // included by the sketch when it sits next to it), or null.
   const uint8_t* baked_blob = nullptr;
   size_t baked_size = 0;
-  const char* baked_source = "";  // for the boot log
+  const char* baked_source = "";        // for the boot log
+  float unsure_margin = kUnsureMargin;  // Infer keeps frames whose top-two margin is below this (0: none)
 };
 
 }  // namespace tvfw

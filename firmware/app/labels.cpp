@@ -130,6 +130,14 @@ void App::say_left_out() {
         left_out_ == 1 ? " is" : "s are", kMaxClasses, left_out_names_);
 }
 
+bool App::find_class_folder(const char* name, char* folder) {
+  const int model_class = first_same_card_folder(labels_, num_classes_, name);
+  const int new_folder = model_class < 0 ? first_same_card_folder(new_labels_, num_new_, name) : -1;
+  if (model_class < 0 && new_folder < 0) return false;
+  snprintf(folder, kMaxLabelLength + 1, "%s", model_class >= 0 ? labels_[model_class] : new_labels_[new_folder]);
+  return true;
+}
+
 int App::he_init_labels(char* ignored, size_t ignored_cap) {
   if (ignored_cap) ignored[0] = 0;
   if (cfg_.num_labels > 0) {

@@ -159,7 +159,7 @@ class AppLink : public LinkHandler {
 };
 
 void App::serve_link_session() {
-  if (mode_ == Mode::Infer) leave_infer();
+  if (inferring()) leave_infer();
   mode_ = Mode::Menu;
   say("USB link: connected (the menu continues when the PC is done)");
   show("USB LINK");

@@ -130,8 +130,11 @@ void SimHal::delay_ms(uint32_t ms) {
     if (input_pos_ >= input_.size()) pump_stdin((int)ms);
     return;
   }
+  advance_clock(ms);
+}
+
+void SimHal::advance_clock(uint32_t ms) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  // Virtual time: step through the delay one tick period at a time so every tick sees its reading.
   uint32_t left = ms;
   while (left > 0) {
     const uint32_t step = std::min(left, tick_period_);
@@ -330,6 +333,7 @@ bool SimHal::camera_grab(const uint8_t** jpeg, size_t* size) {
     f = open_for_reading(path);
   }
   frames_grabbed_++;
+  advance_clock(opt_.frame_ms);
   frame_.clear();
   char buf[65536];
   size_t r;

@@ -6,7 +6,8 @@
 //   power after N "units" of card work (one per byte written, one per file created, renamed,
 //   removed or folder made): the bytes up to the cut reach the folder and the process exits with
 //   status 86 on the spot, as a board would lose power.
-// - Camera: the .jpg files of a folder, one per grab, in sorted order, then no more frames.
+// - Camera: the .jpg files of a folder, one per grab, in sorted order, then no more frames. With
+//   --frame-ms N each grab takes N ms of the virtual clock (a camera giving 1000/N frames a second).
 // - Serial: stdin (bytes go to the app) and stdout (everything the app prints). A line starting
 //   with '~' is a script directive for the board, not serial input:
 //     ~tap [N]       N quick taps on the touch pad (default 1; 3 or more = select)
@@ -54,6 +55,7 @@ struct SimOptions {
   bool pty = false;              // the serial port is a pseudo-terminal (tvsim --pty), not stdin/stdout
   long long sd_free_bytes = -1;  // the card's free bytes as the board reports them; -1 = the folder's
   long long link_rate = 0;       // --pty: bytes per second each way (0 = the pty's own speed)
+  uint32_t frame_ms = 0;         // virtual milliseconds each camera grab takes
 };
 
 class SimHal : public tvfw::Hal {
@@ -91,6 +93,8 @@ class SimHal : public tvfw::Hal {
   bool holding_input();
   void run_directive(const std::string& line);
   void fire_due_ticks();
+  // Moves the virtual clock on by ms, one tick period at a time so every tick sees its reading.
+  void advance_clock(uint32_t ms);
   void tick_thread();
 
   SimOptions opt_;
