@@ -70,3 +70,26 @@ TEST(TvsimBackbone, AFreshBoardLearnsWithTheSameBytesAsTvtrainStartBackboneUpdat
   EXPECT_TRUE(has(again.out, "SD /header/model.tvb refused: CRC-32 mismatch")) << again.out;
   EXPECT_TRUE(has(again.out, "Weights: backbone (built-in tinyvision-64x64x3, ")) << again.out;
 }
+
+// Train on a fresh board follows the core's rule as tvtrain --start auto does: past 20 photos in the
+// smallest class, He-init (the same bytes as tvtrain's default); the tier says so.
+TEST(TvsimBackbone, TrainPastTheRulesPhotoCountStartsFromHeInitAsTvtrainDoes) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvtrain");
+  const std::vector<std::string> classes = {"1circle", "2cross"};
+  const std::string card = make_card(shapes_dir(), classes, 21);
+  const SimRun r = sim("--sd " + card + " --epochs 2", to_train(2));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Start: He-init (21 photos in the smallest class; the backbone helps up to 20)")) << r.out;
+  const std::string host = tvtest::temp_dir("bb-he") + "/host.tvb";
+  std::string out, err;
+  ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvtrain")) + " " + quote(card + "/images") +
+                                    " --epochs 2 --seed 1 --no-curve --no-report -q -o " + quote(host),
+                                &out, &err),
+            0)
+      << err;
+  const tvh::LoadedModel device = tvh::load_model(card + "/header/model.tvb");
+  const tvh::LoadedModel laptop = tvh::load_model(host);
+  EXPECT_TRUE(device.params == laptop.params) << "the board's Train differs from tvtrain's";
+  EXPECT_EQ(tvh::provenance_value(device.provenance, "weights_before"), "He-init") << device.provenance;
+}

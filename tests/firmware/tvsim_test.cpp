@@ -193,6 +193,12 @@ void expect_board_trains_as_tvtrain(const std::string& preset, int epochs) {
   const std::string common = " --preset " + preset + " --epochs " + std::to_string(epochs);
   const SimRun r = sim("--sd " + card + labels_arg(classes) + common, to_train(2));
   ASSERT_EQ(r.status, 0) << r.err;
+  // 9 photos per class: the default network starts from the built-in backbone, as tvtrain --start auto.
+  if (preset == "tinyvision")
+    EXPECT_TRUE(has(r.out,
+                    "Start: the built-in backbone, its head imprinted from the 12 training photos (9 in the "
+                    "smallest class)"))
+        << r.out;
   const std::string host = tvtest::temp_dir("host") + "/host.tvb";
   std::string out, err;
   ASSERT_EQ(tvtest::run_command(quote(tvtest::bin_path("tvtrain")) + " " + quote(card + "/images") + common +

@@ -149,10 +149,10 @@ TEST(TvtrainBackbone, StartIsChosenSaidAndRecordedAndTheSameForAnyThreadCount) {
   ASSERT_GT(body, 1000u);
   EXPECT_TRUE(std::equal(head.params.begin(), head.params.begin() + (long)body, bb.params.begin()));
   // More photos than the backbone helps with: scratch, said.
-  const std::string many = block_photos("bb-many", 2, 41);
+  const std::string many = block_photos("bb-many", 2, 21);
   j = train(many, " --epochs 3", "many.tvb", &err);
   EXPECT_EQ(j["start"], "scratch");
-  EXPECT_TRUE(tvtest::contains(err, "start: scratch (41 photos in the smallest class; the backbone helps up to 40)"))
+  EXPECT_TRUE(tvtest::contains(err, "start: scratch (21 photos in the smallest class; the backbone helps up to 20)"))
       << err;
   // An input no backbone is built for: auto says so and trains from scratch; backbone refuses.
   j = train(few, " --epochs 3 --input 32x32x3", "small.tvb", &err);

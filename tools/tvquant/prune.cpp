@@ -1,8 +1,8 @@
 // tvquant prune: remove the least important conv channels, rebuild the smaller model and fine-tune it.
 #include "host/quant/prune.h"
 
-#include <algorithm>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -36,9 +36,11 @@ Status imprint_head(const ModelPlan& plan, float* params, const float* features,
                     float* scratch);
 
 // The rule Auto follows, the same on the PC and the board: start from the backbone when the fewest
-// photos of a class is at most kBackboneMaxPhotosPerClass (with more, training from scratch learns
-// features as good for the data itself: measured in docs/few-shot.md).
-constexpr int kBackboneMaxPhotosPerClass = 40;
+// photos of a class is at most kBackboneMaxPhotosPerClass, and when a backbone is built in for the
+// preset's network at this input (tv/backbones). Measured in docs/few-shot.md: at 5, 10 and 20 photos per
+// class the backbone gains 9.5, 7.3 and 4.7 points on webmcu-b's photos, costs 0.4-1.0 on the drawn
+// shapes; past 20 nothing was measured, so scratch.
+constexpr int kBackboneMaxPhotosPerClass = 20;
 bool backbone_helps(int fewest_photos_per_class);
 
 }  // namespace tv
