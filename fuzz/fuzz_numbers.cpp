@@ -1,7 +1,7 @@
 // libFuzzer target: the strict readers of what users type (host/base/numbers.cpp: whole numbers, decimal
-// numbers, choices; tvtrain's --input HxWxC) on arbitrary text. A text that is accepted must read back
-// to a value inside the range it was checked against; a refusal must be a sentence (never empty) or a
-// tvh::UsageError. Any other exception, a crash or a sanitizer report is a finding.
+// numbers, choices; tvtrain's --input HxWxC and its pretraining set procedural:...) on arbitrary text. A text that is
+// accepted must read back to a value inside the range it was checked against; a refusal must be a sentence (never
+// empty) or a tvh::UsageError. Any other exception, a crash or a sanitizer report is a finding.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +11,7 @@
 
 #include "host/base/error.h"
 #include "host/base/numbers.h"
+#include "host/photos/procedural_dataset.h"
 #include "host/train/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -35,6 +36,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tvh::parse_input_size(text, &h, &w, &c);
     if (h < 1 || h > 4096 || w < 1 || w > 4096 || (c != 1 && c != 3)) __builtin_trap();
   } catch (const tvh::UsageError&) {
+  }
+  try {  // an accepted pretraining set reads back to itself and is within its limits
+    tvh::ProceduralSpec spec;
+    if (tvh::parse_procedural_source("procedural:" + text, &spec)) {
+      if (spec.classes < 1 || spec.classes > 100000 || spec.per_class < 1 || spec.per_class > 100000) __builtin_trap();
+      tvh::ProceduralSpec again;
+      if (!tvh::parse_procedural_source(tvh::procedural_source_text(spec), &again) ||
+          tvh::procedural_source_text(again) != tvh::procedural_source_text(spec))
+        __builtin_trap();
+    }
+  } catch (const tvh::UsageError& e) {
+    if (std::string(e.what()).empty()) __builtin_trap();
   }
   return 0;
 }

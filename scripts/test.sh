@@ -115,6 +115,7 @@ fuzz_seeds() {
   printf '18446744073709551615' >$F/corpus-numbers/seed-whole.txt
   printf '3e-4' >$F/corpus-numbers/seed-real.txt
   printf '64x64x3' >$F/corpus-numbers/seed-input.txt
+  printf 'mixed,classes=1024,images=30,seed=1' >$F/corpus-numbers/seed-procedural.txt
   cp bench/configs/*.json $F/corpus-config/
   for f in ../shared/datasets/webmcu-*/header/myWeights.bin; do
     [ -f "$f" ] && cp "$f" "$F/corpus-weights/$(basename "$(dirname "$(dirname "$f")")").bin"
