@@ -103,7 +103,11 @@ void add_side_file(CLI::App& app, const std::string& option, std::string& path, 
 // tvtrain's options, into `a`.
 void define_options(CLI::App& app, Args& a) {
   app.set_version_flag("--version", std::string("tvtrain ") + TV_VERSION);
-  app.add_option("dataset", a.dataset, "Dataset folder or .zip (one sub-folder per class)")->required();
+  app.add_option("dataset", a.dataset,
+                 "Dataset folder or .zip (one sub-folder per class), or a pretraining set drawn in memory: "
+                 "procedural:FAMILY[,classes=N][,images=M][,seed=S] (FAMILY fractal, leaves or mixed; the model is "
+                 "a backbone, docs/few-shot.md)")
+      ->required();
   app.add_option("-o,--output", a.output, "Write the trained model (.tvb) here");
   app.add_option("--preset", a.preset, "Model and recipe: tinyvision (default, recommended) or webmcu (the reference)")
       ->check(tvcli::preset_choice());
