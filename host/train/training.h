@@ -40,6 +40,10 @@ struct EvalResult {
   void add(int dataset_index, int truth, const float* probs, int k);
 };
 
+// The mean cross-entropy of each class's evaluated images (-ln p(true class), p floored as EvalResult::loss
+// floors it); 0 for a class without images.
+std::vector<double> class_losses(const Dataset& ds, const EvalResult& r);
+
 struct TrainRequest {
   const tv::ModelPlan* plan = nullptr;
   tv::TrainRecipe recipe;

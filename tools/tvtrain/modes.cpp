@@ -1,6 +1,8 @@
 // tvtrain's modes that write no model: --eval (a model on every image) and --kfold (the recipe
 // measured by cross-validation); and the --json pieces every mode shares.
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -26,13 +28,15 @@ json confusion_json(const std::vector<int>& cm, int k) {
 json results_json(const tvh::Dataset& ds, const tvh::EvalResult& r) {
   json per_class = json::array();
   const auto m = tvh::class_metrics(r.confusion, ds.classes.size());
+  const std::vector<double> loss = tvh::class_losses(ds, r);
   for (size_t c = 0; c < m.size(); ++c) {
     per_class.push_back({{"class", ds.classes[c]},
                          {"precision", m[c].precision},
                          {"recall", m[c].recall},
                          {"f1", m[c].f1},
                          {"images", m[c].support},
-                         {"predicted", m[c].predicted}});
+                         {"predicted", m[c].predicted},
+                         {"loss", m[c].support ? json(loss[c]) : json(nullptr)}});
   }
   json wrong = json::array();
   for (size_t i = 0; i < r.index.size(); ++i) {
@@ -73,6 +77,15 @@ tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progre
     req.first_new_class = run.match.model_classes;
     req.samples = tvh::training_samples(req);
   }
+  if (run.init.plan && std::getenv("TV_DISTILL")) {  // PROTOTYPE: "T,weight[,all]"
+    float t = 2, w = 1;
+    char mode[16] = "";
+    std::sscanf(std::getenv("TV_DISTILL"), "%f,%f,%15s", &t, &w, mode);
+    req.recipe.opt.distill_temperature = t;
+    req.recipe.opt.distill_weight = w;
+    req.recipe.opt.distill_old_classes = (int)run.match.model_classes;
+    req.recipe.opt.distill_all_outputs = std::string(mode) == "all";
+  }
   const int epochs = run.setup.recipe.epochs;
   req.on_batch = [&progress, epochs](int epoch, int done, int total) { progress.update(epoch, epochs, done, total); };
   return req;
@@ -110,6 +123,7 @@ int run_eval(Run& run) {
               {"accuracy_interval", tvh::interval_json(r.correct, r.total)},
               {"correct", r.correct},
               {"total", r.total},
+              {"loss", r.loss},
               {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
     j.update(results_json(ds, r));
     j.update(dataset_json(ds));
