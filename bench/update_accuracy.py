@@ -105,6 +105,15 @@ def one_fold(a, root, by_class, seed, fold, work):
         j = train(a, b, m, ["--init", base, "--update", u, "--seed", str(seed)])
         row["adapt"][u] = {"accuracy": evaluate(a, t, m)[0], "train_flops": j["train_flops"],
                            "board_peak_bytes": j["memory"]["board_peak_bytes"]}
+        for dist in a.adapt_distill:  # the same update with distillation: accuracy and loss on the test fold
+            key = u + "+distill=" + dist
+            m = os.path.join(d, "adapt-%s.tvb" % key)
+            train(a, b, m, ["--init", base, "--update", u, "--seed", str(seed)], dist)
+            acc, _, losses = evaluate(a, t, m, with_loss=True)
+            row["adapt"][key] = {"accuracy": acc, "loss": old_loss(losses, sorted(losses))}
+            if "loss" not in row["adapt"][u]:
+                row["adapt"][u]["loss"] = old_loss(evaluate(a, t, os.path.join(d, "adapt-%s.tvb" % u), with_loss=True)[2],
+                                                   sorted(losses))
     # (b) a class left out, then added
     h = sorted(by_class)[fold % len(by_class)]
     without = {c: v for c, v in pool.items() if c != h}
@@ -146,6 +155,7 @@ def main():
     p.add_argument("--no-adapt", dest="adapt", action="store_false", help="only the new-class part")
     p.add_argument("--folds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="the folds to run (0..4)")
     p.add_argument("--new-updates", nargs="+", default=["head"], help="the updates that follow imprinting in (b)")
+    p.add_argument("--adapt-distill", nargs="+", default=[], help="(a) also with these distillation settings")
     p.add_argument("--distill", nargs="+", default=["off"], help="(b)'s distillation settings: off, or T,weight[,all]")
     a = p.parse_args()
     root = class_root(a.dataset)
@@ -157,8 +167,10 @@ def main():
             print(json.dumps(row), flush=True)
             rows.append(row)
     summary = {"adapt_accuracy_mean": {}, "new_class": {}}
-    for u in ["base"] + a.updates if a.adapt else []:
+    for u in (["base"] + a.updates + [u + "+distill=" + x for u in a.updates for x in a.adapt_distill]) if a.adapt else []:
         summary["adapt_accuracy_mean"][u] = statistics.mean(r["adapt"][u]["accuracy"] for r in rows)
+        if "loss" in rows[0]["adapt"][u]:
+            summary.setdefault("adapt_loss_mean", {})[u] = statistics.mean(r["adapt"][u]["loss"] for r in rows)
     for u in a.updates if a.adapt else []:
         summary.setdefault("adapt_train_flops", {})[u] = rows[0]["adapt"][u]["train_flops"]
         summary.setdefault("adapt_board_peak_bytes", {})[u] = rows[0]["adapt"][u]["board_peak_bytes"]

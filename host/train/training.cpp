@@ -278,6 +278,11 @@ TrainResult train_model(const TrainRequest& req) {
   run.val_images = (int)req.val.size();
   run.epochs = recipe.epochs;
   run.augment = res.augmented;
+  run.distill_outputs = tv::distill_outputs(plan, recipe.opt);
+  for (int i : req.train)
+    run.distilled_images += run.distill_outputs > 0 && ds.labels[(size_t)i] < recipe.opt.distill_old_classes;
+  res.distill_outputs = run.distill_outputs;
+  res.distilled_images = run.distilled_images;
   res.flops = tv::update_run_flops(full, first, run);
   res.board = tv::update_memory(full, first, session.options, run);
   return res;

@@ -1,8 +1,6 @@
 // tvtrain's modes that write no model: --eval (a model on every image) and --kfold (the recipe
 // measured by cross-validation); and the --json pieces every mode shares.
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +11,7 @@
 #include "host/photos/split.h"
 #include "host/train/evaluate.h"
 #include "run.h"
+#include "tv/train/train_session.h"
 
 using nlohmann::json;
 using tvh::fmt;
@@ -77,15 +76,9 @@ tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progre
     req.first_new_class = run.match.model_classes;
     req.samples = tvh::training_samples(req);
   }
-  if (run.init.plan && std::getenv("TV_DISTILL")) {  // PROTOTYPE: "T,weight[,all]"
-    float t = 2, w = 1;
-    char mode[16] = "";
-    std::sscanf(std::getenv("TV_DISTILL"), "%f,%f,%15s", &t, &w, mode);
-    req.recipe.opt.distill_temperature = t;
-    req.recipe.opt.distill_weight = w;
-    req.recipe.opt.distill_old_classes = (int)run.match.model_classes;
-    req.recipe.opt.distill_all_outputs = std::string(mode) == "all";
-  }
+  if (run.distill && !run.match.added.empty() &&
+      req.recipe.epochs > 0)  // the old classes keep the starting model's soft targets
+    tv::distill_new_classes(&req.recipe, (int)run.match.model_classes, run.plan->desc.num_classes);
   const int epochs = run.setup.recipe.epochs;
   req.on_batch = [&progress, epochs](int epoch, int done, int total) { progress.update(epoch, epochs, done, total); };
   return req;

@@ -103,6 +103,12 @@ void write_results(const Run& run, const tvh::TrainResult& r, const tvh::Split& 
        << "\nseed=" << a.seed << "\nepochs=" << setup.recipe.epochs << "\ntrain_images=" << split.train.size()
        << "\nval_images=" << split.val.size() << "\nval_accuracy=" << fmt("%.4f", r.val_eval.accuracy()) << "\n";
   if (!a.init.empty()) prov << "init=" << a.init << "\nupdate=" << update_name(run.update) << "\n";
+  if (!run.match.added.empty() && setup.recipe.epochs > 0)  // distillation (the board's Learn writes the same)
+    prov << "distill="
+         << (r.distill_outputs
+                 ? "temperature " + fmt("%g", tv::kDistillTemperature) + ", weight " + fmt("%g", tv::kDistillWeight)
+                 : std::string("off"))
+         << "\n";
   tvh::save_float_model(a.output, *plan, r.params.data(), ds.classes, prov.str());
   log("wrote " + a.output);
   if (!a.raw_out.empty()) {
@@ -222,6 +228,8 @@ int run_train(Run& run) {
   const tvh::TrainResult r = tvh::train_model(req);
   progress.clear();
   log(update_text(run.update, r, *plan));
+  const std::string distilled = distill_text(r, run.match, setup.recipe.epochs);
+  if (!distilled.empty()) log(distilled);
   log(cost_text(r));
   log_results(run, r);
   write_results(run, r, split);

@@ -130,6 +130,10 @@ void define_options(CLI::App& app, Args& a) {
                  "What trains: full (every layer), head (the last layer with weights, on features computed once "
                  "per photo) or sparse[=K] (the last K layers with weights); default full, with --init " +
                      std::string(tvtrain::kInitDefaultUpdate) + " (docs/on-device-learning.md)");
+  app.add_option("--distill", a.distill,
+                 "With --init adding classes: on (default) keeps the starting model's soft targets on the old "
+                 "classes' photos while training (distillation), off trains on the labels alone")
+      ->check(tvcli::one_of({"on", "off"}));
   app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
   app.add_flag("--json", a.json, "Print one JSON object with the results on stdout");
   add_side_file(app, "--curve", a.curve,
@@ -430,6 +434,7 @@ int tvtrain_main(int argc, char** argv) {
   if (a.threads == 0) a.threads = (int)std::max(1u, std::thread::hardware_concurrency());
   check_usage(a);
   run.update = tvtrain::update_option(a.update, !a.init.empty(), a.eval, a.augment);
+  run.distill = tvtrain::distill_option(a.distill, !a.init.empty(), a.eval);
   run.out = check_outputs_first(a, &run.inputs);
   run.setup = setup_of(a);
   run.classes = split_list(a.classes);

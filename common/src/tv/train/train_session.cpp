@@ -11,6 +11,14 @@ TrainOptions session_options(const TrainRecipe& r, int n_val, bool features) {
   return opt;
 }
 
+bool distill_new_classes(TrainRecipe* r, int old_classes, int num_classes) {
+  if (old_classes < 2 || old_classes >= num_classes) return false;
+  r->opt.distill_weight = kDistillWeight;
+  r->opt.distill_temperature = kDistillTemperature;
+  r->opt.distill_old_classes = old_classes;
+  return true;
+}
+
 int reference_val_count(int images, int last_n) {
   return images > last_n ? last_n : (images > 0 ? images - 1 : 0);
 }
@@ -137,7 +145,7 @@ SessionResult session_run(TrainSession* s, const SessionHooks& hooks) {
   observer.ctx = &relay;
   observer.sample = relay_eval_sample;
   int best_correct = -1, best_epoch = 0;
-  res.status = soft_targets(s, &res.failed_index);
+  if (r.epochs > 0) res.status = soft_targets(s, &res.failed_index);
   for (int e = 0; res.status.ok() && e < r.epochs && !stop_requested(hooks); ++e) {
     EpochReport rep;
     rep.epoch = relay.epoch = e + 1;

@@ -39,14 +39,23 @@ constexpr int kFewTrainingPhotos = 5;
 // ...and classes are out of balance when one has more than this many times another's training photos.
 constexpr int kImbalanceRatio = 3;
 
+// Distillation from the starting model in an update that adds classes (docs/on-device-learning.md,
+// "Keeping old classes: distillation"): the temperature and weight of distillation_loss (tv/ops/ops.h).
+constexpr float kDistillTemperature = 2.f;
+constexpr float kDistillWeight = 1.f;
+// Turns distillation on in r->opt when an update from a model of old_classes adds classes (2 <= old_classes
+// < num_classes): each training photo of an old class keeps the starting model's soft targets over the old
+// classes. Otherwise leaves it off. Returns whether it is on. tvtrain --init and the board's Learn both call it.
+bool distill_new_classes(TrainRecipe* r, int old_classes, int num_classes);
+
 // What a session needs, all handed in by the caller (64-bit sums: size_t is 32 bits on the board).
 struct SessionMemory {
   TrainMemory trainer;           // the training arena (weights, gradients, optimizer, activations...)
   size_t eval_work_bytes = 0;    // an inference work arena for the start check and the per-epoch
                                  // evaluation; any idle inference arena of the same plan will do
   size_t order_bytes = 0;        // the shuffled order: n_train ints
-  size_t soft_target_bytes = 0;  // distillation (recipe.opt.distill_weight > 0): the starting model's soft
-                                 // targets, distill_outputs floats for each of the n_indices sample indices
+  size_t soft_target_bytes = 0;  // distillation (distill_outputs > 0): the starting model's soft targets,
+                                 // distill_outputs floats for each of the n_indices sample indices
   uint64_t total_bytes = 0;      // all four
 };
 // n_indices: how many sample indices the source has (0 .. n_indices-1), for the soft targets.
@@ -70,7 +79,7 @@ struct SessionSetup {
   size_t eval_arena_bytes = 0;
   int* order = nullptr;    // n_train ints
   float* probs = nullptr;  // num_classes floats
-  // Distillation (recipe->opt.distill_weight > 0): soft_target_bytes of session_memory for n_indices
+  // Distillation (distill_outputs > 0): soft_target_bytes of session_memory for n_indices
   // sample indices (every index in train is below it). session_run fills the rows of the training samples
   // of the old classes from the starting weights before the first epoch.
   float* soft_targets = nullptr;
