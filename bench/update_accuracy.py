@@ -8,13 +8,15 @@ test set, the other four the pool, split in two halves A and B per class.
       (`tvtrain TEST --eval --init M`).
   (b) new class: class h = the fold's class (round robin) is left out: base = `tvtrain POOL-without-h`;
       then h is added from N of its pool photos (N = 5, 10) by imprinting alone (`--epochs 0`) and by
-      imprinting + the head update (`--update head`); per-class recall on the test fold, old classes
-      against the base's.
+      imprinting + each update of --new-updates (default head), with tvtrain's --distill on (its default)
+      and/or off (--distill on off); per-class recall on the test fold, old classes against the base's, and
+      the old classes' mean cross-entropy on the test fold (tvtrain --eval --json's per-class loss).
 Every run trains on all its photos (--val-last 0) so the test fold is the only measurement.
 Prints one JSON line per (seed, fold) and a summary. Usage:
   python3 bench/update_accuracy.py --tvtrain build/bin/tvtrain --dataset ../shared/datasets/webmcu-b \
       --seeds 1 2 3 [--updates full head sparse=1 sparse=2 sparse=3] [--work /tmp/update-acc] [--preset P]
       [--base-args '--input 28x28x1']   (Fashion-MNIST: tvfashion-mnist fm10k --train-limit 10000, then fm10k/train)
+      [--no-adapt --new-updates head full --distill on off]   (docs/on-device-learning.md, distillation)
 """
 import argparse
 import json
@@ -41,19 +43,16 @@ def make_set(src_root, dst, picks):
     return dst
 
 
-def run(cmd, env=None):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("failed: " + " ".join(cmd) + "\n" + p.stderr)
     return json.loads(p.stdout) if "--json" in cmd else None
 
 
-def train(a, ds, out, extra, distill=None):
-    env = None
-    if distill and distill != "off":  # PROTOTYPE: the core's distillation, "T,weight[,all]"
-        env = dict(os.environ, TV_DISTILL=distill)
+def train(a, ds, out, extra):
     return run([a.tvtrain, ds, "-o", out, "--val-last", "0", "--threads", str(a.threads), "-q", "--no-report",
-                "--no-curve", "--no-confusion", "--json"] + extra, env)
+                "--no-curve", "--no-confusion", "--json"] + extra)
 
 
 def evaluate(a, test, model, classes=None, with_loss=False):
@@ -105,15 +104,6 @@ def one_fold(a, root, by_class, seed, fold, work):
         j = train(a, b, m, ["--init", base, "--update", u, "--seed", str(seed)])
         row["adapt"][u] = {"accuracy": evaluate(a, t, m)[0], "train_flops": j["train_flops"],
                            "board_peak_bytes": j["memory"]["board_peak_bytes"]}
-        for dist in a.adapt_distill:  # the same update with distillation: accuracy and loss on the test fold
-            key = u + "+distill=" + dist
-            m = os.path.join(d, "adapt-%s.tvb" % key)
-            train(a, b, m, ["--init", base, "--update", u, "--seed", str(seed)], dist)
-            acc, _, losses = evaluate(a, t, m, with_loss=True)
-            row["adapt"][key] = {"accuracy": acc, "loss": old_loss(losses, sorted(losses))}
-            if "loss" not in row["adapt"][u]:
-                row["adapt"][u]["loss"] = old_loss(evaluate(a, t, os.path.join(d, "adapt-%s.tvb" % u), with_loss=True)[2],
-                                                   sorted(losses))
     # (b) a class left out, then added
     h = sorted(by_class)[fold % len(by_class)]
     without = {c: v for c, v in pool.items() if c != h}
@@ -125,17 +115,17 @@ def one_fold(a, root, by_class, seed, fold, work):
     old = sorted(without)
     row["new_class"] = {"class": h, "base_recall": base_recall, "base_old_loss": old_loss(base_losses, old),
                         "base_old_accuracy": old_accuracy(base_recall, base_losses, old)}
-    runs = [("imprint", ["--epochs", "0"], None)]
+    runs = [("imprint", ["--epochs", "0"])]
     for u in a.new_updates:
-        for dist in a.distill:
-            runs.append(("imprint+" + u + ("" if dist == "off" else "+distill=" + dist), ["--update", u], dist))
+        for dist in a.distill:  # tvtrain's default (on) without a suffix
+            runs.append(("imprint+" + u + ("" if dist == "on" else "+distill=" + dist), ["--update", u, "--distill", dist]))
     for n in (5, 10):
         picks = dict(without)
         picks[h] = rng.sample(pool[h], min(n, len(pool[h])))
         ds = make_set(root, os.path.join(d, "add%d" % n), picks)
-        for how, extra, dist in runs:
+        for how, extra in runs:
             m = os.path.join(d, "add%d-%s.tvb" % (n, how))
-            j = train(a, ds, m, ["--init", base_wo, "--seed", str(seed)] + extra, dist)
+            j = train(a, ds, m, ["--init", base_wo, "--seed", str(seed)] + extra)
             acc, rec, losses = evaluate(a, t, m, j["classes"], with_loss=True)
             row["new_class"]["%s_%d" % (how, n)] = {"accuracy": acc, "recall": rec, "old_loss": old_loss(losses, old),
                                                     "old_accuracy": old_accuracy(rec, losses, old)}
@@ -155,8 +145,8 @@ def main():
     p.add_argument("--no-adapt", dest="adapt", action="store_false", help="only the new-class part")
     p.add_argument("--folds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="the folds to run (0..4)")
     p.add_argument("--new-updates", nargs="+", default=["head"], help="the updates that follow imprinting in (b)")
-    p.add_argument("--adapt-distill", nargs="+", default=[], help="(a) also with these distillation settings")
-    p.add_argument("--distill", nargs="+", default=["off"], help="(b)'s distillation settings: off, or T,weight[,all]")
+    p.add_argument("--distill", nargs="+", default=["on"], choices=["on", "off"],
+                   help="(b)'s trainings with tvtrain --distill on (the default) and/or off")
     a = p.parse_args()
     root = class_root(a.dataset)
     by_class = photos_by_class(root)
@@ -167,10 +157,8 @@ def main():
             print(json.dumps(row), flush=True)
             rows.append(row)
     summary = {"adapt_accuracy_mean": {}, "new_class": {}}
-    for u in (["base"] + a.updates + [u + "+distill=" + x for u in a.updates for x in a.adapt_distill]) if a.adapt else []:
+    for u in ["base"] + a.updates if a.adapt else []:
         summary["adapt_accuracy_mean"][u] = statistics.mean(r["adapt"][u]["accuracy"] for r in rows)
-        if "loss" in rows[0]["adapt"][u]:
-            summary.setdefault("adapt_loss_mean", {})[u] = statistics.mean(r["adapt"][u]["loss"] for r in rows)
     for u in a.updates if a.adapt else []:
         summary.setdefault("adapt_train_flops", {})[u] = rows[0]["adapt"][u]["train_flops"]
         summary.setdefault("adapt_board_peak_bytes", {})[u] = rows[0]["adapt"][u]["board_peak_bytes"]
