@@ -8,13 +8,15 @@ test set, the other four the pool, split in two halves A and B per class.
       (`tvtrain TEST --eval --init M`).
   (b) new class: class h = the fold's class (round robin) is left out: base = `tvtrain POOL-without-h`;
       then h is added from N of its pool photos (N = 5, 10) by imprinting alone (`--epochs 0`) and by
-      imprinting + the head update (`--update head`); per-class recall on the test fold, old classes
-      against the base's.
+      imprinting + each update of --new-updates (default head), with tvtrain's --distill on (its default)
+      and/or off (--distill on off); per-class recall on the test fold, old classes against the base's, and
+      the old classes' mean cross-entropy on the test fold (tvtrain --eval --json's per-class loss).
 Every run trains on all its photos (--val-last 0) so the test fold is the only measurement.
 Prints one JSON line per (seed, fold) and a summary. Usage:
   python3 bench/update_accuracy.py --tvtrain build/bin/tvtrain --dataset ../shared/datasets/webmcu-b \
       --seeds 1 2 3 [--updates full head sparse=1 sparse=2 sparse=3] [--work /tmp/update-acc] [--preset P]
       [--base-args '--input 28x28x1']   (Fashion-MNIST: tvfashion-mnist fm10k --train-limit 10000, then fm10k/train)
+      [--no-adapt --new-updates head full --distill on off]   (docs/on-device-learning.md, distillation)
 """
 import argparse
 import json
@@ -53,12 +55,28 @@ def train(a, ds, out, extra):
                 "--no-curve", "--no-confusion", "--json"] + extra)
 
 
-def evaluate(a, test, model, classes=None):
+def evaluate(a, test, model, classes=None, with_loss=False):
     """Accuracy and per-class recall of a model on a test set (classes: the model's order, when it differs
-    from the sorted folder names: an appended class)."""
+    from the sorted folder names: an appended class); with_loss: also each class's mean cross-entropy and
+    image count."""
     order = ["--classes", ",".join(classes)] if classes else []
     j = run([a.tvtrain, test, "--eval", "--init", model, "--json", "-q", "--threads", str(a.threads)] + order)
-    return j["accuracy"], {c["class"]: c["recall"] for c in j["per_class"]}
+    recall = {c["class"]: c["recall"] for c in j["per_class"]}
+    if not with_loss:
+        return j["accuracy"], recall
+    return j["accuracy"], recall, {c["class"]: [c["loss"], c["images"]] for c in j["per_class"]}
+
+
+def old_loss(losses, old):
+    """The old classes' mean cross-entropy over their test images."""
+    n = sum(losses[c][1] for c in old)
+    return sum(losses[c][0] * losses[c][1] for c in old) / n
+
+
+def old_accuracy(recall, losses, old):
+    """The share of the old classes' test images the model gets right."""
+    n = sum(losses[c][1] for c in old)
+    return sum(recall[c] * losses[c][1] for c in old) / n
 
 
 def one_fold(a, root, by_class, seed, fold, work):
@@ -91,18 +109,26 @@ def one_fold(a, root, by_class, seed, fold, work):
     without = {c: v for c, v in pool.items() if c != h}
     base_wo = os.path.join(d, "base-without.tvb")
     train(a, make_set(root, os.path.join(d, "without"), without), base_wo, base_args)
-    _, base_recall = evaluate(a, make_set(root, os.path.join(d, "test-without"), {c: v for c, v in test.items() if c != h}),
-                              base_wo)
-    row["new_class"] = {"class": h, "base_recall": base_recall}
+    _, base_recall, base_losses = evaluate(
+        a, make_set(root, os.path.join(d, "test-without"), {c: v for c, v in test.items() if c != h}), base_wo,
+        with_loss=True)
+    old = sorted(without)
+    row["new_class"] = {"class": h, "base_recall": base_recall, "base_old_loss": old_loss(base_losses, old),
+                        "base_old_accuracy": old_accuracy(base_recall, base_losses, old)}
+    runs = [("imprint", ["--epochs", "0"])]
+    for u in a.new_updates:
+        for dist in a.distill:  # tvtrain's default (on) without a suffix
+            runs.append(("imprint+" + u + ("" if dist == "on" else "+distill=" + dist), ["--update", u, "--distill", dist]))
     for n in (5, 10):
         picks = dict(without)
         picks[h] = rng.sample(pool[h], min(n, len(pool[h])))
         ds = make_set(root, os.path.join(d, "add%d" % n), picks)
-        for how, extra in (("imprint", ["--epochs", "0"]), ("imprint+head", ["--update", "head"])):
+        for how, extra in runs:
             m = os.path.join(d, "add%d-%s.tvb" % (n, how))
             j = train(a, ds, m, ["--init", base_wo, "--seed", str(seed)] + extra)
-            acc, rec = evaluate(a, t, m, j["classes"])
-            row["new_class"]["%s_%d" % (how, n)] = {"accuracy": acc, "recall": rec}
+            acc, rec, losses = evaluate(a, t, m, j["classes"], with_loss=True)
+            row["new_class"]["%s_%d" % (how, n)] = {"accuracy": acc, "recall": rec, "old_loss": old_loss(losses, old),
+                                                    "old_accuracy": old_accuracy(rec, losses, old)}
     return row
 
 
@@ -118,6 +144,9 @@ def main():
     p.add_argument("--work", default="/tmp/update-acc")
     p.add_argument("--no-adapt", dest="adapt", action="store_false", help="only the new-class part")
     p.add_argument("--folds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="the folds to run (0..4)")
+    p.add_argument("--new-updates", nargs="+", default=["head"], help="the updates that follow imprinting in (b)")
+    p.add_argument("--distill", nargs="+", default=["on"], choices=["on", "off"],
+                   help="(b)'s trainings with tvtrain --distill on (the default) and/or off")
     a = p.parse_args()
     root = class_root(a.dataset)
     by_class = photos_by_class(root)
@@ -133,7 +162,10 @@ def main():
     for u in a.updates if a.adapt else []:
         summary.setdefault("adapt_train_flops", {})[u] = rows[0]["adapt"][u]["train_flops"]
         summary.setdefault("adapt_board_peak_bytes", {})[u] = rows[0]["adapt"][u]["board_peak_bytes"]
-    for key in ("imprint_5", "imprint_10", "imprint+head_5", "imprint+head_10"):
+    summary["new_class"]["base_old_loss_mean"] = statistics.mean(r["new_class"]["base_old_loss"] for r in rows)
+    summary["new_class"]["base_old_accuracy_mean"] = statistics.mean(r["new_class"]["base_old_accuracy"] for r in rows)
+    keys = [k for k in rows[0]["new_class"] if k.endswith(("_5", "_10")) and isinstance(rows[0]["new_class"][k], dict)]
+    for key in keys:
         new_recall, old_drop = [], []
         for r in rows:
             nc = r["new_class"]
@@ -141,7 +173,9 @@ def main():
             for c, base_rec in nc["base_recall"].items():
                 old_drop.append(base_rec - nc[key]["recall"][c])
         summary["new_class"][key] = {"new_class_recall_mean": statistics.mean(new_recall),
+                                     "old_class_accuracy_mean": statistics.mean(r["new_class"][key]["old_accuracy"] for r in rows),
                                      "old_class_recall_drop_mean": statistics.mean(old_drop),
+                                     "old_class_loss_mean": statistics.mean(r["new_class"][key]["old_loss"] for r in rows),
                                      "accuracy_mean": statistics.mean(r["new_class"][key]["accuracy"] for r in rows)}
     print(json.dumps({"summary": summary}, indent=1))
 

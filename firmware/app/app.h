@@ -107,6 +107,7 @@ struct TrainReport {
   uint32_t reference_decodes = 0;  // what the reference firmware would decode for the same run
   const char* update = nullptr;    // Learn: the update it ran ("head"); null for Train
   int classes_added = 0;           // Learn: classes imprinted
+  bool distilled = false;          // Learn: the old classes kept the model's soft targets (tv::distill_new_classes)
 };
 
 class App {
@@ -331,6 +332,7 @@ class App {
   void say_imprint_refusal(const tv::Status& st);
   bool balance_new_classes(TrainRun& data, int first_new);
   bool run_head_update(LearnRun& run);
+  int distilled_photos(const LearnRun& run) const;
   void report_learning(LearnRun& run, float total_seconds);
   bool adopt_learned(LearnRun& run);
   void release_learning_buffers(LearnRun& run);

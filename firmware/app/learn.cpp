@@ -15,6 +15,7 @@
 #include "tv/train/backbone.h"
 #include "tv/train/feature_source.h"
 #include "tv/train/imprint.h"
+#include "tv/train/train_session.h"
 #include "tv/train/update.h"
 
 namespace tvfw {
@@ -224,6 +225,8 @@ bool App::plan_learning(LearnRun& run) {
   head.mode = tv::UpdateMode::Head;
   run.recipe = recipe_;
   tv::update_recipe(head, &run.recipe);
+  // the classes the model had keep its soft targets on their photos (as tvtrain --init adding classes does)
+  if (run.recipe.epochs > 0) report_.distilled = tv::distill_new_classes(&run.recipe, run.old_classes, num_classes_);
   tv::Status st = tv::update_first_layer(plan_, head, &run.first);
   if (st.ok() && added > 0 && tv::imprint_layer(plan_) < 0) {
     say("Cannot learn new classes: they are added to the dense layer that produces the scores, and this model's "
@@ -380,6 +383,13 @@ bool App::balance_new_classes(TrainRun& data, int first_new) {
   return true;
 }
 
+// The training photos of the classes the model had: distillation computes their soft targets once.
+int App::distilled_photos(const LearnRun& run) const {
+  int n = 0;
+  for (int k = 0; k < run.data.n_train; ++k) n += run.data.list.label[run.data.train_idx[k]] < run.old_classes;
+  return n;
+}
+
 // The head trained on the cached features, from the imprinted weights.
 bool App::run_head_update(LearnRun& run) {
   tv::Status st = tv::plan_suffix(run.grown, run.first, &run.suffix);
@@ -410,7 +420,12 @@ bool App::run_head_update(LearnRun& run) {
   sp.start = run.params + base;
   sp.first_layer = run.first;
   tv::TrainSession s;
-  if (!start_session(run.data, sp, s) || !run_session(run.data, s, "LEARNING", &run.result)) return false;
+  if (!start_session(run.data, sp, s)) return false;
+  if (report_.distilled)
+    say("Distillation: the %d old classes' %d training photos keep the model's soft targets (temperature %g, "
+        "weight %g)",
+        run.old_classes, distilled_photos(run), (double)tv::kDistillTemperature, (double)tv::kDistillWeight);
+  if (!run_session(run.data, s, "LEARNING", &run.result)) return false;
   memcpy(run.params + base, s.trainer.params, run.suffix.param_count * sizeof(float));
   for (int c = 0; c < num_classes_; ++c)
     if (run.no_photos[c]) tv::copy_class_row(run.grown, c, run.before, run.params);
@@ -444,21 +459,27 @@ void App::report_learning(LearnRun& run, float total_s) {
   u.train_samples = d.samples ? d.n_samples : d.n_train;
   u.val_images = d.n_val;
   u.epochs = run.recipe.epochs;
+  u.distill_outputs = tv::distill_outputs(run.grown, run.recipe.opt);
+  u.distilled_images = u.distill_outputs > 0 ? distilled_photos(run) : 0;
   const tv::TrainOptions opt = tv::session_options(run.recipe, d.n_val, true);
   const tv::UpdateFlops head = tv::update_run_flops(run.grown, run.first, u);
   const tv::UpdateMemory head_mem = tv::update_memory(run.grown, run.first, opt, u);
   tv::UpdateRun uf = u;
   uf.augment = tv::recipe_augments(recipe_);
+  uf.distill_outputs = uf.distilled_images = 0;  // what a full update of the recipe, as Train runs it, costs
   const tv::UpdateFlops full = tv::update_run_flops(run.grown, 0, uf);
   const tv::UpdateMemory full_mem = tv::update_memory(run.grown, 0, tv::session_options(recipe_, d.n_val), uf);
+  char soft[48] = "";
+  if (head_mem.soft_target_bytes)
+    snprintf(soft, sizeof soft, " + soft targets %llu", (unsigned long long)head_mem.soft_target_bytes);
   say("Head update: %llu FLOPs (a full update of the same epochs: %llu, %.0fx more); board peak %llu bytes = weights "
-      "%llu + arena %llu + feature cache %llu + decode buffer %llu (a full update's: %llu)",
+      "%llu + arena %llu + feature cache %llu + decode buffer %llu%s (a full update's: %llu)",
       (unsigned long long)head.total, (unsigned long long)full.total,
       head.total ? (double)full.total / (double)head.total : 0.0, (unsigned long long)head_mem.board_peak_bytes,
       (unsigned long long)head_mem.weights_bytes,
       (unsigned long long)(head_mem.train_arena_bytes > head_mem.infer_arena_bytes ? head_mem.train_arena_bytes
                                                                                    : head_mem.infer_arena_bytes),
-      (unsigned long long)head_mem.cache_bytes, (unsigned long long)head_mem.decode_bytes,
+      (unsigned long long)head_mem.cache_bytes, (unsigned long long)head_mem.decode_bytes, soft,
       (unsigned long long)full_mem.board_peak_bytes);
 }
 

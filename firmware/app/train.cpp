@@ -243,7 +243,7 @@ bool App::start_session(TrainRun& run, const SessionPlan& sp, tv::TrainSession& 
   const tv::ModelPlan& plan = *sp.plan;
   run.first_layer = sp.first_layer;
   const int n_train = run.samples ? run.n_samples : run.n_train;
-  const tv::SessionMemory m = tv::session_memory(plan, *sp.recipe, n_train, run.n_val, sp.features);
+  const tv::SessionMemory m = tv::session_memory(plan, *sp.recipe, n_train, run.n_val, sp.features, run.list.count);
   const tv::TrainMemory& tm = m.trainer;
   const size_t free_bytes = hal_.psram_free_bytes();
   const size_t eval_bytes = sp.plan == &plan_ ? 0 : m.eval_work_bytes;  // the loaded plan's inference arena is idle
@@ -258,6 +258,15 @@ bool App::start_session(TrainRun& run, const SessionPlan& sp, tv::TrainSession& 
         (unsigned long long)tm.optimizer_bytes, (unsigned long long)tm.activation_bytes,
         (unsigned long long)tm.scratch_bytes, eval, eval_bytes ? "do not" : "does not", (unsigned long long)free_bytes);
     return false;
+  }
+  if (m.soft_target_bytes) {  // distillation (Learn adding classes): the starting model's soft targets
+    run.soft_targets =
+        m.soft_target_bytes <= hal_.psram_free_bytes() ? (float*)hal_.psram_alloc(m.soft_target_bytes) : nullptr;
+    if (!run.soft_targets) {
+      say("Cannot train: no PSRAM for the %u bytes of the old classes' soft targets (distillation)",
+          (unsigned)m.soft_target_bytes);
+      return false;
+    }
   }
   tv::SessionSetup setup;
   setup.plan = &plan;
@@ -275,6 +284,8 @@ bool App::start_session(TrainRun& run, const SessionPlan& sp, tv::TrainSession& 
   // `keep` is no longer needed: its ints become the order (n_samples more after the samples' own)
   setup.order = run.samples ? run.samples + run.n_samples : run.list.label + run.list.count;
   setup.probs = probs_;
+  setup.soft_targets = run.soft_targets;
+  setup.n_indices = run.list.count;
   const tv::Status ts = tv::session_init(&s, setup);
   if (!ts.ok()) fatal("session_init: %s", StatusWords(ts).text);
   say("Training arena: %u bytes in PSRAM (weights %u, gradients %u for %d lanes, optimizer %u, activations %u, "
@@ -401,10 +412,15 @@ void App::report_training(TrainRun& run, float train_s) {
 
 // Frees what the run holds (each pointer once: they are cleared).
 void App::release_training(TrainRun& run) {
-  void** bufs[] = {(void**)&run.list.pool,  (void**)&run.list.name_at,
-                   (void**)&run.list.label, (void**)&run.pixels,
-                   (void**)&run.samples,    &run.arena,
-                   &run.eval_arena,         (void**)&rgb_};
+  void** bufs[] = {(void**)&run.list.pool,
+                   (void**)&run.list.name_at,
+                   (void**)&run.list.label,
+                   (void**)&run.pixels,
+                   (void**)&run.samples,
+                   (void**)&run.soft_targets,
+                   &run.arena,
+                   &run.eval_arena,
+                   (void**)&rgb_};
   for (void** b : bufs) {
     if (*b) hal_.psram_free(*b);
     *b = nullptr;

@@ -46,9 +46,10 @@ struct TrainRun {
   int* samples = nullptr;
   int n_samples = 0;
   float decode_ms = 0;
-  void* arena = nullptr;       // the session's training arena
-  void* eval_arena = nullptr;  // its evaluation arena, when the loaded model's inference arena does not fit it
-  int first_layer = 0;         // the model's layer the session's plan starts at (a suffix's: > 0)
+  float* soft_targets = nullptr;  // distillation's soft targets (the session's soft_target_bytes), when it distills
+  void* arena = nullptr;          // the session's training arena
+  void* eval_arena = nullptr;     // its evaluation arena, when the loaded model's inference arena does not fit it
+  int first_layer = 0;            // the model's layer the session's plan starts at (a suffix's: > 0)
 };
 
 // What a session trains, as App::start_session takes it: the plan (the loaded one, or a suffix whose

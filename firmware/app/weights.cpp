@@ -10,6 +10,7 @@
 #include "tv/formats/header_writer.h"
 #include "tv/formats/raw_weights.h"
 #include "tv/train/backbone.h"
+#include "tv/train/train_session.h"
 
 namespace tvfw {
 
@@ -513,9 +514,14 @@ bool App::save_model(Reason* why) {
   for (int i = 0; i < tv::kMaxBlobTensors; ++i) tensors[i] = tv::BlobTensor();
   const char* label_ptrs[kMaxClasses];
   for (int i = 0; i < num_classes_; ++i) label_ptrs[i] = labels_[i];
-  char provenance[240], update[48] = "";
-  if (report_.update)  // Learn's: the update it ran and the classes it added
-    snprintf(update, sizeof update, "update=%s\nclasses_added=%d\n", report_.update, report_.classes_added);
+  char provenance[240], update[64] = "";
+  if (report_.update) {  // Learn's: the update it ran, the classes it added and distillation (as tvtrain writes it)
+    const int n =
+        snprintf(update, sizeof update, "update=%s\nclasses_added=%d\n", report_.update, report_.classes_added);
+    if (report_.distilled && n > 0 && n < (int)sizeof update)
+      snprintf(update + n, sizeof update - (size_t)n, "distill=temperature %g, weight %g\n",
+               (double)tv::kDistillTemperature, (double)tv::kDistillWeight);
+  }
   snprintf(provenance, sizeof provenance,
            "tool=tinyvision-firmware\nversion=%s\npreset=%s\nepochs=%d\nimages=%d\nweights_before=%s\n%s",
            TV_FIRMWARE_VERSION, recipe_name_, report_.epochs_run, report_.train_images, tier_name(tier_), update);

@@ -67,6 +67,20 @@ void EvalResult::add(int dataset_index, int truth, const float* probs, int k) {
   confusion[(size_t)truth * k + pred]++;
 }
 
+std::vector<double> class_losses(const Dataset& ds, const EvalResult& r) {
+  const size_t k = ds.classes.size();
+  std::vector<double> sum(k, 0.0);
+  std::vector<int> count(k, 0);
+  for (size_t n = 0; n < r.index.size() && (n + 1) * k <= r.probs.size(); ++n) {
+    const size_t truth = (size_t)ds.labels[(size_t)r.index[n]];
+    if (truth >= k) continue;
+    sum[truth] -= std::log(std::max(1e-12, (double)r.probs[n * k + truth]));
+    count[truth]++;
+  }
+  for (size_t c = 0; c < k; ++c) sum[c] = count[c] ? sum[c] / count[c] : 0.0;
+  return sum;
+}
+
 EvalResult evaluate_float(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
                           const std::vector<int>& idx) {
   check_compatible(plan, ds);
@@ -207,12 +221,13 @@ TrainResult train_model(const TrainRequest& req) {
   const tv::ModelPlan& plan = first > 0 ? partial.suffix : full;
   const tv::SampleSource src = first > 0 ? partial.cache->source() : source_of(ds);
   const std::vector<int>& samples = req.samples.empty() ? req.train : req.samples;
-  const tv::SessionMemory mem = tv::session_memory(plan, recipe, (int)samples.size(), (int)req.val.size(), first > 0);
+  const tv::SessionMemory mem =
+      tv::session_memory(plan, recipe, (int)samples.size(), (int)req.val.size(), first > 0, (int)ds.size());
   res.memory = mem.trainer;
   res.infer_memory = tv::inference_memory(full);
   AlignedBuffer arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
   std::vector<int> order(samples.size());
-  std::vector<float> probs((size_t)full.desc.num_classes);
+  std::vector<float> probs((size_t)full.desc.num_classes), soft(mem.soft_target_bytes / sizeof(float));
   tv::SessionSetup setup;
   setup.plan = &plan;
   setup.recipe = &recipe;
@@ -228,6 +243,8 @@ TrainResult train_model(const TrainRequest& req) {
   setup.eval_arena_bytes = eval_arena.size();
   setup.order = order.data();
   setup.probs = probs.data();
+  setup.soft_targets = soft.empty() ? nullptr : soft.data();
+  setup.n_indices = (int)ds.size();
   tv::TrainSession session;
   st = tv::session_init(&session, setup);
   if (!st.ok()) throw Error("cannot set up training: " + status_message(st, &plan.desc) + ".");
@@ -261,6 +278,11 @@ TrainResult train_model(const TrainRequest& req) {
   run.val_images = (int)req.val.size();
   run.epochs = recipe.epochs;
   run.augment = res.augmented;
+  run.distill_outputs = tv::distill_outputs(plan, recipe.opt);
+  for (int i : req.train)
+    run.distilled_images += run.distill_outputs > 0 && ds.labels[(size_t)i] < recipe.opt.distill_old_classes;
+  res.distill_outputs = run.distill_outputs;
+  res.distilled_images = run.distilled_images;
   res.flops = tv::update_run_flops(full, first, run);
   res.board = tv::update_memory(full, first, session.options, run);
   return res;

@@ -40,9 +40,13 @@ struct EvalResult {
   void add(int dataset_index, int truth, const float* probs, int k);
 };
 
+// The mean cross-entropy of each class's evaluated images (-ln p(true class), p floored as EvalResult::loss
+// floors it); 0 for a class without images.
+std::vector<double> class_losses(const Dataset& ds, const EvalResult& r);
+
 struct TrainRequest {
   const tv::ModelPlan* plan = nullptr;
-  tv::TrainRecipe recipe;
+  tv::TrainRecipe recipe;  // with distillation on (tv::distill_new_classes) in an update that adds classes
   // What trains (tv/train/update.h): full, or a suffix on the frozen prefix's features (head turns the
   // recipe's augmentation off: tv::update_recipe).
   tv::UpdateSpec update;
@@ -83,6 +87,8 @@ struct TrainResult {
   double cache_seconds = 0;  // computing the frozen prefix's features (partial updates)
   tv::UpdateFlops flops;     // what the run performed (tv::update_run_flops)
   tv::UpdateMemory board;    // its peak on the board (tv::update_memory)
+  int distill_outputs = 0;   // distillation (tv::distill_new_classes): the old classes' outputs it compared, 0: off
+  int distilled_images = 0;  // the old classes' training images it kept the starting model's soft targets of
 };
 
 // A request to train `plan` with `recipe` on the split's images of ds, from He init, without progress

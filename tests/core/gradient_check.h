@@ -20,6 +20,7 @@
 #include "host/model/model_io.h"
 #include "tv/model/model.h"
 #include "tv/train/net.h"
+#include "tv/train/train_session.h"
 
 namespace gradient_check {
 
@@ -46,9 +47,10 @@ struct Net {
       for (size_t k = 0; k < lp.bias_count; ++k) b[k] = bias(rng);
     }
   }
+  const float* soft_target = nullptr;  // with distillation (distill_soft_targets): the sample's soft targets
   float loss(const std::vector<uint8_t>& image, int label) {
     tv::trainer_begin_batch(&tr);
-    return tv::trainer_sample(&tr, 0, image.data(), label, nullptr);
+    return tv::trainer_sample(&tr, 0, image.data(), label, nullptr, soft_target);
   }
 };
 
@@ -80,8 +82,22 @@ inline double max_pool_margin(const Net& net) {
   return margin;
 }
 
-inline void check_network(const tv::ModelDesc& d, tv::LossKind kind, const char* what) {
+// Distillation on top of the loss: the first num_classes - 1 outputs are the old classes, with these soft
+// targets (T 2, weight 1: the values tvtrain and the board use).
+struct Distill {
+  std::vector<float> targets;  // num_classes - 1 probabilities
+};
+
+inline void check_network(const tv::ModelDesc& d, tv::LossKind kind, const char* what,
+                          const Distill* distill = nullptr) {
   Net net(d, kind);
+  if (distill) {
+    net.tr.opt.distill_weight = tv::kDistillWeight;
+    net.tr.opt.distill_temperature = tv::kDistillTemperature;
+    net.tr.opt.distill_old_classes = d.num_classes - 1;
+    ASSERT_EQ(tv::distill_outputs(net.plan, net.tr.opt), (int)distill->targets.size()) << what;
+    net.soft_target = distill->targets.data();
+  }
   // An image whose max-pool windows have clear winners: a step moves a first-layer pre-activation by
   // at most kStep (pixels are at most 1), two cells' gap by at most 2 kStep; the first seed whose
   // windows all lead by 4 kStep.

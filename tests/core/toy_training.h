@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tv/model/model.h"
@@ -79,25 +80,32 @@ inline TrainRecipe toy_recipe() {
   return r;
 }
 
-// A session over the toy: images 0..n_train-1 train, the rest validate; the memory its own.
+// A session over the toy: images 0..n_train-1 train, the rest validate (or the samples given); the memory
+// its own (with the recipe's distillation, its soft targets for every image).
 struct ToySession {
   Toy& toy;
   TrainRecipe recipe;
   std::vector<int> train, val, order;
-  std::vector<float> probs = std::vector<float>(2);
+  std::vector<float> probs;
   SessionMemory mem;
   Arena arena, eval;
+  std::vector<float> soft;  // the soft-target table (distillation)
   TrainSession s;
   uint64_t seed;  // shuffling and augmentation
   ToySession(Toy& t, const TrainRecipe& r, int n_train = 16, uint64_t shuffle_seed = 7)
+      : ToySession(t, r, range(0, n_train), range(n_train, Toy::kN), shuffle_seed) {}
+  ToySession(Toy& t, const TrainRecipe& r, std::vector<int> train_idx, std::vector<int> val_idx,
+             uint64_t shuffle_seed = 7)
       : toy(t),
         recipe(r),
-        train(range(0, n_train)),
-        val(range(n_train, Toy::kN)),
+        train(std::move(train_idx)),
+        val(std::move(val_idx)),
         order(train.size()),
-        mem(session_memory(toy.plan, recipe, (int)train.size(), (int)val.size())),
+        probs((size_t)t.plan.desc.num_classes),
+        mem(session_memory(toy.plan, recipe, (int)train.size(), (int)val.size(), false, (int)toy.labels.size())),
         arena(mem.trainer.total_bytes),
         eval(mem.eval_work_bytes),
+        soft(mem.soft_target_bytes / sizeof(float), 777.f),
         seed(shuffle_seed) {}
   static std::vector<int> range(int from, int to) {
     std::vector<int> v;
@@ -120,6 +128,8 @@ struct ToySession {
     u.eval_arena_bytes = mem.eval_work_bytes;
     u.order = order.data();
     u.probs = probs.data();
+    u.soft_targets = soft.empty() ? nullptr : soft.data();
+    u.n_indices = (int)toy.labels.size();
     return u;
   }
   // Binds the session and He-initialises its weights.

@@ -1,6 +1,7 @@
 // The board's Learn (firmware/app/learn.cpp) through tvsim: new class folders imprinted and the head
-// update on cached features, the same bytes as `tvtrain CARD/images --init MODEL --update head`; New class
-// from the serial port ('n NAME') and from the touch pad (class<k>), captured, learned and recognised.
+// update on cached features (the old classes distilled), the same bytes as `tvtrain CARD/images --init
+// MODEL --update head`; New class from the serial port ('n NAME') and from the touch pad (class<k>),
+// captured, learned and recognised.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,6 +71,11 @@ std::string expect_learns_as_tvtrain(const std::string& card, const std::string&
   EXPECT_EQ(device.params.size(), laptop.params.size());
   EXPECT_TRUE(device.params == laptop.params) << "the board's learned weights differ from tvtrain --init's";
   EXPECT_NE(device.provenance.find("update=head"), std::string::npos) << device.provenance;
+  // a class added: both distilled the old classes' photos and say so
+  const bool added = device.labels.size() > model_classes;
+  for (const tvh::LoadedModel* m : {&device, &laptop})
+    EXPECT_EQ(m->provenance.find("distill=temperature 2, weight 1\n") != std::string::npos, added) << m->provenance;
+  EXPECT_EQ(has(r.out, "Distillation: the " + std::to_string(model_classes) + " old classes'"), added) << r.out;
   return r.out;
 }
 
@@ -93,6 +99,10 @@ TEST(TvsimLearn, AddsANewClassWithTheSameBytesAsTvtrainInitUpdateHead) {
   EXPECT_TRUE(has(r.out, "New class 2: 2Pen (10 photos)")) << r.out;
   EXPECT_TRUE(has(r.out, "Imprinted class 2 (2Pen) from 7 training photos")) << r.out;
   EXPECT_TRUE(has(r.out, "Val: 9 images  Train: 21 images")) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "Distillation: the 2 old classes' 14 training photos keep the model's soft targets "
+                  "(temperature 2, weight 1)"))
+      << r.out;
   EXPECT_TRUE(has(r.out, "of their features")) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("Time: features [0-9.]+ s for 30 photos \\([0-9.]+ ms per photo, "
                                                   "decode included\\), imprinting [0-9.]+ s, head update [0-9.]+ s "
@@ -320,8 +330,9 @@ TEST(TvsimLearn, AThinNewClassIsWarnedAndTheOldClassesAreComparedBeforeAndAfter)
   const SimRun r = sim("--sd " + card, to_learn(2));
   ASSERT_EQ(r.status, 0) << r.err;
   ASSERT_TRUE(has(r.out, "--- Learning Complete ---")) << r.out;
-  EXPECT_TRUE(has(r.out, "Warning: class 2cross has only 1 training photo: 5 or more per class are needed to learn "
-                         "anything; capture more"))
+  EXPECT_TRUE(has(r.out,
+                  "Warning: class 2cross has only 1 training photo: 5 or more per class are needed to learn "
+                  "anything; capture more"))
       << r.out;
   const std::regex line(
       R"(The 2 classes the model had: (\d+)/(\d+) validation photos right before Learn, (\d+)/(\d+) after)");

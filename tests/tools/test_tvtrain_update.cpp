@@ -1,7 +1,7 @@
 // tvtrain --update and --init through the real binary, as child processes, on real JPEGs written by
 // the test: frozen weights come out byte-identical, every mode gives the same bytes for any --threads,
-// int8 starting models are dequantized as the board does, new classes are imprinted, a class without
-// photos keeps its row, and the run's FLOPs and board memory are reported.
+// int8 starting models are dequantized as the board does, new classes are imprinted (and the old ones
+// distilled), a class without photos keeps its row, and the run's FLOPs and board memory are reported.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -239,6 +239,48 @@ TEST(TvtrainUpdate, ANewClassIsImprintedAfterTheOldOnes) {
   EXPECT_EQ(t["classes_added"], json({"c_yellow"}));
 }
 
+// Distillation, on by default when classes are added: the old classes' training photos (5 of each of the 8:
+// the last 3 validate) keep the starting model's soft targets; --distill off trains on the labels alone.
+TEST(TvtrainUpdate, AddingAClassDistillsTheOldClassesUnlessDistillOff) {
+  const std::string ds = photos("upd-distill", {0, 1, 2});
+  const std::string dir = tvtest::temp_dir("upd-distill-out");
+  json j[2];
+  for (int off = 0; off < 2; ++off) {
+    const std::string out = dir + (off ? "/off.tvb" : "/on.tvb");
+    j[off] =
+        tvtest::run_json(tvtrain(tvtest::quoted(ds) + " --init " + tvtest::quoted(base().model) + " --epochs 5 -o " +
+                                 tvtest::quoted(out) + kQuiet + " --json" + (off ? " --distill off" : "")));
+    const tvh::LoadedModel m = tvh::load_model(out);
+    EXPECT_NE(m.provenance.find(off ? "distill=off\n" : "distill=temperature 2, weight 1\n"), std::string::npos)
+        << m.provenance;
+  }
+  EXPECT_EQ(j[0]["distill"],
+            json({{"on", true}, {"temperature", 2}, {"weight", 1}, {"old_classes", 2}, {"images", 10}}));
+  EXPECT_EQ(j[1]["distill"]["on"], false);
+  // the soft targets: one forward of the head per old photo, and a row of 2 floats per photo
+  EXPECT_GT(j[0]["train_flops_parts"]["distill"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j[1]["train_flops_parts"]["distill"], 0);
+  EXPECT_EQ(j[0]["memory"]["board_soft_target_bytes"], 24 * 2 * 4);
+  EXPECT_EQ(j[1]["memory"]["board_soft_target_bytes"], 0);
+  EXPECT_EQ(j[0]["memory"]["board_peak_bytes"].get<uint64_t>(),
+            j[1]["memory"]["board_peak_bytes"].get<uint64_t>() + 24 * 2 * 4);
+  EXPECT_NE(tvh::load_model(dir + "/on.tvb").params, tvh::load_model(dir + "/off.tvb").params);
+  // without a class added there is nothing to keep: no distillation, and no field
+  const json same =
+      tvtest::run_json(tvtrain(tvtest::quoted(base().ds) + " --init " + tvtest::quoted(base().model) +
+                               " --epochs 2 -o " + tvtest::quoted(dir + "/same.tvb") + kQuiet + " --json"));
+  EXPECT_TRUE(same["distill"].is_null());
+  // --distill goes with training from a model
+  for (const std::string& args :
+       {tvtest::quoted(ds) + " --distill off -o " + tvtest::quoted(dir + "/x.tvb"),
+        tvtest::quoted(ds) + " --init " + tvtest::quoted(base().model) + " --eval --distill on",
+        tvtest::quoted(ds) + " --init " + tvtest::quoted(base().model) + " --distill of -o " +
+            tvtest::quoted(dir + "/y.tvb")}) {
+    const tvtest::CommandResult r = tvtest::run_capture(tvtrain(args + kQuiet));
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+  }
+}
+
 TEST(TvtrainUpdate, AModelClassWithoutPhotosKeepsItsRow) {
   const std::string ds = photos("upd-missing", {0, 2});  // green has no photos, yellow is new
   const std::string out = tvtest::temp_dir("upd-missing-out") + "/m.tvb";
@@ -278,12 +320,12 @@ TEST(TvtrainUpdate, JsonReportsTheUpdateItsFlopsAndTheBoardPeakAsTheirSum) {
     const json& m = j["memory"];
     const uint64_t arena =
         std::max(m["board_train_arena_bytes"].get<uint64_t>(), m["board_infer_arena_bytes"].get<uint64_t>());
-    EXPECT_EQ(m["board_peak_bytes"].get<uint64_t>(), m["board_weights_bytes"].get<uint64_t>() + arena +
-                                                         m["board_cache_bytes"].get<uint64_t>() +
-                                                         m["board_decode_bytes"].get<uint64_t>());
+    EXPECT_EQ(m["board_peak_bytes"].get<uint64_t>(),
+              m["board_weights_bytes"].get<uint64_t>() + arena + m["board_cache_bytes"].get<uint64_t>() +
+                  m["board_decode_bytes"].get<uint64_t>() + m["board_soft_target_bytes"].get<uint64_t>());
     const json& f = j["train_flops_parts"];
-    EXPECT_EQ(j["train_flops"].get<uint64_t>(),
-              f["cache"].get<uint64_t>() + f["train"].get<uint64_t>() + f["eval"].get<uint64_t>());
+    EXPECT_EQ(j["train_flops"].get<uint64_t>(), f["cache"].get<uint64_t>() + f["train"].get<uint64_t>() +
+                                                    f["eval"].get<uint64_t>() + f["distill"].get<uint64_t>());
   }
   EXPECT_LT(by["head"]["train_flops"].get<uint64_t>() * 20, by["full"]["train_flops"].get<uint64_t>());
   EXPECT_LT(by["head"]["memory"]["board_peak_bytes"], by["full"]["memory"]["board_peak_bytes"]);

@@ -11,6 +11,7 @@
 #include "host/photos/split.h"
 #include "host/train/evaluate.h"
 #include "run.h"
+#include "tv/train/train_session.h"
 
 using nlohmann::json;
 using tvh::fmt;
@@ -26,13 +27,15 @@ json confusion_json(const std::vector<int>& cm, int k) {
 json results_json(const tvh::Dataset& ds, const tvh::EvalResult& r) {
   json per_class = json::array();
   const auto m = tvh::class_metrics(r.confusion, ds.classes.size());
+  const std::vector<double> loss = tvh::class_losses(ds, r);
   for (size_t c = 0; c < m.size(); ++c) {
     per_class.push_back({{"class", ds.classes[c]},
                          {"precision", m[c].precision},
                          {"recall", m[c].recall},
                          {"f1", m[c].f1},
                          {"images", m[c].support},
-                         {"predicted", m[c].predicted}});
+                         {"predicted", m[c].predicted},
+                         {"loss", m[c].support ? json(loss[c]) : json(nullptr)}});
   }
   json wrong = json::array();
   for (size_t i = 0; i < r.index.size(); ++i) {
@@ -79,6 +82,9 @@ tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progre
     req.first_new_class = run.match.model_classes;
     req.samples = tvh::training_samples(req);
   }
+  if (run.distill && !run.match.added.empty() &&
+      req.recipe.epochs > 0)  // the old classes keep the starting model's soft targets
+    tv::distill_new_classes(&req.recipe, (int)run.match.model_classes, run.plan->desc.num_classes);
   const int epochs = run.setup.recipe.epochs;
   req.on_batch = [&progress, epochs](int epoch, int done, int total) { progress.update(epoch, epochs, done, total); };
   return req;
@@ -116,6 +122,7 @@ int run_eval(Run& run) {
               {"accuracy_interval", tvh::interval_json(r.correct, r.total)},
               {"correct", r.correct},
               {"total", r.total},
+              {"loss", r.loss},
               {"confusion_matrix", confusion_json(r.confusion, (int)ds.classes.size())}};
     j.update(results_json(ds, r));
     j.update(dataset_json(ds));

@@ -34,6 +34,7 @@ struct Args {
   bool eval = false, json = false, no_curve = false, no_confusion = false, no_report = false, quiet = false;
   bool split_given = false;   // --split was on the command line
   bool epochs_given = false;  // --epochs was (0 is allowed with --init: only new classes are added)
+  std::string distill;        // --distill on|off ("": on)
 };
 
 // The side outputs: their paths (empty: not written), decided from the flags and -o.
@@ -55,6 +56,7 @@ struct Run {
   std::unique_ptr<tv::ModelPlan> plan;
   tv::UpdateSpec update;      // --update (tv/train/update.h)
   tvh::ClassMatch match;      // a .tvb --init's classes against the dataset's (host/train/init_model.h)
+  bool distill = true;        // --distill: distillation in an update that adds classes (tv::distill_new_classes)
   bool preset_given = false;  // --preset was on the command line
   tv::StartMode start = tv::StartMode::Scratch;  // where training starts, once chosen (choose_start)
   tvh::LoadedModel backbone;                     // the backbone it starts from (plan null without)

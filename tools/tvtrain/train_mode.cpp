@@ -107,6 +107,12 @@ void write_results(const Run& run, const tvh::TrainResult& r, const tvh::Split& 
     prov << "start=backbone\nbackbone=" << run.backbone_name << "\nupdate=" << update_name(run.update) << "\n";
   if (run.is_pretraining)  // its classes mean nothing: it is a backbone (tv/train/backbone.h)
     prov << "role=backbone\ngenerator=" << tvh::procedural_source_text(run.pretraining) << "\n";
+  if (!run.match.added.empty() && setup.recipe.epochs > 0)  // distillation (the board's Learn writes the same)
+    prov << "distill="
+         << (r.distill_outputs
+                 ? "temperature " + fmt("%g", tv::kDistillTemperature) + ", weight " + fmt("%g", tv::kDistillWeight)
+                 : std::string("off"))
+         << "\n";
   tvh::save_float_model(a.output, *plan, r.params.data(), ds.classes, prov.str());
   log("wrote " + a.output);
   if (!a.raw_out.empty()) {
@@ -228,6 +234,8 @@ int run_train(Run& run) {
   const tvh::TrainResult r = tvh::train_model(req);
   progress.clear();
   log(update_text(run.update, r, *plan));
+  const std::string distilled = distill_text(r, run.match, setup.recipe.epochs);
+  if (!distilled.empty()) log(distilled);
   log(cost_text(r));
   log_results(run, r);
   write_results(run, r, split);

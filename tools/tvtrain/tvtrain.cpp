@@ -149,6 +149,10 @@ void define_options(CLI::App& app, Args& a) {
   app.add_option("--backbone", a.backbone,
                  "With --start backbone or auto: this backbone .tvb (tvtrain procedural:... writes one) instead of "
                  "the built-in one");
+  app.add_option("--distill", a.distill,
+                 "With --init adding classes: on (default) keeps the starting model's soft targets on the old "
+                 "classes' photos while training (distillation), off trains on the labels alone")
+      ->check(tvcli::one_of({"on", "off"}));
   app.add_option("--raw-out", a.raw_out, "Also write the reference firmware's raw myWeights.bin (webmcu preset)");
   app.add_flag("--json", a.json, "Print one JSON object with the results on stdout");
   add_side_file(app, "--curve", a.curve,
@@ -536,6 +540,7 @@ int tvtrain_main(int argc, char** argv) {
   if (a.threads == 0) a.threads = (int)std::max(1u, std::thread::hardware_concurrency());
   check_usage(a);
   run.update = tvtrain::update_option(a.update, !a.init.empty(), a.eval, a.augment);
+  run.distill = tvtrain::distill_option(a.distill, !a.init.empty(), a.eval);
   run.out = check_outputs_first(a, &run.inputs);
   run.setup = setup_of(a);
   run.classes = split_list(a.classes);

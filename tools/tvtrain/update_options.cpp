@@ -3,6 +3,7 @@
 #include "host/base/error.h"
 #include "host/base/text.h"
 #include "tv/train/imprint.h"
+#include "tv/train/train_session.h"
 
 namespace tvtrain {
 
@@ -21,6 +22,12 @@ tv::UpdateSpec update_option(const std::string& text, bool has_init, bool eval, 
         "--augment " +
         augment + " (or use --update sparse or full).");
   return spec;
+}
+
+bool distill_option(const std::string& text, bool has_init, bool eval) {
+  if (!text.empty() && (!has_init || eval))
+    throw tvh::UsageError("--distill " + text + " goes with training from a model (--init MODEL, without --eval).");
+  return text != "off";
 }
 
 void check_update_fits(const tv::UpdateSpec& spec, const tv::ModelPlan& plan) {
@@ -84,12 +91,24 @@ std::string update_text(const tv::UpdateSpec& spec, const tvh::TrainResult& r, c
 
 std::string cost_text(const tvh::TrainResult& r) {
   const tv::UpdateMemory& m = r.board;
+  const bool distilled = r.distill_outputs > 0;
   return "training cost: " + tvh::grouped((int64_t)r.flops.total) + " FLOPs (caching " +
          tvh::grouped((int64_t)r.flops.cache) + ", training " + tvh::grouped((int64_t)r.flops.train) + ", evaluation " +
-         tvh::grouped((int64_t)r.flops.eval) + "); board peak " + tvh::grouped((int64_t)m.board_peak_bytes) +
-         " bytes = weights " + tvh::grouped((int64_t)m.weights_bytes) + " + arena " +
-         tvh::grouped((int64_t)std::max(m.train_arena_bytes, m.infer_arena_bytes)) + " + cache " +
-         tvh::grouped((int64_t)m.cache_bytes) + " + decode buffer " + tvh::grouped((int64_t)m.decode_bytes);
+         tvh::grouped((int64_t)r.flops.eval) +
+         (distilled ? ", soft targets " + tvh::grouped((int64_t)r.flops.distill) : std::string()) + "); board peak " +
+         tvh::grouped((int64_t)m.board_peak_bytes) + " bytes = weights " + tvh::grouped((int64_t)m.weights_bytes) +
+         " + arena " + tvh::grouped((int64_t)std::max(m.train_arena_bytes, m.infer_arena_bytes)) + " + cache " +
+         tvh::grouped((int64_t)m.cache_bytes) + " + decode buffer " + tvh::grouped((int64_t)m.decode_bytes) +
+         (distilled ? " + soft targets " + tvh::grouped((int64_t)m.soft_target_bytes) : std::string());
+}
+
+std::string distill_text(const tvh::TrainResult& r, const tvh::ClassMatch& match, int epochs) {
+  if (match.added.empty() || epochs == 0) return "";
+  if (r.distill_outputs == 0) return "distillation: off (--distill off)";
+  return "distillation: the old classes' " + std::to_string(r.distilled_images) +
+         " training photos keep the starting model's soft targets over its " + std::to_string(r.distill_outputs) +
+         " classes (temperature " + tvh::fmt("%g", tv::kDistillTemperature) + ", weight " +
+         tvh::fmt("%g", tv::kDistillWeight) + "; --distill off leaves them out)";
 }
 
 void add_update_json(nlohmann::json* j, const tv::UpdateSpec& spec, const tvh::TrainResult& r,
@@ -98,15 +117,24 @@ void add_update_json(nlohmann::json* j, const tv::UpdateSpec& spec, const tvh::T
   o["update"] = update_name(spec);
   o["first_trained_layer"] = r.first_trained;
   o["train_flops"] = r.flops.total;
-  o["train_flops_parts"] = {{"cache", r.flops.cache}, {"train", r.flops.train}, {"eval", r.flops.eval}};
+  o["train_flops_parts"] = {
+      {"cache", r.flops.cache}, {"train", r.flops.train}, {"eval", r.flops.eval}, {"distill", r.flops.distill}};
   o["augmented"] = r.augmented;
   nlohmann::json& m = o["memory"];
-  m["board_peak_bytes"] = r.board.board_peak_bytes;  // = the four below, arena the larger of the two
+  m["board_peak_bytes"] = r.board.board_peak_bytes;  // = the five below, arena the larger of the two
   m["board_weights_bytes"] = r.board.weights_bytes;
   m["board_train_arena_bytes"] = r.board.train_arena_bytes;
   m["board_infer_arena_bytes"] = r.board.infer_arena_bytes;
   m["board_cache_bytes"] = r.board.cache_bytes;
   m["board_decode_bytes"] = r.board.decode_bytes;
+  m["board_soft_target_bytes"] = r.board.soft_target_bytes;
+  // distillation (tv::distill_new_classes): null when no class was added
+  o["distill"] = match.added.empty() ? nlohmann::json(nullptr)
+                                     : nlohmann::json{{"on", r.distill_outputs > 0},
+                                                      {"temperature", tv::kDistillTemperature},
+                                                      {"weight", tv::kDistillWeight},
+                                                      {"old_classes", r.distill_outputs},
+                                                      {"images", r.distilled_images}};
   o["classes_added"] = match.added;
   o["classes_without_photos"] = match.missing;
 }

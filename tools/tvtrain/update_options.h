@@ -22,6 +22,11 @@ constexpr const char* kInitDefaultUpdate = "head";
 // name, --update without training (--eval), head with an --augment other than none.
 tv::UpdateSpec update_option(const std::string& text, bool has_init, bool eval, const std::string& augment);
 
+// --distill on|off ("": on): whether an update that adds classes distills the starting model's soft targets on
+// the old classes' photos (tv::distill_new_classes). Usage errors: an explicit --distill without --init or
+// with --eval (nothing trains from a model).
+bool distill_option(const std::string& text, bool has_init, bool eval);
+
 // A usage error when sparse=K asks for more layers with weights than `plan` has.
 void check_update_fits(const tv::UpdateSpec& spec, const tv::ModelPlan& plan);
 
@@ -42,7 +47,9 @@ std::string update_name(const tv::UpdateSpec& spec);
 std::string update_text(const tv::UpdateSpec& spec, const tvh::TrainResult& r, const tv::ModelPlan& full);
 // The run's FLOPs and the board's peak memory, in words.
 std::string cost_text(const tvh::TrainResult& r);
-// Adds update, train_flops, memory.board_* and the class match to a --json object.
+// One line saying what distillation did ("" when no class was added or nothing trained).
+std::string distill_text(const tvh::TrainResult& r, const tvh::ClassMatch& match, int epochs);
+// Adds update, train_flops, memory.board_*, distill and the class match to a --json object.
 void add_update_json(nlohmann::json* j, const tv::UpdateSpec& spec, const tvh::TrainResult& r,
                      const tvh::ClassMatch& match);
 

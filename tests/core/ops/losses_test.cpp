@@ -1,5 +1,5 @@
-// Float kernel tests (tv/ops/ops.h), Softmax, softmax cross-entropy and mean squared error: golden values and the
-// gradients. The method and tolerance of the gradient checks: op_check.h.
+// Float kernel tests (tv/ops/ops.h), Softmax, softmax cross-entropy, mean squared error and distillation: golden
+// values and the gradients. The method and tolerance of the gradient checks: op_check.h.
 #include "core/ops/op_check.h"
 
 namespace {
@@ -55,6 +55,54 @@ TEST(LossesGolden, MeanSquaredError) {
   EXPECT_NEAR(d[0], 2.0f / 3, 1e-7f);
   EXPECT_NEAR(d[1], 4.0f / 3, 1e-7f);
   EXPECT_EQ(d[2], 0.0f);
+}
+
+TEST(LossesGolden, DistillationLoss) {
+  // Logits (0, ln 2) at T = 2: q = softmax(0, ln2 / 2) = (1, sqrt2) / (1 + sqrt2); target (1/2, 1/2).
+  // L = w T^2 sum t (ln t - ln q); dlogits += w T (q - t), on top of what is there.
+  const Vec logits = {0.0f, std::log(2.0f)}, target = {0.5f, 0.5f};
+  const double r2 = std::sqrt(2.0), q0 = 1 / (1 + r2), q1 = r2 / (1 + r2);
+  const double w = 0.5, t = 2;
+  const double kl = 0.5 * (std::log(0.5 / q0) + std::log(0.5 / q1));
+  Vec d = {1.0f, -1.0f};
+  const float loss = tv::distillation_loss(logits.data(), 2, target.data(), 2.0f, 0.5f, d.data());
+  EXPECT_NEAR(loss, w * t * t * kl, 1e-6);
+  EXPECT_NEAR(d[0], 1.0 + w * t * (q0 - 0.5), 1e-6);
+  EXPECT_NEAR(d[1], -1.0 + w * t * (q1 - 0.5), 1e-6);
+
+  // The teacher's own logits give no loss and no gradient, at any shift and temperature.
+  const Vec z = {1000.0f, 1001.0f, 999.0f};
+  Vec p(3), zero(3, 0.0f);
+  const Vec scaled = {0.0f, 1.0f / 3, -1.0f / 3};  // (z - 1000) / 3
+  tv::softmax(scaled.data(), 3, p.data());
+  EXPECT_NEAR(tv::distillation_loss(z.data(), 3, p.data(), 3.0f, 1.0f, zero.data()), 0.0f, 1e-5f);
+  for (float g : zero) EXPECT_NEAR(g, 0.0f, 1e-5f);
+
+  // A target of 0 adds nothing to the loss (0 ln 0 = 0) but still pulls its logit down.
+  const Vec one_hot = {1.0f, 0.0f};
+  Vec g(2, 0.0f);
+  const float l = tv::distillation_loss(logits.data(), 2, one_hot.data(), 1.0f, 1.0f, g.data());
+  EXPECT_NEAR(l, std::log(3.0f), 1e-6f);  // -ln(1/3)
+  EXPECT_NEAR(g[1], 2.0f / 3, 1e-6f);
+}
+
+TEST(Losses, DistillationGradientMatchesFiniteDifferences) {
+  std::mt19937 rng(83);
+  for (float t : {1.0f, 2.0f, 4.0f}) {
+    for (float w : {0.5f, 1.0f}) {
+      SCOPED_TRACE(testing::Message() << "T " << t << " weight " << w);
+      Vec logits = random_vec(rng, 6, -3.0f, 3.0f);
+      Vec target = random_vec(rng, 6, -2.0f, 2.0f);
+      tv::softmax(target.data(), 6, target.data());
+      auto loss = [&] {
+        Vec dd(6, 0.0f);
+        return (double)tv::distillation_loss(logits.data(), 6, target.data(), t, w, dd.data());
+      };
+      Vec d(6, 0.0f);
+      tv::distillation_loss(logits.data(), 6, target.data(), t, w, d.data());
+      expect_gradient("dlogits", logits, d, loss);
+    }
+  }
 }
 
 TEST(Losses, SoftmaxCrossEntropyGradientMatchesFiniteDifferences) {

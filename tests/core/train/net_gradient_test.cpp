@@ -2,7 +2,7 @@
 // The whole network's gradient: trainer_sample's backward pass (every layer's backward chained through
 // the shared scratch buffer, the first-layer cut-off, the fused conv-pool path of the fast kernels)
 // against central finite differences of trainer_sample's own loss, for every parameter of small
-// models that hold every layer type, with both losses.
+// models that hold every layer type, with both losses and with distillation on top.
 // (the check and its tolerance: gradient_check.h).
 #include <gtest/gtest.h>
 
@@ -51,6 +51,23 @@ tv::ModelDesc pool_first_model() {
 TEST(NetGradient, EveryLayerTypeChainedMatchesFiniteDifferences) {
   check_network(every_layer_model(), tv::LossKind::CrossEntropy, "cross-entropy");
   check_network(every_layer_model(), tv::LossKind::MSE, "mse");
+}
+
+TEST(NetGradient, DistillationOnTopOfEitherLossMatchesFiniteDifferences) {
+  // Soft targets over the first two outputs (the old classes) that the network's logits do not give, so
+  // the distillation term's gradient is far from zero.
+  const gradient_check::Distill distill{{0.7f, 0.3f}};
+  check_network(every_layer_model(), tv::LossKind::CrossEntropy, "cross-entropy + distillation", &distill);
+  check_network(every_layer_model(), tv::LossKind::MSE, "mse + distillation", &distill);
+  // ...and the term is there: the same sample's loss with and without its soft targets.
+  gradient_check::Net net(every_layer_model(), tv::LossKind::CrossEntropy);
+  net.tr.opt.distill_weight = tv::kDistillWeight;
+  net.tr.opt.distill_temperature = tv::kDistillTemperature;
+  net.tr.opt.distill_old_classes = 2;
+  const std::vector<uint8_t> image(net.plan.input.size(), 100);
+  const float plain = net.loss(image, 1);
+  net.soft_target = distill.targets.data();
+  EXPECT_GT(net.loss(image, 1), plain + 1e-3f);  // KL >= 0, and these targets are not the model's
 }
 
 TEST(NetGradient, LayersBeforeTheFirstWeightsAreSkipped) {

@@ -1,5 +1,6 @@
 // The training session (common/src/tv/train_session.*): the options a recipe trains with, keep-best,
-// stopping, the explicit learning rate, evaluation of float features, and refusals.
+// stopping, the explicit learning rate, evaluation of float features, distillation from the starting
+// weights, and refusals.
 #include "tv/train/train_session.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/toy_training.h"
+#include "tv/ops/ops.h"
 
 using namespace tv;
 using tvtest::Arena;
@@ -326,4 +328,104 @@ TEST(TrainSession, EvaluatesFloatFeaturesAsTheImagesTheyCameFrom) {
   u = t.setup();
   u.train_arena_bytes = t.mem.trainer.total_bytes - 16;
   EXPECT_EQ(session_init(&s2, u).code, StatusCode::ArenaTooSmall);
+}
+
+namespace {
+
+// Toy's two classes (the old ones) and a third whose top half is bright (the new one), on Toy's network
+// with three outputs.
+struct Toy3 : Toy {
+  static constexpr int kNew = 8;
+  Toy3() {
+    desc.num_classes = 3;
+    EXPECT_TRUE(plan_model(desc, &plan).ok());
+    Rng r(5);
+    for (int n = 0; n < kNew; ++n) {
+      labels.push_back(2);
+      for (int y = 0; y < kS; ++y)
+        for (int x = 0; x < kS; ++x) images.push_back((uint8_t)((y < kS / 2 ? 180 : 40) + r.below(40)));
+    }
+  }
+  int count() const { return (int)labels.size(); }
+};
+
+// A session on toy's samples `train` from the weights `start` with recipe r: the trained weights, and in
+// *soft (when not null) its soft-target table. reversed: the lanes run last to first.
+std::vector<float> run_toy3(Toy3& toy, const TrainRecipe& r, const std::vector<int>& train, const std::vector<int>& val,
+                            const std::vector<float>& start, std::vector<float>* soft, bool reversed = false) {
+  ToySession t(toy, r, train, val);
+  EXPECT_TRUE(session_init(&t.s, t.setup()).ok());
+  std::memcpy(t.s.trainer.params, start.data(), start.size() * sizeof(float));
+  LaneRunner backwards;
+  backwards.run = [](void*, int lanes, LaneFn fn, void* arg) {
+    for (int l = lanes - 1; l >= 0; --l) fn(arg, l);
+  };
+  SessionHooks h;
+  if (reversed) h.runner = &backwards;
+  EXPECT_TRUE(session_run(&t.s, h).status.ok());
+  if (soft) *soft = t.soft;
+  return t.weights();
+}
+
+}  // namespace
+
+TEST(TrainSession, DistillationKeepsTheStartingModelsSoftTargetsOnTheOldClassesPhotos) {
+  Toy3 toy;
+  TrainRecipe off = tvtest::toy_recipe();
+  off.epochs = 4;
+  TrainRecipe on = off;
+  EXPECT_FALSE(distill_new_classes(&on, 3, 3));  // nothing added: off
+  EXPECT_FALSE(distill_new_classes(&on, 1, 3));  // one old class: its softmax is 1 whatever the logits
+  EXPECT_EQ(on.opt.distill_weight, 0.f);
+  ASSERT_TRUE(distill_new_classes(&on, 2, 3));
+  EXPECT_EQ(on.opt.distill_weight, kDistillWeight);
+  EXPECT_EQ(on.opt.distill_temperature, kDistillTemperature);
+  EXPECT_EQ(distill_outputs(toy.plan, on.opt), 2);
+  EXPECT_EQ(distill_outputs(toy.plan, off.opt), 0);
+
+  // the old classes' first 16 photos and 6 of the new class train, the rest validates
+  std::vector<int> train, val;
+  for (int i = 0; i < toy.count(); ++i) (i < 16 || (i >= Toy::kN && i < Toy::kN + 6) ? train : val).push_back(i);
+  // memory: one row of the old classes' outputs per sample index, nothing in the trainer's arena
+  const SessionMemory m_off = session_memory(toy.plan, off, (int)train.size(), (int)val.size(), false, toy.count());
+  const SessionMemory m_on = session_memory(toy.plan, on, (int)train.size(), (int)val.size(), false, toy.count());
+  EXPECT_EQ(m_off.soft_target_bytes, 0u);
+  EXPECT_EQ(m_on.soft_target_bytes, (size_t)toy.count() * 2 * sizeof(float));
+  EXPECT_EQ(m_on.trainer.total_bytes, m_off.trainer.total_bytes);
+  EXPECT_EQ(m_on.total_bytes, m_off.total_bytes + m_on.soft_target_bytes);
+
+  std::vector<float> start(toy.plan.param_count);
+  he_init(toy.plan, start.data(), 3);
+  std::vector<float> soft, soft_again;
+  const std::vector<float> plain = run_toy3(toy, off, train, val, start, nullptr);
+  const std::vector<float> distilled = run_toy3(toy, on, train, val, start, &soft);
+  EXPECT_FALSE(plain == distilled);
+  EXPECT_TRUE(distilled == run_toy3(toy, on, train, val, start, &soft_again, true)) << "the lanes' order matters";
+
+  // each old class's training photo: softmax(the starting weights' first two logits / T)
+  Arena work(inference_memory(toy.plan).work_bytes);
+  Inference inf;
+  ASSERT_TRUE(inference_init(&inf, &toy.plan, start.data(), work.p, inference_memory(toy.plan).work_bytes).ok());
+  for (int i : train) {
+    if (toy.labels[(size_t)i] == 2) continue;
+    float logits[3], want[2];
+    ASSERT_TRUE(infer_u8(inf, toy.image(i), nullptr, logits).ok());
+    for (int c = 0; c < 2; ++c) want[c] = logits[c] * (1.0f / kDistillTemperature);
+    softmax(want, 2, want);
+    EXPECT_FLOAT_EQ(soft[(size_t)i * 2], want[0]) << i;
+    EXPECT_FLOAT_EQ(soft[(size_t)i * 2 + 1], want[1]) << i;
+  }
+  // the new class's photos are not distilled: trained alone, the weights are those without distillation
+  const std::vector<int> only_new(train.end() - 6, train.end());
+  EXPECT_TRUE(run_toy3(toy, on, only_new, val, start, &soft) == run_toy3(toy, off, only_new, val, start, nullptr));
+
+  // refusals: no table, or a sample index beyond it
+  ToySession t(toy, on, train, val);
+  SessionSetup u = t.setup();
+  EXPECT_TRUE(session_init(&t.s, u).ok());
+  u.soft_targets = nullptr;
+  EXPECT_EQ(session_init(&t.s, u).code, StatusCode::InvalidArgument);
+  u = t.setup();
+  u.n_indices = train.back();
+  EXPECT_EQ(session_init(&t.s, u).code, StatusCode::InvalidArgument);
 }

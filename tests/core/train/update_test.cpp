@@ -337,6 +337,30 @@ TEST(Update, BalancedSamplesTrainAsManyTimes) {
   EXPECT_EQ(h.eval, 25u * 30);                          // and evaluated once
 }
 
+// Distillation: the old classes' training photos run forward once more, from the starting weights (their
+// soft targets), and the targets take a row of the old classes' outputs per photo.
+TEST(Update, DistillationCostsOneForwardPerOldPhotoAndARowOfTargetsPerPhoto) {
+  const tv::ModelPlan p = planned(small_model());
+  tv::UpdateRun run;
+  run.train_images = 10, run.val_images = 3, run.epochs = 4;
+  const tv::UpdateFlops plain_head = tv::update_run_flops(p, 10, run);
+  const tv::UpdateMemory plain_mem = tv::update_memory(p, 10, tv::TrainOptions(), run);
+  EXPECT_EQ(plain_head.distill, 0u);
+  EXPECT_EQ(plain_mem.soft_target_bytes, 0u);
+  run.distill_outputs = 2, run.distilled_images = 7;
+  const tv::UpdateFlops h = tv::update_run_flops(p, 10, run);
+  EXPECT_EQ(h.distill, 7u * 30);  // on the cached features: the head's forward
+  EXPECT_EQ(h.total, plain_head.total + h.distill);
+  EXPECT_EQ(h.total, h.cache + h.train + h.eval + h.distill);
+  EXPECT_EQ(tv::update_run_flops(p, 0, run).distill, 7u * p.flops_forward);  // full: the whole network
+  run.augment = true;  // sparse, augmenting: the training photos' features are not cached
+  EXPECT_EQ(tv::update_run_flops(p, 8, run).distill, 7u * (13824 + 1152 + 768 + 60 + 30));
+  run.augment = false;
+  const tv::UpdateMemory m = tv::update_memory(p, 10, tv::TrainOptions(), run);
+  EXPECT_EQ(m.soft_target_bytes, 13u * 2 * sizeof(float));  // every photo's row, as the session's table
+  EXPECT_EQ(m.board_peak_bytes, plain_mem.board_peak_bytes + m.soft_target_bytes);
+}
+
 // The new classes' samples repeat up to the old classes' mean count; the old ones stay as they are.
 TEST(BalancedSamples, NewClassesRepeatUpToTheOldClassesMean) {
   // sample index -> class: old classes 0 (4 samples) and 1 (6 samples), new classes 2 (2) and 3 (1)
@@ -388,7 +412,7 @@ TEST(Update, BoardPeakIsTheDocumentedSum) {
   const tv::UpdateMemory h = tv::update_memory(p, head, opt, run);
   for (const tv::UpdateMemory* m : {&full, &h}) {
     const uint64_t arena = std::max(m->train_arena_bytes, m->infer_arena_bytes);
-    EXPECT_EQ(m->board_peak_bytes, m->weights_bytes + arena + m->cache_bytes + m->decode_bytes);
+    EXPECT_EQ(m->board_peak_bytes, m->weights_bytes + arena + m->cache_bytes + m->decode_bytes + m->soft_target_bytes);
     EXPECT_EQ(m->weights_bytes, p.param_count * 4u);
     EXPECT_EQ(m->decode_bytes, 240u * 240 * 3);
   }

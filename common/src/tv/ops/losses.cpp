@@ -1,4 +1,4 @@
-// Softmax, softmax cross-entropy and mean squared error.
+// Softmax, softmax cross-entropy, mean squared error and distillation.
 #include "tv/float_math.h"
 #include "tv/ops/ops.h"
 
@@ -22,6 +22,25 @@ float softmax_cross_entropy(const float* logits, int n, int label, float* probs,
   const float loss = -math::log(p);
   for (int i = 0; i < n; ++i) dlogits[i] = probs[i] - (i == label ? 1.0f : 0.0f);
   return loss;
+}
+
+float distillation_loss(const float* logits, int n, const float* target, float temperature, float weight,
+                        float* dlogits) {
+  // q = softmax(logits / T) without a buffer: log q_i = (z_i - max) / T - log(sum_j exp((z_j - max) / T)).
+  float max_logit = logits[0];
+  for (int i = 1; i < n; ++i) max_logit = logits[i] > max_logit ? logits[i] : max_logit;
+  const float inv_t = 1.0f / temperature;
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) sum += math::exp((logits[i] - max_logit) * inv_t);
+  const float log_sum = math::log(sum);
+  float kl = 0.0f;
+  const float grad_scale = weight * temperature;  // d/dz_i of T^2 * KL is T * (q_i - target_i)
+  for (int i = 0; i < n; ++i) {
+    const float log_q = (logits[i] - max_logit) * inv_t - log_sum;
+    dlogits[i] += grad_scale * (math::exp(log_q) - target[i]);
+    if (target[i] > 0.0f) kl += target[i] * (math::log(target[i]) - log_q);
+  }
+  return weight * temperature * temperature * kl;
 }
 
 float mse_loss(const float* out, const float* target, int n, float* dout) {

@@ -44,6 +44,11 @@ void softmax(const float* logits, int n, float* probs);
 // Cross-entropy of softmax(logits) against `label`; writes probs and dlogits = probs - onehot(label);
 // returns -log(max(probs[label], 1e-30)).
 float softmax_cross_entropy(const float* logits, int n, int label, float* probs, float* dlogits);
+// Knowledge distillation (Hinton et al. 2015): L = weight * T^2 * KL(target || softmax(logits[0..n) / T)),
+// target: a teacher's probabilities at temperature T (summing to 1). ADDS its gradient weight * T * (q - target),
+// q = softmax(logits / T), to dlogits[0..n) (on top of the sample's own loss) and returns L. No buffer.
+float distillation_loss(const float* logits, int n, const float* target, float temperature, float weight,
+                        float* dlogits);
 // Mean squared error L = (1/n) * sum (out - target)^2; writes dout = (2/n) * (out - target).
 float mse_loss(const float* out, const float* target, int n, float* dout);
 

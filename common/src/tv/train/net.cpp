@@ -264,7 +264,13 @@ void trainer_begin_batch(Trainer* tr) {
 }
 
 // Forward and backward of the sample already at lane.acts (the input).
-static float train_on_input(Trainer* tr, int lane_index, int label, int* predicted) {
+int distill_outputs(const ModelPlan& plan, const TrainOptions& opt) {
+  const int nc = plan.desc.num_classes;
+  if (!(opt.distill_weight > 0.f) || opt.distill_old_classes < 2 || opt.distill_old_classes > nc) return 0;
+  return opt.distill_old_classes;
+}
+
+static float train_on_input(Trainer* tr, int lane_index, int label, int* predicted, const float* soft_target) {
   const ModelPlan& plan = *tr->plan;
   TrainLane& lane = tr->lanes[lane_index];
   const float* params = tr->params;
@@ -291,6 +297,10 @@ static float train_on_input(Trainer* tr, int lane_index, int label, int* predict
   } else {
     loss = softmax_cross_entropy(logits, nc, label, lane.probs, lane.dlogits);
   }
+  const int distilled = soft_target ? distill_outputs(plan, tr->opt) : 0;
+  if (distilled > 0)
+    loss += distillation_loss(logits, distilled, soft_target, tr->opt.distill_temperature, tr->opt.distill_weight,
+                              lane.dlogits);
   const int pred = argmax(lane.probs, nc);
   if (predicted) *predicted = pred;
   lane.loss_sum += loss;
@@ -328,14 +338,16 @@ static float train_on_input(Trainer* tr, int lane_index, int label, int* predict
   return loss;
 }
 
-float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int label, int* predicted) {
+float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int label, int* predicted,
+                     const float* soft_target) {
   normalize_input(*tr->plan, image, tr->lanes[lane_index].acts);
-  return train_on_input(tr, lane_index, label, predicted);
+  return train_on_input(tr, lane_index, label, predicted, soft_target);
 }
 
-float trainer_sample_f32(Trainer* tr, int lane_index, const float* input, int label, int* predicted) {
+float trainer_sample_f32(Trainer* tr, int lane_index, const float* input, int label, int* predicted,
+                         const float* soft_target) {
   memcpy(tr->lanes[lane_index].acts, input, tr->plan->input.size() * sizeof(float));
-  return train_on_input(tr, lane_index, label, predicted);
+  return train_on_input(tr, lane_index, label, predicted, soft_target);
 }
 
 bool trainer_end_batch(Trainer* tr) {

@@ -72,6 +72,12 @@ struct TrainOptions {
   int lanes = 2;                                    // gradient lanes (see above), 1..kMaxLanes
   bool keep_best = false;                           // reserve a best-weights snapshot
   bool augment = false;                             // reserve a per-lane uint8 image for augmentation
+  // Distillation from the starting model (tv/train/train_session.h, docs/on-device-learning.md): a sample
+  // handed soft targets adds distillation_loss (tv/ops/ops.h) over the old classes' outputs, its first
+  // distill_old_classes, to its loss. distill_weight 0 = off.
+  float distill_weight = 0.f;
+  float distill_temperature = 2.f;
+  int distill_old_classes = 0;  // the starting model's classes: samples of these labels are distilled
 };
 
 struct TrainMemory {
@@ -119,10 +125,17 @@ void he_init(const ModelPlan& plan, float* params, uint64_t seed);
 void trainer_begin_batch(Trainer* tr);
 // Forward and backward of one sample on a lane; accumulates its gradient into that lane.
 // `image` is uint8 HWC at the input size. Returns the loss; *predicted gets the argmax class.
-float trainer_sample(Trainer* tr, int lane, const uint8_t* image, int label, int* predicted);
+// soft_target (may be null): the sample's distillation targets (distill_outputs floats), used when
+// distill_outputs > 0.
+float trainer_sample(Trainer* tr, int lane, const uint8_t* image, int label, int* predicted,
+                     const float* soft_target = nullptr);
 // Same from a float input already normalized (plan.input.size() values), e.g. cached features of a
 // frozen prefix (tv/train/update.h's plan_suffix).
-float trainer_sample_f32(Trainer* tr, int lane, const float* input, int label, int* predicted);
+float trainer_sample_f32(Trainer* tr, int lane, const float* input, int label, int* predicted,
+                         const float* soft_target = nullptr);
+// The outputs distillation compares: opt.distill_old_classes when distillation is on (distill_weight > 0)
+// and there are 2 to num_classes old classes; 0 otherwise (off).
+int distill_outputs(const ModelPlan& plan, const TrainOptions& opt);
 // Sums the lanes in order, applies grad_scale (and 1/samples with batch_mean) and clipping, and steps the optimizer.
 // Returns false (and leaves the weights untouched) when the gradient holds a NaN or Inf.
 bool trainer_end_batch(Trainer* tr);

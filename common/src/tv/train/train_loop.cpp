@@ -93,7 +93,15 @@ struct BatchWork {
   uint64_t seed;
   bool augment;
   const std::atomic<bool>* stop;
+  const float* soft_targets;  // EpochJob::soft_targets
+  int distilled;              // their floats per sample (0: no distillation)
 };
+
+// The sample's soft targets, or null when it is not distilled.
+const float* soft_target_of(const BatchWork& b, int index, int label) {
+  if (!b.soft_targets || b.distilled <= 0 || label < 0 || label >= b.tr->opt.distill_old_classes) return nullptr;
+  return b.soft_targets + (size_t)index * (size_t)b.distilled;
+}
 
 bool stop_requested(const std::atomic<bool>* stop) {
   return stop && stop->load(std::memory_order_relaxed);
@@ -107,9 +115,10 @@ void run_lane(void* arg, int lane) {
     if (stop_requested(b.stop)) return;
     const int index = b.idx[j];
     int pred;
+    const int label = b.src->label(b.src->ctx, index);
+    const float* soft = soft_target_of(b, index, label);
     if (b.src->features) {  // float features (a suffix plan): the source augments, when it does
-      trainer_sample_f32(b.tr, lane, b.src->features(b.src->ctx, index, lane, b.epoch), b.src->label(b.src->ctx, index),
-                         &pred);
+      trainer_sample_f32(b.tr, lane, b.src->features(b.src->ctx, index, lane, b.epoch), label, &pred, soft);
       continue;
     }
     const uint8_t* img = b.src->image(b.src->ctx, index);
@@ -118,7 +127,7 @@ void run_lane(void* arg, int lane) {
       augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
       img = dst;
     }
-    trainer_sample(b.tr, lane, img, b.src->label(b.src->ctx, index), &pred);
+    trainer_sample(b.tr, lane, img, label, &pred, soft);
   }
 }
 
@@ -141,6 +150,8 @@ EpochStats train_epoch(const EpochJob& job) {
   work.seed = job.seed;
   work.augment = recipe_augments(r);
   work.stop = job.stop;
+  work.soft_targets = job.soft_targets;
+  work.distilled = distill_outputs(*tr->plan, tr->opt);
   for (int start = 0; start < job.n; start += bs) {
     work.idx = job.order + start;
     work.n = job.n - start < bs ? job.n - start : bs;

@@ -67,6 +67,9 @@ struct EpochJob {
   int epoch = 0;
   const LaneRunner* runner = nullptr;
   const std::atomic<bool>* stop = nullptr;  // checked between samples; set it (any thread) to stop within a few images
+  // Distillation (distill_outputs(plan, trainer->opt) > 0): the soft targets of sample index i at
+  // soft_targets + i * distill_outputs, for the samples whose label is below opt.distill_old_classes.
+  const float* soft_targets = nullptr;
   // Called after each batch with the samples done so far in this epoch (may be null).
   void (*on_batch)(void* ctx, int done, int total, const BatchStats& batch) = nullptr;
   void* on_batch_ctx = nullptr;

@@ -1,5 +1,7 @@
 #include "tv/train/train_session.h"
 
+#include "tv/ops/ops.h"
+
 namespace tv {
 
 TrainOptions session_options(const TrainRecipe& r, int n_val, bool features) {
@@ -9,16 +11,26 @@ TrainOptions session_options(const TrainRecipe& r, int n_val, bool features) {
   return opt;
 }
 
+bool distill_new_classes(TrainRecipe* r, int old_classes, int num_classes) {
+  if (old_classes < 2 || old_classes >= num_classes) return false;
+  r->opt.distill_weight = kDistillWeight;
+  r->opt.distill_temperature = kDistillTemperature;
+  r->opt.distill_old_classes = old_classes;
+  return true;
+}
+
 int reference_val_count(int images, int last_n) {
   return images > last_n ? last_n : (images > 0 ? images - 1 : 0);
 }
 
-SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val, bool features) {
+SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val, bool features,
+                             int n_indices) {
   SessionMemory m;
   m.trainer = training_memory(plan, session_options(r, n_val, features));
   m.eval_work_bytes = inference_memory(plan).work_bytes;  // also checks the starting weights
   m.order_bytes = sizeof(int) * (size_t)(n_train > 0 ? n_train : 0);
-  m.total_bytes = (uint64_t)m.trainer.total_bytes + m.eval_work_bytes + m.order_bytes;
+  m.soft_target_bytes = sizeof(float) * (size_t)distill_outputs(plan, r.opt) * (size_t)(n_indices > 0 ? n_indices : 0);
+  m.total_bytes = (uint64_t)m.trainer.total_bytes + m.eval_work_bytes + m.order_bytes + m.soft_target_bytes;
   return m;
 }
 
@@ -27,6 +39,12 @@ Status session_init(TrainSession* s, const SessionSetup& setup) {
       !setup.probs || !setup.eval_arena || (setup.n_val > 0 && !setup.val) || setup.n_val < 0)
     return status_plain(StatusCode::InvalidArgument);
   if (!setup.source.image == !setup.source.features) return status_plain(StatusCode::InvalidArgument);
+  if (distill_outputs(*setup.plan, setup.recipe->opt) > 0) {  // every training index has a row
+    if (!setup.soft_targets) return status_plain(StatusCode::InvalidArgument);
+    for (int i = 0; i < setup.n_train; ++i)
+      if (setup.train[i] < 0 || setup.train[i] >= setup.n_indices)
+        return status_value(StatusCode::InvalidArgument, -1, setup.train[i]);
+  }
   s->setup = setup;
   s->options = session_options(*setup.recipe, setup.n_val, setup.source.features != nullptr);
   const Status st = trainer_init(&s->trainer, setup.plan, s->options, setup.train_arena, setup.train_arena_bytes);
@@ -69,6 +87,34 @@ void relay_eval_sample(void* ctx, int index, const float* probs) {
   if (r.hooks->on_eval_sample) r.hooks->on_eval_sample(r.hooks->ctx, index, probs);
 }
 
+// The starting weights' soft targets (the trainer's weights before the first step): softmax(logits / T) over
+// the distilled outputs of each training sample of an old class; a repeated sample is computed once.
+Status soft_targets(TrainSession* s, int* failed_index) {
+  const SessionSetup& u = s->setup;
+  const TrainOptions& o = s->trainer.opt;
+  const int k = distill_outputs(*u.plan, o);
+  if (k <= 0) return ok_status();
+  float* logits = u.probs;  // num_classes floats >= k
+  const float inv_t = 1.0f / o.distill_temperature;
+  for (int i = 0; i < u.n_indices; ++i) u.soft_targets[(size_t)i * k] = -1.0f;  // not computed yet
+  for (int j = 0; j < u.n_train; ++j) {
+    const int index = u.train[j];
+    float* row = u.soft_targets + (size_t)index * k;
+    const int label = u.source.label(u.source.ctx, index);
+    if (label < 0 || label >= o.distill_old_classes || row[0] >= 0.0f) continue;
+    const Status st = u.source.features
+                          ? infer_f32(s->eval, u.source.features(u.source.ctx, index, 0, -1), nullptr, logits)
+                          : infer_u8(s->eval, u.source.image(u.source.ctx, index), nullptr, logits);
+    if (!st.ok()) {
+      *failed_index = index;
+      return st;
+    }
+    for (int c = 0; c < k; ++c) row[c] = logits[c] * inv_t;
+    softmax(row, k, row);
+  }
+  return ok_status();
+}
+
 EpochJob epoch_job(TrainSession* s, const SessionHooks& h, Relay* relay) {
   const SessionSetup& u = s->setup;
   EpochJob job;
@@ -83,6 +129,7 @@ EpochJob epoch_job(TrainSession* s, const SessionHooks& h, Relay* relay) {
   job.stop = h.stop;
   job.on_batch = relay_batch;
   job.on_batch_ctx = relay;
+  job.soft_targets = u.soft_targets;
   return job;
 }
 
@@ -98,7 +145,8 @@ SessionResult session_run(TrainSession* s, const SessionHooks& hooks) {
   observer.ctx = &relay;
   observer.sample = relay_eval_sample;
   int best_correct = -1, best_epoch = 0;
-  for (int e = 0; e < r.epochs && !stop_requested(hooks); ++e) {
+  if (r.epochs > 0) res.status = soft_targets(s, &res.failed_index);
+  for (int e = 0; res.status.ok() && e < r.epochs && !stop_requested(hooks); ++e) {
     EpochReport rep;
     rep.epoch = relay.epoch = e + 1;
     rep.epochs = r.epochs;

@@ -39,16 +39,28 @@ constexpr int kFewTrainingPhotos = 5;
 // ...and classes are out of balance when one has more than this many times another's training photos.
 constexpr int kImbalanceRatio = 3;
 
+// Distillation from the starting model in an update that adds classes (docs/on-device-learning.md,
+// "Keeping old classes: distillation"): the temperature and weight of distillation_loss (tv/ops/ops.h).
+constexpr float kDistillTemperature = 2.f;
+constexpr float kDistillWeight = 1.f;
+// Turns distillation on in r->opt when an update from a model of old_classes adds classes (2 <= old_classes
+// < num_classes): each training photo of an old class keeps the starting model's soft targets over the old
+// classes. Otherwise leaves it off. Returns whether it is on. tvtrain --init and the board's Learn both call it.
+bool distill_new_classes(TrainRecipe* r, int old_classes, int num_classes);
+
 // What a session needs, all handed in by the caller (64-bit sums: size_t is 32 bits on the board).
 struct SessionMemory {
-  TrainMemory trainer;         // the training arena (weights, gradients, optimizer, activations...)
-  size_t eval_work_bytes = 0;  // an inference work arena for the start check and the per-epoch
-                               // evaluation; any idle inference arena of the same plan will do
-  size_t order_bytes = 0;      // the shuffled order: n_train ints
-  uint64_t total_bytes = 0;    // all three
+  TrainMemory trainer;           // the training arena (weights, gradients, optimizer, activations...)
+  size_t eval_work_bytes = 0;    // an inference work arena for the start check and the per-epoch
+                                 // evaluation; any idle inference arena of the same plan will do
+  size_t order_bytes = 0;        // the shuffled order: n_train ints
+  size_t soft_target_bytes = 0;  // distillation (distill_outputs > 0): the starting model's soft targets,
+                                 // distill_outputs floats for each of the n_indices sample indices
+  uint64_t total_bytes = 0;      // all four
 };
-SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val,
-                             bool features = false);
+// n_indices: how many sample indices the source has (0 .. n_indices-1), for the soft targets.
+SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val, bool features = false,
+                             int n_indices = 0);
 
 struct SessionSetup {
   const ModelPlan* plan = nullptr;  // the plan the trainer trains (a full plan, or a suffix plan whose
@@ -67,6 +79,11 @@ struct SessionSetup {
   size_t eval_arena_bytes = 0;
   int* order = nullptr;    // n_train ints
   float* probs = nullptr;  // num_classes floats
+  // Distillation (distill_outputs > 0): soft_target_bytes of session_memory for n_indices
+  // sample indices (every index in train is below it). session_run fills the rows of the training samples
+  // of the old classes from the starting weights before the first epoch.
+  float* soft_targets = nullptr;
+  int n_indices = 0;
 };
 
 // One finished epoch, as the hooks see it.
@@ -119,7 +136,9 @@ Status session_init(TrainSession* s, const SessionSetup& setup);
 // Runs the starting weights on the first training sample: NonFiniteActivation (naming the layer) when
 // finite weights overflow float, which no training recovers from.
 Status session_check_start(TrainSession* s);
-// Runs the recipe's epochs: each sets its learning rate (recipe_lr), trains (train_epoch), evaluates
+// With distillation, first the starting weights' soft targets: softmax(logits / T) over the distilled
+// outputs of every training sample of an old class (tv/train/net.h's TrainOptions::distill_*), computed
+// once. Then runs the recipe's epochs: each sets its learning rate (recipe_lr), trains (train_epoch), evaluates
 // the validation samples and keeps the best weights; stops early on hooks.stop or an evaluation that
 // cannot run. At the end the best epoch's weights are restored when the recipe asks for them (also
 // after a stop: the best validated weights beat a partly trained epoch's).

@@ -238,7 +238,9 @@ UpdateFlops update_run_flops(const ModelPlan& full, int first, const UpdateRun& 
   const uint64_t per_sample = suffix + backward_flops(full, first) + (first > 0 && run.augment ? prefix : 0);
   r.train = epochs * samples * per_sample;
   r.eval = ((epochs + 1) * val + train) * suffix + (first > 0 && run.augment ? train * prefix : 0);
-  r.total = r.cache + r.train + r.eval;
+  if (run.distill_outputs > 0 && run.distilled_images > 0)
+    r.distill = (uint64_t)run.distilled_images * (suffix + (first > 0 && run.augment ? prefix : 0));
+  r.total = r.cache + r.train + r.eval + r.distill;
   return r;
 }
 
@@ -271,8 +273,9 @@ UpdateMemory update_memory(const ModelPlan& full, int first, const TrainOptions&
       m.cache_bytes = (train + val) * feature_bytes;
     }
   }
+  if (run.distill_outputs > 0) m.soft_target_bytes = (train + val) * (uint64_t)run.distill_outputs * sizeof(float);
   const uint64_t arena = m.train_arena_bytes > m.infer_arena_bytes ? m.train_arena_bytes : m.infer_arena_bytes;
-  m.board_peak_bytes = m.weights_bytes + arena + m.cache_bytes + m.decode_bytes;
+  m.board_peak_bytes = m.weights_bytes + arena + m.cache_bytes + m.decode_bytes + m.soft_target_bytes;
   return m;
 }
 

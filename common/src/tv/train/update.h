@@ -101,6 +101,10 @@ struct UpdateRun {
   int val_images = 0;
   int epochs = 0;
   bool augment = false;  // the recipe augments (never with head): the prefix runs per training sample
+  // Distillation (tv/train/train_session.h): the outputs it compares (distill_outputs; 0 = off) and the
+  // training images whose soft targets the starting weights compute once (the old classes').
+  int distill_outputs = 0;
+  int distilled_images = 0;
 };
 
 // The FLOPs a run performs under an update whose first trained layer is `first` (0 = full):
@@ -110,9 +114,10 @@ struct UpdateRun {
 //   eval   = (epochs + 1) * val * forward(first..end) + train * forward(first..end)
 //            [+ train * forward(0..first) when augmenting: the training samples are not cached]
 //            (validation after every epoch, then the final evaluation of both splits; on cached features
-//            when first > 0, so a full update evaluates the whole network).
+//            when first > 0, so a full update evaluates the whole network);
+//   distill = distilled_images * (forward(first..end) [+ forward(0..first) when augmenting])   once, the soft targets.
 struct UpdateFlops {
-  uint64_t cache = 0, train = 0, eval = 0, total = 0;
+  uint64_t cache = 0, train = 0, eval = 0, distill = 0, total = 0;
 };
 UpdateFlops update_run_flops(const ModelPlan& full, int first, const UpdateRun& run);
 
@@ -129,7 +134,8 @@ struct UpdateMemory {
   uint64_t cache_bytes = 0;        // the dataset cache: decoded uint8 images (full, or any augmenting run), or
                                    // float features of every image (first > 0 without augmentation)
   uint64_t decode_bytes = 0;       // the JPEG decode buffer (kBoardDecodeBytes on the board)
-  // weights + max(training arena, inference arena) + cache + decode buffer. Documented as that sum.
+  uint64_t soft_target_bytes = 0;  // distillation's soft targets: distill_outputs floats per image (train + val)
+  // weights + max(training arena, inference arena) + cache + decode buffer + soft targets. Documented as that sum.
   uint64_t board_peak_bytes = 0;
 };
 // `opt` as the trainer will run (lanes, optimizer, keep_best); its augment is taken from run.augment.
