@@ -81,9 +81,9 @@ INDIRECT = [
      [r"^static constexpr .* tvfw::App::training_hooks\(tvfw::BoardProgress&\)::<lambda\("]),
     (r"tv::\{anonymous\}::relay_eval_sample\(", r"^on_eval_sample$", None),
     # a SampleSource's image() and label(), or a feature source's features() and label() (tv/train/feature_source.h),
-    # which read the board's images and labels in turn
-    (r"tv::(evaluate|\{anonymous\}::run_lane)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$",
-                                                          r"^(const float\*|int) tv::\{anonymous\}::(features_of|label_of)\("]),
+    # which read the board's images and labels in turn; also where the session computes distillation's soft targets
+    (r"tv::(evaluate|session_run|\{anonymous\}::(run_lane|soft_targets))\(", r".",
+     [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$", r"^(const float\*|int) tv::\{anonymous\}::(features_of|label_of)\("]),
     (r"tv::\{anonymous\}::(features_of|label_of)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$"]),
     # Learn's feature cache (firmware/app/learn.cpp): feature_cache_add reads the photo just decoded
     (r"tv::feature_cache_add\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$"]),

@@ -366,10 +366,11 @@ bool App::run_session(TrainRun& run, tv::TrainSession& s, const char* title, tv:
   report_.epochs_run = r.epochs_run;
   report_.stopped = r.stopped;
   if (!r.status.ok()) {
-    say("Training ended: layer %d (%s) outputs infinite or NaN values on a validation image (the weights overflow "
+    // before the first epoch: a training photo's soft targets (distillation); after it: a validation photo
+    say("Training ended: layer %d (%s) outputs infinite or NaN values on a %s image (the weights overflow "
         "float)%s",
         (int)r.status.layer + run.first_layer, tv::layer_type_name(s.setup.plan->desc.layers[r.status.layer].type),
-        r.best_epoch ? "" : "; the model is unchanged");
+        r.epochs_run == 0 ? "training" : "validation", r.best_epoch ? "" : "; the model is unchanged");
     if (!r.best_epoch) return false;
   }
   if (r.best_epoch) say("Keeping the weights of epoch %d, the best on the validation images", r.best_epoch);

@@ -263,13 +263,13 @@ void trainer_begin_batch(Trainer* tr) {
   }
 }
 
-// Forward and backward of the sample already at lane.acts (the input).
 int distill_outputs(const ModelPlan& plan, const TrainOptions& opt) {
   const int nc = plan.desc.num_classes;
   if (!(opt.distill_weight > 0.f) || opt.distill_old_classes < 2 || opt.distill_old_classes > nc) return 0;
   return opt.distill_old_classes;
 }
 
+// Forward and backward of the sample already at lane.acts (the input), with its soft targets (may be null).
 static float train_on_input(Trainer* tr, int lane_index, int label, int* predicted, const float* soft_target) {
   const ModelPlan& plan = *tr->plan;
   TrainLane& lane = tr->lanes[lane_index];
