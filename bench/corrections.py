@@ -24,8 +24,8 @@ through Infer's `c NAME` and Learn on the board (tvsim); the accuracy on the res
    they were (without the originals of the corrected frames); and a control, Learn on the same card without
    any correction (the same for every draw: the head update alone, without the frames), on the same sets.
 Learn's time (tvsim's `Time: ... s in all`, host time) and FLOPs (`Head update: N FLOPs`) are read from its
-output; the corrections that sort among the last --val-last photos of their class folder (by name, byte-wise:
-the reference split) are validation photos, which the head update does not train on: counted per draw.
+output, and how many corrections the board's split trained on (all of them: the reference split never
+validates on a correction; before it did, the ones sorting among a class's last --val-last photos, also counted).
 Prints one JSON line per draw and a markdown table. Usage:
   nice -n 10 python3 bench/corrections.py --bin build/bin --dataset ../shared/datasets/webmcu-b \\
       --photos 20 --frames 5 --draws 5 --dark 0.35 [--pick any|wrong] [--corrections serial|card] \\
@@ -131,6 +131,8 @@ def learn_figures(out):
     f["learn_flops"], f["full_update_flops"] = (int(m.group(1)), int(m.group(2))) if m else (None, None)
     m = re.search(r"The model learned from the (\d+) corrections?", out)
     f["board_says_learned"] = int(m.group(1)) if m else None
+    m = re.search(r"(\d+) of the training photos (?:is a correction|are corrections) from the field", out)
+    f["corrections_trained"] = int(m.group(1)) if m else 0
     return f
 
 
@@ -180,8 +182,8 @@ def infer_then_place(a, card, camera, frames, classes):
 
 
 def in_validation(card, saved, val_last):
-    """How many saved photos sort among the last val_last of their class folder (byte-wise by name: the
-    reference split's validation photos, which Learn does not train on)."""
+    """How many saved photos sort among the last val_last of their class folder (byte-wise by name): before
+    the reference split kept corrections in training, these were Learn's validation photos."""
     n = 0
     for path in saved:
         folder, name = os.path.split(os.path.join(card, path.lstrip("/")))
@@ -322,12 +324,13 @@ def main():
           "%s), the rest (%d photos) measured; held-out: the photos as they were, without the corrected frames' "
           "originals.\n" % (a.dark, len(kind), a.frames, "any" if a.pick == "any" else "photos the model gets wrong",
                             "in Infer" if a.corrections == "serial" else "emulated: written where it writes", n_rest))
-    print("| draw | corrected (seen wrong) | in validation | kind before | kind after | kind, Learn without "
+    print("| draw | corrected (seen wrong) | sorting last / trained (board) | kind before | kind after | kind, Learn without "
           "corrections | held-out before | held-out after | Learn time (tvsim, host) | Learn FLOPs |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print("| %d | %d (%d) | %d | %s | %s | %s | %s | %s | %s s | %s |" % (
-            r["draw"], a.frames, r["seen_wrong"], r["corrections_in_validation"], pct(**r["kind_before"]),
+        print("| %d | %d (%d) | %d / %d | %s | %s | %s | %s | %s | %s s | %s |" % (
+            r["draw"], a.frames, r["seen_wrong"], r["corrections_in_validation"], r["corrections_trained"],
+            pct(**r["kind_before"]),
             pct(**r["kind_after"]), pct(**r["kind_control"]), pct(**r["held_before"]), pct(**r["held_after"]),
             r["learn_seconds"], format(r["learn_flops"], ",") if r["learn_flops"] else "?"))
     print("\n| measured on | before | after Learn with the corrections | after Learn without them (control) |")
@@ -337,11 +340,10 @@ def main():
         print("| %s, pooled | %s | %s | %s |" % (name, b[0], af[0], ctl[0]))
         print("| %s, mean of draws (sd) | %s | %s | %s |" % (name, b[1], af[1], ctl[1]))
     in_val = sum(r["corrections_in_validation"] for r in rows)
-    if in_val:
-        print("\nNote: %d of the %d corrections sort among the last %d photos of their class folder: they are Learn's "
-              "validation photos, not trained on%s." % (
-                  in_val, a.frames * len(rows), a.val_last,
-                  " (the board still says it learned from them)" if any(r["board_says_learned"] for r in rows) else ""))
+    trained = sum(r["corrections_trained"] for r in rows)
+    print("\nThe board trained on %d of the %d corrections (its split line); %d of them sort among the last %d photos "
+          "of their class folder, which validate when they are not corrections." % (
+              trained, a.frames * len(rows), in_val, a.val_last))
     secs = [r["learn_seconds"] for r in rows if r["learn_seconds"] is not None]
     flops = [r["learn_flops"] for r in rows if r["learn_flops"]]
     if flops:

@@ -7,6 +7,7 @@
 #include "app.h"
 #include "train_images.h"
 #include "tv/int8/q8_dequantize.h"
+#include "tv/names.h"
 #include "tv/train/backbone.h"
 #include "tv/train/imprint.h"
 #include "tv/train/train_session.h"
@@ -35,6 +36,12 @@ tv::SampleSource run_source(TrainRun& run) {
 
 void run_lanes_on_hal(void* ctx, int lanes, tv::LaneFn fn, void* arg) {
   ((Hal*)ctx)->run_lanes(lanes, fn, arg);
+}
+
+// Image i of the run's list is a correction from the field (img_<n>c.jpg): the split always trains on it.
+bool is_correction(const TrainRun& run, int i) {
+  const char* name = run.list.pool + run.list.name_at[i];
+  return tv::is_correction_photo(name, strlen(name));
 }
 
 }  // namespace
@@ -179,21 +186,27 @@ bool App::choose_start(TrainRun& run) {
   return true;
 }
 
-// The reference split: the last val_last_n decoded images (by name) of each class validate, keeping at
-// least one to train (tvtrain's reference split).
+// The reference split: the last val_last_n decoded images (by name) of each class that are not corrections
+// validate, keeping at least one to train and every correction (tvtrain's reference split).
 bool App::split_training_images(TrainRun& run) {
   const int n = run.list.count;
   const int* keep = run.list.label + n;
   run.train_idx = run.list.label + 2 * n;
   run.val_idx = run.list.label + 3 * n;
+  int corrections = 0;
   for (int c = 0; c < num_classes_; ++c) {
-    int good = 0;
-    for (int i = run.class_begin[c]; i < run.class_begin[c + 1]; ++i) good += keep[i];
-    const int n_val_c = tv::reference_val_count(good, recipe_.val_last_n);
+    int good = 0, plain = 0;
+    for (int i = run.class_begin[c]; i < run.class_begin[c + 1]; ++i) {
+      good += keep[i];
+      plain += keep[i] && !is_correction(run, i);
+    }
+    const int n_val_c = tv::reference_val_count(good, plain, recipe_.val_last_n);
     int seen = 0;
     for (int i = run.class_begin[c]; i < run.class_begin[c + 1]; ++i) {
       if (!keep[i]) continue;
-      if (seen++ < good - n_val_c)
+      const bool correction = is_correction(run, i);
+      corrections += correction;
+      if (correction || seen++ < plain - n_val_c)
         run.train_idx[run.n_train++] = i;
       else
         run.val_idx[run.n_val++] = i;
@@ -210,6 +223,9 @@ bool App::split_training_images(TrainRun& run) {
   say("Decoded %d images once into a %llu-byte PSRAM cache%s in %.0f ms (%d skipped)", run.n_train + run.n_val,
       (unsigned long long)run.cache_bytes, run.pixels ? "" : " of their features", (double)run.decode_ms,
       report_.skipped);
+  if (corrections > 0)
+    say("%d of the training photos %s from the field (img_<n>c.jpg): trained on, never validated on", corrections,
+        corrections == 1 ? "is a correction" : "are corrections");
   warn_thin_classes(run);
   return true;
 }

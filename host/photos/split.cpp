@@ -58,9 +58,19 @@ Split reference_split(const Dataset& dataset, int last_n) {
   if (last_n < 0) throw Error("cannot split '" + dataset.source + "' with a negative validation count.");
   Split split;
   for (const auto& idx : indices_by_class(dataset)) {
-    const size_t n = idx.size();
-    const size_t n_val = (size_t)tv::reference_val_count((int)n, last_n);
-    for (size_t k = 0; k < n; ++k) (k < n - n_val ? split.train : split.val).push_back(idx[k]);
+    std::vector<bool> correction(idx.size());
+    int plain = 0;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      const std::string& p = dataset.paths[(size_t)idx[k]];
+      correction[k] = tv::is_correction_photo(p.data(), p.size());
+      plain += correction[k] ? 0 : 1;
+    }
+    // the last n_val photos that are not corrections validate; every correction trains
+    int n_val = tv::reference_val_count((int)idx.size(), plain, last_n), seen = 0;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      const bool val = !correction[k] && seen++ >= plain - n_val;
+      (val ? split.val : split.train).push_back(idx[k]);
+    }
   }
   sort_split(split);
   return split;

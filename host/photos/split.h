@@ -21,8 +21,9 @@ struct Split {
 // A class without any image (a starting model's class with no photos here, tvtrain --init) is left out.
 std::vector<std::string> split_warnings(const Dataset& dataset, const Split& split);
 
-// The reference rule: in each class the last `last_n` images (by sorted path) are validation, the rest
-// training. A class with last_n images or fewer keeps one image in training. Throws if last_n < 0.
+// The reference rule: in each class the last `last_n` images (by sorted path) that are not corrections
+// from the board (img_<n>c.jpg, tv::is_correction_photo) are validation, the rest training. A class with
+// last_n images or fewer keeps one image in training. Throws if last_n < 0.
 Split reference_split(const Dataset& dataset, int last_n = 3);
 
 // A stratified random split: in each class round(count * val_fraction) images (at least one when

@@ -53,3 +53,12 @@ TEST(Names, TheSameFolderAsFatFoldsNames) {
   EXPECT_FALSE(same_class_folder("\xff", "\xfe"));  // bytes that are no UTF-8 compare as they are
   EXPECT_TRUE(same_class_folder("\xff", "\xff"));
 }
+
+TEST(Names, ACorrectionIsTheBoardsPhotoNameWithAC) {
+  const auto is = [](const std::string& p) { return tv::is_correction_photo(p.data(), p.size()); };
+  for (const char* yes : {"img_3c.jpg", "cup/img_12c.jpg", "a\\b\\IMG_7C.JPG", "/images/cup/img_0c.png"})
+    EXPECT_TRUE(is(yes)) << yes;
+  for (const char* no : {"img_3.jpg", "img_c.jpg", "img_3c", "img_3c.", "img3c.jpg", "xmg_3c.jpg", "img_3cc.jpg",
+                         "img_3c.jpg/x.jpg", "cup/photo_3c.jpg", "", "c.jpg", "img_-3c.jpg"})
+    EXPECT_FALSE(is(no)) << no;
+}

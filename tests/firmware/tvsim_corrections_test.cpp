@@ -182,6 +182,9 @@ TEST(TvsimCorrections, TheNextLearnTrainsOnTheCorrections) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, ">>> Learn mode")) << r.out;
   EXPECT_TRUE(has(r.out, "Val: 6 images  Train: 8 images")) << r.out;  // 6 + 6 photos, 2 corrections among them
+  // img_6c.jpg and img_7c.jpg sort last in 1circle, but corrections always train
+  EXPECT_TRUE(has(r.out, "2 of the training photos are corrections from the field (img_<n>c.jpg): trained on"))
+      << r.out;
   EXPECT_TRUE(has(r.out, "The model learned from the 2 corrections saved since the last Learn")) << r.out;
   // the count starts again
   const SimRun again = sim("--sd " + card + " --camera " + cam, to_infer(2) + "~frames 1\nc 0blank\n");

@@ -35,14 +35,17 @@ tvh::Split split_of(const Run& run) {
     // --val-last validates on fewer (none with one image). Said, not silent.
     const int last_n = setup.recipe.val_last_n;
     const std::vector<size_t> counts = ds.class_counts();
+    std::vector<size_t> validated(counts.size());
+    for (int i : split.val) validated[(size_t)ds.labels[(size_t)i]]++;
     for (size_t c = 0; c < counts.size(); ++c) {
       if (last_n == 0 || counts[c] == 0 || counts[c] > (size_t)last_n) continue;
-      const size_t n_val = (size_t)tv::reference_val_count((int)counts[c], last_n);
+      const size_t n_val = validated[c];
       log("warning: class '" + ds.classes[c] + "' has " + std::to_string(counts[c]) + " image" +
           (counts[c] == 1 ? "" : "s") + ", not more than --val-last " + std::to_string(last_n) + ": " +
           (n_val == 0 ? std::string("it only trains, nothing of it is validated")
                       : std::to_string(n_val) + " validate" + (n_val == 1 ? "s" : "") + " instead of " +
-                            std::to_string(last_n) + ", 1 trains") +
+                            std::to_string(last_n) + ", " + std::to_string(counts[c] - n_val) + " train" +
+                            (counts[c] - n_val == 1 ? "s" : "")) +
           " (add images, or use --kfold to measure on every image).");
     }
   }

@@ -73,4 +73,15 @@ bool same_folder_name(const char* a, size_t la, const char* b, size_t lb) {
   return i == la && j == lb;
 }
 
+bool is_correction_photo(const char* path, size_t len) {
+  size_t b = len;
+  while (b > 0 && path[b - 1] != '/' && path[b - 1] != '\\') --b;
+  const char* n = path + b;
+  const size_t nl = len - b;
+  if (nl < 7 || (n[0] | 0x20) != 'i' || (n[1] | 0x20) != 'm' || (n[2] | 0x20) != 'g' || n[3] != '_') return false;
+  size_t i = 4;
+  while (i < nl && n[i] >= '0' && n[i] <= '9') ++i;
+  return i > 4 && i + 2 < nl && (n[i] | 0x20) == 'c' && n[i + 1] == '.';
+}
+
 }  // namespace tv

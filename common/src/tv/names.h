@@ -28,6 +28,12 @@ constexpr const char* kClassNameRule =
 static_assert(kMaxClassNameBytes == 31, "kClassNameRule states the limit");
 
 bool name_allowed(const char* text, size_t len, size_t max_bytes);
+
+// The board names its photos img_<n>.jpg and a correction from the field img_<n>c.jpg (firmware/app/
+// corrections.cpp). True when the last component of `path` (after '/' or '\\') is a correction's name:
+// "img_", digits, 'c', then '.' and an extension; letter case ignored. The reference split trains on
+// every correction (tv/train/train_session.h).
+bool is_correction_photo(const char* path, size_t len);
 bool same_folder_name(const char* a, size_t la, const char* b, size_t lb);
 
 }  // namespace tv

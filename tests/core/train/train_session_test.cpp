@@ -113,7 +113,15 @@ TEST(TrainSession, OptionsFollowTheRecipeByOneRule) {
 TEST(TrainSession, TheReferenceSplitValidatesTheLastNButKeepsOneToTrain) {
   // {images of the class, last_n, validated}
   const int rows[][3] = {{0, 3, 0}, {1, 3, 0}, {2, 3, 1}, {3, 3, 2}, {4, 3, 3}, {90, 3, 3}, {5, 0, 0}, {1, 0, 0}};
-  for (const auto& row : rows) EXPECT_EQ(reference_val_count(row[0], row[1]), row[2]) << row[0] << " " << row[1];
+  for (const auto& row : rows)
+    EXPECT_EQ(reference_val_count(row[0], row[0], row[1]), row[2]) << row[0] << " " << row[1];
+}
+
+TEST(TrainSession, TheReferenceSplitTrainsOnEveryCorrection) {
+  // {images of the class, of them not corrections, last_n, validated}
+  const int rows[][4] = {{10, 10, 3, 3}, {10, 2, 3, 2}, {10, 0, 3, 0}, {4, 1, 3, 1}, {3, 3, 3, 2}, {3, 1, 3, 1}};
+  for (const auto& row : rows)
+    EXPECT_EQ(reference_val_count(row[0], row[1], row[2]), row[3]) << row[0] << " " << row[1] << " " << row[2];
 }
 
 TEST(TrainSession, KeepBestRestoresTheBestEpochsWeights) {

@@ -523,6 +523,16 @@ TEST(Splits, ReferenceSplitSmallClassesKeepATrainingImage) {
   EXPECT_TRUE(tvh::reference_split(ds, 0).val.empty());
 }
 
+TEST(Splits, ReferenceSplitTrainsOnEveryCorrectionFromTheBoard) {
+  tvh::Dataset ds = fake_dataset({6, 3, 2});
+  // the board's names: class 0 holds img_0..img_3 and two corrections sorting last; class 1 only corrections
+  ds.paths = {"a/img_0.jpg",  "a/img_1.jpg",  "a/img_2.jpg",  "a/img_3.jpg", "a/img_4c.jpg", "a/img_5c.jpg",
+              "b/img_0c.jpg", "b/img_1c.jpg", "b/img_2c.jpg", "c/img_0.jpg", "c/img_1c.jpg"};
+  const tvh::Split s = tvh::reference_split(ds, 3);
+  EXPECT_EQ(s.val, (std::vector<int>{1, 2, 3, 9}));
+  EXPECT_EQ(s.train, (std::vector<int>{0, 4, 5, 6, 7, 8, 10}));
+}
+
 TEST(Splits, KFoldCoversEveryImageOnceStratified) {
   const tvh::Dataset ds = fake_dataset({30, 30, 31});
   const auto folds = tvh::kfold_splits(ds, 5, 42);

@@ -19,8 +19,9 @@ bool distill_new_classes(TrainRecipe* r, int old_classes, int num_classes) {
   return true;
 }
 
-int reference_val_count(int images, int last_n) {
-  return images > last_n ? last_n : (images > 0 ? images - 1 : 0);
+int reference_val_count(int images, int plain, int last_n) {
+  const int n = images > last_n ? last_n : (images > 0 ? images - 1 : 0);
+  return n < plain ? n : (plain > 0 ? plain : 0);
 }
 
 SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val, bool features,

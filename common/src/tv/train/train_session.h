@@ -30,8 +30,10 @@ namespace tv {
 TrainOptions session_options(const TrainRecipe& r, int n_val, bool features = false);
 
 // The reference split (tvtrain's default and the board's): how many of a class's `images` validate,
-// the last ones by name: last_n, but at least one image of the class trains.
-int reference_val_count(int images, int last_n);
+// the last ones by name that are not corrections from the field (`plain` of the images; tv/names.h
+// is_correction_photo): last_n, but at least one image of the class trains, and every correction trains
+// (a person took it to be learned from).
+int reference_val_count(int images, int plain, int last_n);
 
 // When tvtrain and the board's Train and Learn warn about a split (host/photos/split.cpp,
 // firmware/app/train.cpp): a class with fewer training photos than this is too thin to learn...
