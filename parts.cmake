@@ -31,7 +31,8 @@ tv_part(core_library   common/src                      LIBRARY tvcore
 tv_part(host_base      host/base                       LIBRARY tvhost_base    USES core_base)
 tv_part(host_model     host/model                      LIBRARY tvhost_model
         USES host_base core_base core_formats core_int8 core_model core_train)
-tv_part(host_photos    host/photos                     LIBRARY tvhost_photos  USES host_base core_base core_image core_train)
+tv_part(host_photos    host/photos                     LIBRARY tvhost_photos
+        USES host_base core_base core_detect core_image core_train)
 tv_part(host_espdl     host/espdl                      LIBRARY tvhost_espdl   USES host_base host_model core_int8)
 tv_part(host_layers    host/layers                     LIBRARY tvhost_layers  USES host_base host_espdl core_model)
 tv_part(host_train     host/train                      LIBRARY tvhost_train
