@@ -81,10 +81,7 @@ float TableTop::level(float px, float py) const {
 }
 
 Rgb draw_marker_ink(Rng& rng) {
-  Rgb ink;
-  ink.r = rng.range(10.0f, 70.0f);
-  ink.g = rng.range(10.0f, 70.0f);
-  ink.b = rng.range(10.0f, 70.0f);
+  Rgb ink{rng.range(10.0f, 70.0f), rng.range(10.0f, 70.0f), rng.range(10.0f, 70.0f)};  // drawn left to right
   const int accent = rng.integer(0, 5);  // 0..2: one channel brighter (red, green or blue marker)
   if (accent == 0) ink.r = rng.range(120.0f, 190.0f);
   if (accent == 1) ink.g = rng.range(90.0f, 150.0f);
@@ -93,11 +90,7 @@ Rgb draw_marker_ink(Rng& rng) {
 }
 
 Shadow draw_shadow(Rng& rng) {
-  Shadow sh;
-  sh.dx = rng.range(2.0f, 6.0f);
-  sh.dy = rng.range(2.0f, 7.0f);
-  sh.strength = rng.range(0.10f, 0.25f);
-  return sh;
+  return Shadow{rng.range(2.0f, 6.0f), rng.range(2.0f, 7.0f), rng.range(0.10f, 0.25f)};  // drawn left to right
 }
 
 void draw_direction(Rng& rng, float lo_x, float hi_x, float lo_y, float hi_y, float* ux, float* uy) {

@@ -167,11 +167,28 @@ Rgb backdrop_colour(const Scene& sc, float px, float py) {
 }
 
 // Bright colours for style b's filled shapes.
+const Rgb kBrightPalette[6] = {{235, 205, 45}, {240, 135, 35},  {60, 195, 225},
+                               {225, 70, 190}, {235, 235, 225}, {140, 225, 70}};
 Rgb draw_bright_ink(Rng& rng) {
-  static const Rgb palette[6] = {{235, 205, 45}, {240, 135, 35},  {60, 195, 225},
-                                 {225, 70, 190}, {235, 235, 225}, {140, 225, 70}};
-  const Rgb c = palette[rng.integer(0, 5)];
+  const Rgb c = kBrightPalette[rng.integer(0, 5)];
   return {c.r + rng.range(-15.0f, 15.0f), c.g + rng.range(-15.0f, 15.0f), c.b + rng.range(-15.0f, 15.0f)};
+}
+
+float colour_distance(Rgb a, Rgb b) {
+  return std::fabs(a.r - b.r) + std::fabs(a.g - b.g) + std::fabs(a.b - b.b);
+}
+
+// An ink that stands out from the backdrop colour `bg` under the object: a marker ink too close to it
+// becomes a dark one, a bright colour too close to it the palette's colour farthest from it. No draws, so
+// the generator's sequence does not depend on it.
+Rgb visible_ink(Rgb ink, Rgb bg, bool style_b) {
+  const float enough = 160.0f;
+  if (colour_distance(ink, bg) >= enough) return ink;
+  if (!style_b) return {ink.r * 0.3f, ink.g * 0.3f, ink.b * 0.3f};
+  Rgb best = kBrightPalette[0];
+  for (const Rgb& c : kBrightPalette)
+    if (colour_distance(c, bg) > colour_distance(best, bg)) best = c;
+  return best;
 }
 
 tvgen::PixelBox grown(tvgen::PixelBox b, float dx, float dy, float margin) {
@@ -211,7 +228,8 @@ void draw_objects(Rng& rng, bool style_b, Scene* sc) {
       if (m.stroke < 1.6f) m.stroke = 1.6f;
       const float body = m.filled && m.kind != MarkKind::Cross ? extent : extent - m.stroke;
       m.radius = m.kind == MarkKind::Triangle ? body * 0.6f : body * 0.5f;
-      o.ink = style_b ? draw_bright_ink(rng) : tvgen::draw_marker_ink(rng);
+      o.ink = visible_ink(style_b ? draw_bright_ink(rng) : tvgen::draw_marker_ink(rng),
+                          backdrop_colour(*sc, m.cx, m.cy), style_b);
       o.shadow = tvgen::draw_shadow(rng);
       if (style_b) o.shadow.strength *= 1.8f;
       o.ink_box = grown(m.box(), 0.0f, 0.0f, 1.5f);

@@ -146,12 +146,16 @@ TEST(DetectDataset, CommittedLabelsAreWellFormed) {
   for (int c = 0; c < 3; ++c) EXPECT_GE(per_class[c], 150) << c;
 }
 
-// Labels are where the objects are: inside every box of the first training images, a good share of the
-// pixels are ink (far from the median colour of the band around the box), far more than elsewhere.
+// Labels are where the objects are: inside every box of the first training images a good share of the
+// pixels are ink (far from the median colour of the band around the box), and far more than in windows of
+// the same size elsewhere in the picture.
 TEST(DetectDataset, LabelledBoxesHoldInk) {
   const std::string root = tvtest::source_path("datasets/detect");
-  int boxes_seen = 0;
-  long long ink_inside = 0, area_inside = 0, ink_outside = 0, area_outside = 0;
+  struct Px {
+    int x0, y0, x1, y1;
+  };
+  int boxes_seen = 0, decoys_seen = 0;
+  long long ink_inside = 0, area_inside = 0, ink_decoys = 0, area_decoys = 0;
   double least = 1.0;
   for (int k = 0; k < 40; ++k) {
     char name[32];
@@ -160,44 +164,52 @@ TEST(DetectDataset, LabelledBoxesHoldInk) {
     const tvh::Image img = tvh::decode_jpeg(tvh::read_file(jpg), jpg, 3);
     ASSERT_EQ(img.channels, 3);
     const std::vector<DetgenBox> boxes = detgen_read_labels(root + "/labels/train/" + name + ".txt");
-    // In pixels, each box grown by 2 (the antialiased edge and the shadow's near side) in the mask.
+    // The boxes in pixels; the mask covers each grown by 2 and by 9 down-right, where its shadow falls.
     std::vector<uint8_t> mask((size_t)img.width * img.height, 0);
-    struct Px {
-      int x0, y0, x1, y1;
-    };
     std::vector<Px> px;
     for (const DetgenBox& b : boxes) {
       const Px p{(int)((b.cx - b.w / 2) * img.width), (int)((b.cy - b.h / 2) * img.height),
                  (int)std::ceil((b.cx + b.w / 2) * img.width), (int)std::ceil((b.cy + b.h / 2) * img.height)};
       px.push_back(p);
-      for (int y = std::max(0, p.y0 - 2); y < std::min(img.height, p.y1 + 9); ++y)  // shadows fall down-right
-        for (int x = std::max(0, p.x0 - 2); x < std::min(img.width, p.x1 + 8); ++x) mask[(size_t)y * img.width + x] = 1;
+      for (int y = std::max(0, p.y0 - 2); y < std::min(img.height, p.y1 + 9); ++y)
+        for (int x = std::max(0, p.x0 - 2); x < std::min(img.width, p.x1 + 9); ++x) mask[(size_t)y * img.width + x] = 1;
     }
-    const std::vector<int> global_bg = detgen_median(img, mask, 0, 0, img.width, img.height);
+    const auto ink_in = [&](const Px& p) {
+      const std::vector<int> bg = detgen_median(img, mask, p.x0 - 12, p.y0 - 12, p.x1 + 12, p.y1 + 12);
+      return bg.empty() ? -1 : detgen_ink_pixels(img, bg, p.x0, p.y0, p.x1, p.y1);
+    };
     for (const Px& p : px) {
-      std::vector<int> bg = detgen_median(img, mask, p.x0 - 12, p.y0 - 12, p.x1 + 12, p.y1 + 12);
-      if (bg.empty()) bg = global_bg;
       const int area = (p.x1 - p.x0) * (p.y1 - p.y0);
-      const int ink = detgen_ink_pixels(img, bg, p.x0, p.y0, p.x1, p.y1);
-      EXPECT_GE(ink, area / 12) << name << ": a labelled box with little ink";
+      const int ink = ink_in(p);
+      ASSERT_GE(ink, 0) << name << ": no background around a box";
+      EXPECT_GE(ink, area / 6) << name << ": a labelled box with little ink";
       least = std::min(least, (double)ink / area);
       ink_inside += ink;
       area_inside += area;
       ++boxes_seen;
+      // A decoy: the same window at the first place on a grid that meets no (grown) box.
+      const int w = p.x1 - p.x0, h = p.y1 - p.y0;
+      for (int y0 = 0, found = 0; !found && y0 + h <= img.height; y0 += 8)
+        for (int x0 = 0; !found && x0 + w <= img.width; x0 += 8) {
+          bool free = true;
+          for (int y = y0; free && y < y0 + h; ++y)
+            for (int x = x0; free && x < x0 + w; ++x) free = !mask[(size_t)y * img.width + x];
+          if (!free) continue;
+          found = 1;
+          const int decoy = ink_in(Px{x0, y0, x0 + w, y0 + h});
+          if (decoy < 0) continue;
+          ink_decoys += decoy;
+          area_decoys += area;
+          ++decoys_seen;
+        }
     }
-    if (global_bg.empty()) continue;
-    for (int y = 0; y < img.height; ++y)
-      for (int x = 0; x < img.width; ++x) {
-        if (mask[(size_t)y * img.width + x]) continue;
-        ink_outside += detgen_ink_pixels(img, global_bg, x, y, x + 1, y + 1);
-        ++area_outside;
-      }
   }
   EXPECT_GE(boxes_seen, 60);
-  const double inside = (double)ink_inside / area_inside, outside = (double)ink_outside / area_outside;
-  EXPECT_GT(inside, 5 * outside) << "ink inside the boxes " << inside << ", outside " << outside;
-  std::printf("%d boxes: ink %.3f of their pixels (least %.3f), %.4f outside them\n", boxes_seen, inside, least,
-              outside);
+  EXPECT_GE(decoys_seen, 30);
+  const double inside = (double)ink_inside / area_inside, decoys = (double)ink_decoys / area_decoys;
+  EXPECT_GT(inside, 5 * decoys) << "ink inside the boxes " << inside << ", in decoy windows " << decoys;
+  std::printf("%d boxes: ink %.3f of their pixels (least %.3f); %d decoy windows: %.4f\n", boxes_seen, inside, least,
+              decoys_seen, decoys);
 }
 
 TEST(DetectDataset, StyleBKeepsTheLayoutAndTheClassesWithOtherPictures) {
