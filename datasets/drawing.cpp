@@ -1,13 +1,8 @@
 #include "datasets/drawing.h"
 
-#include <unistd.h>
-
 #include <cmath>
-#include <cstdio>
-#include <exception>
-#include <fstream>
 
-#include "host/base/error.h"
+#include "datasets/new_folder.h"
 #include "host/photos/jpeg.h"
 
 namespace tvgen {
@@ -193,38 +188,10 @@ PixelBox Mark::box() const {
   return {b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad};
 }
 
-void write_whole_file(const fs::path& path, const void* bytes, size_t size) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write((const char*)bytes, (std::streamsize)size);
-  f.close();
-  if (!f) throw tvh::Error("cannot write '" + path.string() + "' (disk full or no permission?).");
-}
-
 size_t write_rgb_jpeg(const fs::path& path, const std::vector<uint8_t>& rgb, int size, int quality) {
   const std::vector<uint8_t> jpeg = tvh::encode_jpeg(rgb.data(), size, size, 3, quality, false);
   write_whole_file(path, jpeg.data(), jpeg.size());
   return jpeg.size();
-}
-
-void write_new_folder(const std::string& out_dir, const std::function<void(const fs::path&)>& fill) {
-  std::error_code ec;
-  fs::path out = fs::path(out_dir).lexically_normal();
-  if (out.filename().empty()) out = out.parent_path();  // "dir/"
-  if (fs::exists(fs::symlink_status(out, ec)))
-    throw tvh::Error("'" + out_dir + "' already exists; choose a new folder (nothing is overwritten).");
-  fs::path parent = out.parent_path();
-  if (parent.empty()) parent = ".";
-  if (!fs::is_directory(parent, ec))
-    throw tvh::Error("the folder '" + parent.string() + "' that should hold '" + out_dir + "' does not exist.");
-  const fs::path tmp = parent / (out.filename().string() + ".partial-" + std::to_string((long long)::getpid()));
-  try {
-    fs::create_directories(tmp);
-    fill(tmp);
-    fs::rename(tmp, out);
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
-  }
 }
 
 }  // namespace tvgen

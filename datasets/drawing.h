@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -113,16 +112,7 @@ inline uint8_t to_byte(float v) {
   return (uint8_t)(clampf(v, 0.0f, 255.0f) + 0.5f);
 }
 
-// Writes `bytes` to `path` (a new file in a folder being built); throws tvh::Error naming the file when
-// any part of the write fails.
-void write_whole_file(const std::filesystem::path& path, const void* bytes, size_t size);
 // Encodes a size x size RGB image as a baseline JPEG of `quality` and writes it; returns its size in bytes.
 size_t write_rgb_jpeg(const std::filesystem::path& path, const std::vector<uint8_t>& rgb, int size, int quality);
-
-// Creates the folder `out_dir` holding what `fill` writes into the folder it is given. Nothing is
-// overwritten: an existing `out_dir` is refused (tvh::Error, one sentence). `fill` writes into a temporary
-// sibling folder ("NAME.partial-PID") that is renamed to `out_dir` when it returns and removed when it
-// throws (the exception goes on).
-void write_new_folder(const std::string& out_dir, const std::function<void(const std::filesystem::path&)>& fill);
 
 }  // namespace tvgen

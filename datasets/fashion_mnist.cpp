@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "datasets/drawing.h"
+#include "datasets/new_folder.h"
 #include "host/base/error.h"
 #include "host/photos/jpeg.h"
 #include "tools/common/cli.h"

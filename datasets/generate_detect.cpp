@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "datasets/drawing.h"
+#include "datasets/new_folder.h"
 #include "host/base/error.h"
 #include "tools/common/cli.h"
 
@@ -337,7 +338,7 @@ int detect_main(int argc, char** argv) {
   app.add_option("--val", val, "Validation images (default 60)")->check(tvcli::whole(0, 9999));
   app.add_option("--seed", seed, "Generator seed (default 1)")->check(tvcli::whole(0, 2147483647));
   app.add_option("--size", size, "Square image side in pixels (default 160)")->check(tvcli::whole(32, 4096));
-  app.add_option("--quality", quality, "JPEG quality (default 75, which keeps datasets/detect under 2.5 MB)")
+  app.add_option("--quality", quality, "JPEG quality (default 75: datasets/detect stays within 2.5 MB on disk)")
       ->check(tvcli::whole(1, 100));
   app.add_option("--style", style,
                  "a: marker outlines on table tops (the committed datasets/detect); b: filled bright shapes on "
