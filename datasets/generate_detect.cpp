@@ -53,7 +53,8 @@ struct Scene {
   tvgen::TableTop table;
   Backdrop backdrop = Backdrop::Table;
   Rgb cast{1, 1, 1};  // colour cast and exposure of the whole picture
-  // The backdrop's pattern: a direction, a period in pixels, an amplitude, a noise that warps it.
+  // The backdrop's pattern: a direction, a period in pixels, offsets, an amplitude and a noise; what `amp`,
+  // `warp`, `line` and `threshold` stand for depends on the backdrop (draw_backdrop_a and _b say).
   float dir_x = 1, dir_y = 0, period = 1, amp = 0, warp = 0, offset_x = 0, offset_y = 0, line = 0, threshold = 0;
   uint64_t tile_seed = 0;
   tvgen::ValueNoise pattern;
