@@ -1,5 +1,5 @@
-// Writes a small valid .tvb (a tiny float model) to argv[1], and its int8 twin (tvquant's rules) to
-// argv[1] + ".q8.tvb": the fuzzers' seed inputs.
+// Writes a small valid .tvb (a tiny float model) to argv[1], its int8 twin (tvquant's rules) to
+// argv[1] + ".q8.tvb" and a small detector (a 'TASK' section) to argv[1] + ".det.tvb": the fuzzers' seed inputs.
 #include <cstdio>
 #include <vector>
 
@@ -34,5 +34,17 @@ int main(int argc, char** argv) {
   tvh::CalibrationStats stats = tvh::calibrate(*plan, p.data(), ds, idx, tvh::QuantOptions());
   tvh::QuantResult q = tvh::quantize_model(*plan, p.data(), stats, {"a", "b"}, "tool=make_seed\n", tvh::QuantOptions());
   tvh::write_file_atomic(std::string(argv[1]) + ".q8.tvb", q.blob);
+  tv::ModelDesc det;  // 48x48x1 -> a 6x6 grid of background + 1 class
+  tv::set_input(&det, 48, 48, 1);
+  det.num_classes = 2;
+  det.task = tv::Task::Detect;
+  tv::add_layer(&det, tv::conv2d_layer(2, 3, 4, tv::Padding::Same));
+  tv::add_layer(&det, tv::maxpool_layer(2));
+  tv::add_layer(&det, tv::conv2d_layer(2, 1));
+  auto det_plan = tvh::plan_or_throw(det, "seed");
+  std::vector<float> dp(det_plan->param_count);
+  tv::he_init(*det_plan, dp.data(), 1);
+  tvh::save_float_model(std::string(argv[1]) + ".det.tvb", *det_plan, dp.data(), {"_background", "a"},
+                        "tool=make_seed\n");
   return 0;
 }

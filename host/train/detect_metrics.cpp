@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <numeric>
 
 #include "host/base/interval.h"
 #include "tv/rng.h"
@@ -11,10 +10,6 @@
 namespace tvh {
 
 namespace {
-
-bool holds(const tv::DetectBox& b, float x, float y) {
-  return std::fabs(x - b.cx) <= 0.5f * b.w && std::fabs(y - b.cy) <= 0.5f * b.h;
-}
 
 // One photo's counts per class (index num_classes: classes outside the range) and its count error.
 struct PhotoTally {
@@ -65,31 +60,21 @@ std::vector<DetectedObject> detected_objects(const std::vector<tv::GridObject>& 
 }
 
 DetectionMatch match_detections(const PhotoDetections& photo) {
-  DetectionMatch m;
-  m.box_of_prediction.assign(photo.predicted.size(), -1);
-  m.box_found.assign(photo.truth.size(), false);
-  std::vector<size_t> order(photo.predicted.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return photo.predicted[a].prob > photo.predicted[b].prob; });
-  for (size_t i : order) {
+  // the core's matching (the board's and the training session's), on an input of 1 x 1: the fractions
+  std::vector<tv::GridObject> objects(photo.predicted.size());
+  for (size_t i = 0; i < objects.size(); ++i) {
     const DetectedObject& p = photo.predicted[i];
-    int best = -1;
-    float best_d = 0;
-    for (size_t j = 0; j < photo.truth.size(); ++j) {
-      const tv::DetectBox& b = photo.truth[j];
-      if (m.box_found[j] || b.label != p.label || !holds(b, p.fx, p.fy)) continue;
-      const float d = (p.fx - b.cx) * (p.fx - b.cx) + (p.fy - b.cy) * (p.fy - b.cy);
-      if (best < 0 || d < best_d) {
-        best = (int)j;
-        best_d = d;
-      }
-    }
-    if (best >= 0) {
-      m.box_of_prediction[i] = best;
-      m.box_found[(size_t)best] = true;
-    }
+    objects[i].label = p.label;
+    objects[i].prob = p.prob;
+    objects[i].x = p.fx;
+    objects[i].y = p.fy;
   }
+  DetectionMatch m;
+  m.box_of_prediction.assign(objects.size(), -1);
+  std::vector<uint8_t> found(photo.truth.size());
+  tv::match_objects(objects.data(), (int)objects.size(), photo.truth.data(), (int)photo.truth.size(), 1, 1,
+                    m.box_of_prediction.data(), found.data());
+  m.box_found.assign(found.begin(), found.end());
   return m;
 }
 

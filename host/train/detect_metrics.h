@@ -1,10 +1,8 @@
 // How well a detector finds objects (issue 27): centroids matched to labelled boxes, per class and over
 // all classes (micro), with the count error per photo and how sure each figure is.
 //
-// A prediction is right when its centroid falls inside a box of its class (edges included). Matching is
-// greedy, the most probable prediction first (the earlier on ties): it takes the unmatched box of its
-// class that holds its centroid, the one whose centre is nearest when several do. Each box is matched at
-// most once; a prediction left without a box is a false alarm, a box left without a prediction is missed.
+// A prediction is right when its centroid falls inside a box of its class: tv::match_objects's rule
+// (tv/detect/grid.h), the one the training session and the board use.
 #pragma once
 #include <stdint.h>
 

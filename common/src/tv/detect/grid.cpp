@@ -1,5 +1,7 @@
 #include "tv/detect/grid.h"
 
+#include <math.h>
+
 namespace tv {
 
 namespace {
@@ -99,6 +101,49 @@ int grid_objects(const float* probs, int grid_h, int grid_w, int n, float thresh
     ++found;
   }
   return found;
+}
+
+bool f1_better(const DetectCounts& a, const DetectCounts& b) {
+  // 2a / (2a + fa) > 2b / (2b + fb), both denominators > 0; an empty count's F1 is 1 (= 2/2).
+  const int64_t an = a.tp + a.fp + a.fn > 0 ? 2 * (int64_t)a.tp : 2, ad = a.tp + a.fp + a.fn > 0 ? an + a.fp + a.fn : 2;
+  const int64_t bn = b.tp + b.fp + b.fn > 0 ? 2 * (int64_t)b.tp : 2, bd = b.tp + b.fp + b.fn > 0 ? bn + b.fp + b.fn : 2;
+  return an * bd > bn * ad;
+}
+
+DetectCounts match_objects(const GridObject* objects, int n, const DetectBox* boxes, int nb, int input_h, int input_w,
+                           int* box_of_object, uint8_t* box_found) {
+  DetectCounts c;
+  for (int j = 0; j < nb; ++j) box_found[j] = 0;
+  for (int i = 0; i < n; ++i) box_of_object[i] = -2;  // -2: not matched yet
+  const float inv_w = 1.0f / (float)input_w, inv_h = 1.0f / (float)input_h;
+  for (int done = 0; done < n; ++done) {
+    int next = -1;  // the most probable object not matched yet, the earlier on ties
+    for (int i = 0; i < n; ++i)
+      if (box_of_object[i] == -2 && (next < 0 || objects[i].prob > objects[next].prob)) next = i;
+    const GridObject& o = objects[next];
+    const float fx = o.x * inv_w, fy = o.y * inv_h;
+    int best = -1;
+    float best_d = 0.f;
+    for (int j = 0; j < nb; ++j) {
+      const DetectBox& b = boxes[j];
+      const float dx = fx - b.cx, dy = fy - b.cy;
+      if (box_found[j] || b.label != o.label || !(fabsf(dx) <= 0.5f * b.w && fabsf(dy) <= 0.5f * b.h)) continue;
+      const float d = dx * dx + dy * dy;
+      if (best < 0 || d < best_d) {
+        best = j;
+        best_d = d;
+      }
+    }
+    box_of_object[next] = best;
+    if (best >= 0) {
+      box_found[best] = 1;
+      c.tp++;
+    } else {
+      c.fp++;
+    }
+  }
+  c.fn = nb - c.tp;
+  return c;
 }
 
 }  // namespace tv

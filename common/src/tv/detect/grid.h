@@ -57,4 +57,23 @@ size_t grid_objects_scratch_ints(int grid_h, int grid_w);
 int grid_objects(const float* probs, int grid_h, int grid_w, int n, float threshold, int input_h, int input_w,
                  int* scratch, GridObject* out, int max_out);
 
+// How many labelled boxes one photo may have (a dataset with more in one photo is refused when read).
+constexpr int kMaxBoxesPerPhoto = 255;
+
+// Right, false alarms and missed objects, and the F1 they make: 2 tp / (2 tp + fp + fn), 1 when all are 0.
+struct DetectCounts {
+  int tp = 0, fp = 0, fn = 0;
+};
+// True when a's F1 is higher than b's (compared exactly, in integers).
+bool f1_better(const DetectCounts& a, const DetectCounts& b);
+
+// Matches a photo's objects to its labelled boxes (fractions of the photo; objects' centroids in the pixels of
+// an input_w x input_h input of the whole photo). An object is right when its centroid falls inside a box of
+// its class (edges included). Greedy, the most probable object first (the earlier on ties): it takes the
+// unmatched box of its class that holds its centroid, the one whose centre is nearest when several do; each
+// box is matched at most once. box_of_object[n] gets each object's box (-1: a false alarm) and box_found[nb]
+// 1 for a matched box; both are the caller's. Returns the counts (fn: the boxes left unmatched).
+DetectCounts match_objects(const GridObject* objects, int n, const DetectBox* boxes, int nb, int input_h, int input_w,
+                           int* box_of_object, uint8_t* box_found);
+
 }  // namespace tv

@@ -169,6 +169,13 @@ int argmax(const float* v, int n) {
 
 // ---- Training ----
 
+// A detector's per-lane cell targets (one byte per grid cell), in whole aligned floats; 0 for a classifier.
+static size_t target_bytes(const ModelPlan& plan) {
+  if (plan.desc.task != Task::Detect) return 0;
+  const size_t cells = plan_outputs(plan) / (size_t)plan.desc.num_classes;
+  return align_floats((cells + 3) / 4) * sizeof(float);
+}
+
 TrainMemory training_memory(const ModelPlan& plan, const TrainOptions& opt) {
   TrainMemory m;
   const int lanes = opt.lanes < 1 ? 1 : (opt.lanes > kMaxLanes ? kMaxLanes : opt.lanes);
@@ -179,7 +186,7 @@ TrainMemory training_memory(const ModelPlan& plan, const TrainOptions& opt) {
   m.optimizer_bytes = opt.optimizer == OptimizerKind::Adam ? 2 * p : p;
   m.snapshot_bytes = opt.keep_best ? p : 0;
   m.activation_bytes = align_floats(plan.train_act_floats) * sizeof(float) * lanes;
-  m.scratch_bytes = (align_floats(plan.train_grad_floats) * sizeof(float) + 2 * classes) * lanes;
+  m.scratch_bytes = (align_floats(plan.train_grad_floats) * sizeof(float) + 2 * classes + target_bytes(plan)) * lanes;
   m.augment_bytes = opt.augment ? align_floats((plan.input.size() + 3) / 4) * sizeof(float) * lanes : 0;
   m.total_bytes = m.params_bytes + m.grad_bytes + m.optimizer_bytes + m.snapshot_bytes + m.activation_bytes +
                   m.scratch_bytes + m.augment_bytes;
@@ -227,6 +234,10 @@ Status trainer_init(Trainer* tr, const ModelPlan* plan, const TrainOptions& opt,
     f += cn;
     lane.dlogits = f;
     f += cn;
+    if (target_bytes(*plan)) {
+      lane.targets = (uint8_t*)f;
+      f += target_bytes(*plan) / sizeof(float);
+    }
   }
   if (opt.augment) {
     const size_t per = align_floats((plan->input.size() + 3) / 4);

@@ -89,7 +89,8 @@ struct TrainMemory {
   size_t optimizer_bytes;   // Adam m and v, or SGD velocity
   size_t snapshot_bytes;    // best-weights copy (keep_best)
   size_t activation_bytes;  // per lane: the input and every stored layer output
-  size_t scratch_bytes;     // per lane: backward ping-pong buffers, probabilities, loss gradient
+  size_t scratch_bytes;     // per lane: backward ping-pong buffers, probabilities, loss gradient (a detector:
+                            // and its cell targets)
   size_t augment_bytes;     // per lane: the augmented input image (augment)
   size_t total_bytes;       // the arena size trainer_init needs
 };
@@ -101,8 +102,9 @@ struct TrainLane {
   float* scratch = nullptr;  // backward buffers
   float* probs = nullptr;
   float* dlogits = nullptr;
-  uint8_t* aug = nullptr;  // augmented input image (TrainOptions::augment)
-  float loss_sum = 0;      // statistics of the current batch
+  uint8_t* aug = nullptr;      // augmented input image (TrainOptions::augment)
+  uint8_t* targets = nullptr;  // a detector's: the sample's cell targets (one byte per grid cell)
+  float loss_sum = 0;          // statistics of the current batch
   int correct = 0;
   int seen = 0;
 };

@@ -44,7 +44,7 @@ TV_TARGET_CLONES static void apply_gain(uint8_t* p, size_t n, int gain) {
   }
 }
 
-void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
+bool augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
                    int epoch, int index) {
   Rng rng(mix_seed(seed, (uint64_t)epoch + 1, (uint64_t)index + 1));
   const bool flip = r.aug_flip && (rng.next() & 1);
@@ -79,6 +79,7 @@ void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h
     }
   }
   if (gain != 256) apply_gain(dst, (size_t)h * row, gain);  // (v * 256 + 128) >> 8 == v
+  return flip;
 }
 
 namespace {
@@ -103,6 +104,26 @@ const float* soft_target_of(const BatchWork& b, int index, int label) {
   return b.soft_targets + (size_t)index * (size_t)b.distilled;
 }
 
+// A detector's sample: its boxes' cell targets in the lane's buffer, mirrored when the image was flipped (a
+// flip mirrors the grid exactly: the input's width is a multiple of the cell). Null for a classifier.
+const uint8_t* cell_targets_of(const BatchWork& b, int lane, int index, bool flipped) {
+  uint8_t* t = b.tr->lanes[lane].targets;
+  if (!t || !b.src->boxes) return nullptr;
+  const ModelPlan& plan = *b.tr->plan;
+  const Shape& grid = plan.layers[plan.num_layers - 1].out;
+  const DetectBox* boxes = nullptr;
+  const int n = b.src->boxes(b.src->ctx, index, &boxes);
+  grid_targets(boxes, n, grid.h, grid.w, t);
+  if (flipped)
+    for (int y = 0; y < grid.h; ++y)
+      for (int x = 0, z = grid.w - 1; x < z; ++x, --z) {
+        const uint8_t v = t[y * grid.w + x];
+        t[y * grid.w + x] = t[y * grid.w + z];
+        t[y * grid.w + z] = v;
+      }
+  return t;
+}
+
 bool stop_requested(const std::atomic<bool>* stop) {
   return stop && stop->load(std::memory_order_relaxed);
 }
@@ -115,7 +136,7 @@ void run_lane(void* arg, int lane) {
     if (stop_requested(b.stop)) return;
     const int index = b.idx[j];
     int pred;
-    const int label = b.src->label(b.src->ctx, index);
+    const int label = b.src->label ? b.src->label(b.src->ctx, index) : 0;  // a detector may have none
     const float* soft = soft_target_of(b, index, label);
     if (b.src->features) {  // float features (a suffix plan): the source augments, when it does
       trainer_sample_f32(b.tr, lane, b.src->features(b.src->ctx, index, lane, b.epoch), label, &pred, soft);
@@ -123,11 +144,12 @@ void run_lane(void* arg, int lane) {
     }
     const uint8_t* img = b.src->image(b.src->ctx, index);
     uint8_t* dst = b.tr->lanes[lane].aug;
+    bool flipped = false;
     if (b.augment && dst) {
-      augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
+      flipped = augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
       img = dst;
     }
-    trainer_sample(b.tr, lane, img, label, &pred, soft);
+    trainer_sample(b.tr, lane, img, label, &pred, soft, cell_targets_of(b, lane, index, flipped));
   }
 }
 
@@ -201,6 +223,48 @@ int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int 
     if (observer && observer->sample) observer->sample(observer->ctx, idx[i], probs);
   }
   return correct;
+}
+
+size_t detect_eval_scratch_ints(const ModelPlan& plan) {
+  if (plan.desc.task != Task::Detect || plan.num_layers == 0) return 0;
+  const Shape& grid = plan.layers[plan.num_layers - 1].out;
+  const size_t cells = (size_t)grid.h * (size_t)grid.w;
+  const size_t object_ints = (sizeof(GridObject) + sizeof(int) - 1) / sizeof(int);
+  // grid_objects' scratch, up to one object per cell and its match, the boxes' found flags
+  return grid_objects_scratch_ints(grid.h, grid.w) + cells * (object_ints + 1) + (kMaxBoxesPerPhoto + 4) / 4;
+}
+
+DetectCounts evaluate_detector(const Inference& inf, const SampleSource& src, const int* idx, int n, float* probs,
+                               int* scratch, Status* status, const EvalObserver* observer) {
+  DetectCounts total;
+  if (status) *status = ok_status();
+  const ModelPlan& plan = *inf.plan;
+  const Shape& grid = plan.layers[plan.num_layers - 1].out;
+  const int cells = grid.h * grid.w;
+  const size_t object_ints = (sizeof(GridObject) + sizeof(int) - 1) / sizeof(int);
+  int* grid_scratch = scratch;
+  GridObject* objects = (GridObject*)(grid_scratch + grid_objects_scratch_ints(grid.h, grid.w));
+  int* box_of_object = (int*)objects + (size_t)cells * object_ints;
+  uint8_t* box_found = (uint8_t*)(box_of_object + cells);
+  for (int i = 0; i < n; ++i) {
+    const Status st = infer_u8(inf, src.image(src.ctx, idx[i]), probs);
+    if (!st.ok()) {
+      if (status) *status = st;
+      break;
+    }
+    if (observer && observer->sample) observer->sample(observer->ctx, idx[i], probs);
+    const int found = grid_objects(probs, grid.h, grid.w, plan.desc.num_classes, plan.desc.detect_threshold,
+                                   plan.input.h, plan.input.w, grid_scratch, objects, cells);
+    const DetectBox* boxes = nullptr;
+    int nb = src.boxes ? src.boxes(src.ctx, idx[i], &boxes) : 0;
+    if (nb > kMaxBoxesPerPhoto) nb = kMaxBoxesPerPhoto;
+    const DetectCounts c = match_objects(objects, found < cells ? found : cells, boxes, nb, plan.input.h, plan.input.w,
+                                         box_of_object, box_found);
+    total.tp += c.tp;
+    total.fp += c.fp;
+    total.fn += c.fn;
+  }
+  return total;
 }
 
 }  // namespace tv

@@ -9,6 +9,7 @@
 
 #include <atomic>
 
+#include "tv/detect/grid.h"
 #include "tv/train/net.h"
 #include "tv/train/presets.h"
 
@@ -20,11 +21,14 @@ namespace tv {
 // once: lane (0 .. lanes-1) names a buffer the source may fill, epoch is the training epoch (0-based;
 // -1 when evaluating) for a source that augments itself (tv/train/feature_source.h). Training and
 // evaluation take both.
+// A detector's samples also give their labelled boxes (`boxes`: the count, *out pointing at them, fractions
+// of the photo, at most kMaxBoxesPerPhoto); `label` is then unused (any value).
 struct SampleSource {
   void* ctx = nullptr;
   const uint8_t* (*image)(void* ctx, int index) = nullptr;
   const float* (*features)(void* ctx, int index, int lane, int epoch) = nullptr;
   int (*label)(void* ctx, int index) = nullptr;
+  int (*boxes)(void* ctx, int index, const DetectBox** out) = nullptr;
 };
 
 // Runs fn(arg, lane) for lane = 0 .. lanes-1, in any order or in parallel, and returns when all
@@ -37,9 +41,9 @@ struct LaneRunner {
 
 // The learning rate of `epoch` (0-based) under the recipe's schedule.
 float recipe_lr(const TrainRecipe& r, int epoch);
-// Seeded augmentation of one image (flip, shift with replicated edges, brightness) into dst.
-// The random stream depends only on (seed, epoch, index), so threads do not change it.
-void augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
+// Seeded augmentation of one image (flip, shift with replicated edges, brightness) into dst; returns whether
+// it flipped the image. The random stream depends only on (seed, epoch, index), so threads do not change it.
+bool augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
                    int epoch, int index);
 // True when the recipe augments at all (then the trainer needs TrainOptions::augment, which
 // reserves each lane's augmented image in the training arena).
@@ -103,5 +107,13 @@ struct EvalObserver {
 // null) gets that status, else stays ok; the observer has then seen the samples before it.
 int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int n, int* confusion, float* probs,
              Status* status = nullptr, const EvalObserver* observer = nullptr);
+
+// A detector's evaluation: the ints of scratch it needs (grid_objects' scratch, the objects and their matches).
+size_t detect_eval_scratch_ints(const ModelPlan& plan);
+// Finds the objects of samples idx[0..n) (tv::grid_objects at the model's threshold) and matches them to the
+// source's boxes (tv::match_objects), summing the counts. probs: plan_outputs floats; scratch:
+// detect_eval_scratch_ints. A sample the model cannot run stops it as evaluate does.
+DetectCounts evaluate_detector(const Inference& inf, const SampleSource& src, const int* idx, int n, float* probs,
+                               int* scratch, Status* status = nullptr, const EvalObserver* observer = nullptr);
 
 }  // namespace tv

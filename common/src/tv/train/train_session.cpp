@@ -31,15 +31,24 @@ SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_
   m.eval_work_bytes = inference_memory(plan).work_bytes;  // also checks the starting weights
   m.order_bytes = sizeof(int) * (size_t)(n_train > 0 ? n_train : 0);
   m.soft_target_bytes = sizeof(float) * (size_t)distill_outputs(plan, r.opt) * (size_t)(n_indices > 0 ? n_indices : 0);
-  m.total_bytes = (uint64_t)m.trainer.total_bytes + m.eval_work_bytes + m.order_bytes + m.soft_target_bytes;
+  m.detect_scratch_bytes = sizeof(int) * detect_eval_scratch_ints(plan);
+  m.total_bytes = (uint64_t)m.trainer.total_bytes + m.eval_work_bytes + m.order_bytes + m.soft_target_bytes +
+                  m.detect_scratch_bytes;
   return m;
 }
 
 Status session_init(TrainSession* s, const SessionSetup& setup) {
-  if (!s || !setup.plan || !setup.recipe || !setup.source.label || !setup.train || setup.n_train <= 0 || !setup.order ||
-      !setup.probs || !setup.eval_arena || (setup.n_val > 0 && !setup.val) || setup.n_val < 0)
+  const bool detect = setup.plan && setup.plan->desc.task == Task::Detect;
+  if (!s || !setup.plan || !setup.recipe || !(detect ? setup.source.boxes != nullptr : setup.source.label != nullptr) ||
+      !setup.train || setup.n_train <= 0 || !setup.order || !setup.probs || !setup.eval_arena ||
+      (setup.n_val > 0 && !setup.val) || setup.n_val < 0)
     return status_plain(StatusCode::InvalidArgument);
   if (!setup.source.image == !setup.source.features) return status_plain(StatusCode::InvalidArgument);
+  // A detector trains on images (its targets follow a flip, not a shift) and evaluates in its scratch.
+  if (detect && (setup.source.features || (setup.n_val > 0 && !setup.detect_scratch)))
+    return status_plain(StatusCode::InvalidArgument);
+  if (detect && setup.recipe->aug_shift != 0)
+    return status_value(StatusCode::BadParameter, -1, setup.recipe->aug_shift);
   if (distill_outputs(*setup.plan, setup.recipe->opt) > 0) {  // every training index has a row
     if (!setup.soft_targets) return status_plain(StatusCode::InvalidArgument);
     for (int i = 0; i < setup.n_train; ++i)
@@ -54,9 +63,10 @@ Status session_init(TrainSession* s, const SessionSetup& setup) {
 }
 
 Status session_check_start(TrainSession* s) {
-  Status st;
-  evaluate(s->eval, s->setup.source, s->setup.train, 1, nullptr, s->setup.probs, &st);
-  return st;
+  const SampleSource& src = s->setup.source;
+  const int first = s->setup.train[0];
+  return src.features ? infer_f32(s->eval, src.features(src.ctx, first, 0, -1), s->setup.probs)
+                      : infer_u8(s->eval, src.image(src.ctx, first), s->setup.probs);
 }
 
 namespace {
@@ -146,6 +156,8 @@ SessionResult session_run(TrainSession* s, const SessionHooks& hooks) {
   observer.ctx = &relay;
   observer.sample = relay_eval_sample;
   int best_correct = -1, best_epoch = 0;
+  DetectCounts best_detect;
+  const bool detect = u.plan->desc.task == Task::Detect;
   if (r.epochs > 0) res.status = soft_targets(s, &res.failed_index);
   for (int e = 0; res.status.ok() && e < r.epochs && !stop_requested(hooks); ++e) {
     EpochReport rep;
@@ -165,12 +177,23 @@ SessionResult session_run(TrainSession* s, const SessionHooks& hooks) {
     if (u.n_val > 0) {
       relay.evaluated = 0;
       rep.val_total = u.n_val;
-      rep.val_correct = evaluate(s->eval, u.source, u.val, u.n_val, nullptr, u.probs, &res.status, &observer);
+      bool better;
+      if (detect) {  // the F1 of the objects' centroids: val_correct / val_total = 2 tp / (2 tp + fp + fn)
+        rep.val_detect =
+            evaluate_detector(s->eval, u.source, u.val, u.n_val, u.probs, u.detect_scratch, &res.status, &observer);
+        rep.val_correct = 2 * rep.val_detect.tp;
+        rep.val_total = rep.val_correct + rep.val_detect.fp + rep.val_detect.fn;
+        better = best_correct < 0 || f1_better(rep.val_detect, best_detect);
+        if (better) best_detect = rep.val_detect;
+      } else {
+        rep.val_correct = evaluate(s->eval, u.source, u.val, u.n_val, nullptr, u.probs, &res.status, &observer);
+        better = rep.val_correct > best_correct;
+      }
       rep.eval_us = now_us(hooks) - t1;
       res.eval_us += rep.eval_us;
       if (!res.status.ok()) {
         res.failed_index = u.val[relay.evaluated];
-      } else if (rep.val_correct > best_correct) {
+      } else if (better) {
         best_correct = rep.val_correct;
         best_epoch = rep.epoch;
         rep.best = true;

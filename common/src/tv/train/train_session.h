@@ -52,13 +52,14 @@ bool distill_new_classes(TrainRecipe* r, int old_classes, int num_classes);
 
 // What a session needs, all handed in by the caller (64-bit sums: size_t is 32 bits on the board).
 struct SessionMemory {
-  TrainMemory trainer;           // the training arena (weights, gradients, optimizer, activations...)
-  size_t eval_work_bytes = 0;    // an inference work arena for the start check and the per-epoch
-                                 // evaluation; any idle inference arena of the same plan will do
-  size_t order_bytes = 0;        // the shuffled order: n_train ints
-  size_t soft_target_bytes = 0;  // distillation (distill_outputs > 0): the starting model's soft targets,
-                                 // distill_outputs floats for each of the n_indices sample indices
-  uint64_t total_bytes = 0;      // all four
+  TrainMemory trainer;              // the training arena (weights, gradients, optimizer, activations...)
+  size_t eval_work_bytes = 0;       // an inference work arena for the start check and the per-epoch
+                                    // evaluation; any idle inference arena of the same plan will do
+  size_t order_bytes = 0;           // the shuffled order: n_train ints
+  size_t soft_target_bytes = 0;     // distillation (distill_outputs > 0): the starting model's soft targets,
+                                    // distill_outputs floats for each of the n_indices sample indices
+  size_t detect_scratch_bytes = 0;  // a detector's evaluation (detect_eval_scratch_ints), 0 for a classifier
+  uint64_t total_bytes = 0;         // all five
 };
 // n_indices: how many sample indices the source has (0 .. n_indices-1), for the soft targets.
 SessionMemory session_memory(const ModelPlan& plan, const TrainRecipe& r, int n_train, int n_val, bool features = false,
@@ -79,8 +80,9 @@ struct SessionSetup {
   size_t train_arena_bytes = 0;
   void* eval_arena = nullptr;  // inference work (also when nothing validates: the start check runs in it)
   size_t eval_arena_bytes = 0;
-  int* order = nullptr;    // n_train ints
-  float* probs = nullptr;  // num_classes floats
+  int* order = nullptr;           // n_train ints
+  float* probs = nullptr;         // num_classes floats (a detector: plan_outputs floats)
+  int* detect_scratch = nullptr;  // a detector with validation samples: detect_scratch_bytes
   // Distillation (distill_outputs > 0): soft_target_bytes of session_memory for n_indices
   // sample indices (every index in train is below it). session_run fills the rows of the training samples
   // of the old classes from the starting weights before the first epoch.
@@ -95,6 +97,9 @@ struct EpochReport {
   EpochStats train;
   int val_correct = -1;  // -1: no validation samples
   int val_total = 0;
+  // A detector's validation counts; its val_correct / val_total is their F1 (2 tp / (2 tp + fp + fn)), and
+  // keep-best picks the epoch of the highest F1.
+  DetectCounts val_detect;
   bool best = false;      // the best validation so far (kept when the recipe restores the best)
   uint64_t train_us = 0;  // the epoch's training, by the clock hook (0 without one)
   uint64_t eval_us = 0;   // its evaluation

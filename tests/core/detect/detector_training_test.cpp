@@ -1,0 +1,223 @@
+// A detector trained end to end on the core (tv/train/train_session.h with a detect plan): synthetic photos
+// of bright squares and crosses on a noisy background, boxes as labels, per-cell targets following the flip
+// augmentation, keep-best by the validation F1 of centroids; the same weights whatever runs the lanes.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/toy_training.h"
+#include "tv/detect/grid.h"
+#include "tv/rng.h"
+#include "tv/train/presets.h"
+#include "tv/train/train_session.h"
+
+namespace {
+
+constexpr int kSide = 48;
+
+// Photos of 0-3 objects: class 0 a filled 9x9 square, class 1 a 9x9 cross of 3-pixel strokes.
+struct ShapesPhotos {
+  std::vector<uint8_t> pixels;
+  std::vector<std::vector<tv::DetectBox>> boxes;
+  int count() const { return (int)boxes.size(); }
+  const uint8_t* image(int i) const { return pixels.data() + (size_t)i * kSide * kSide; }
+};
+
+ShapesPhotos shapes_photos(int n, uint64_t seed) {
+  ShapesPhotos p;
+  tv::Rng rng(seed);
+  p.pixels.resize((size_t)n * kSide * kSide);
+  p.boxes.resize((size_t)n);
+  for (int i = 0; i < n; ++i) {
+    uint8_t* img = p.pixels.data() + (size_t)i * kSide * kSide;
+    for (int k = 0; k < kSide * kSide; ++k) img[k] = (uint8_t)(30 + rng.below(40));
+    const int objects = (int)rng.below(4);
+    for (int o = 0; o < objects; ++o) {
+      const int label = (int)rng.below(2);
+      int cx = 0, cy = 0;
+      bool clear = false;
+      for (int tries = 0; tries < 20 && !clear; ++tries) {  // centres at least 12 pixels apart
+        cx = 5 + (int)rng.below(kSide - 10);
+        cy = 5 + (int)rng.below(kSide - 10);
+        clear = true;
+        for (const tv::DetectBox& b : p.boxes[(size_t)i]) {
+          const float dx = b.cx * kSide - (float)cx, dy = b.cy * kSide - (float)cy;
+          clear = clear && dx * dx + dy * dy >= 144.f;
+        }
+      }
+      if (!clear) continue;
+      for (int y = -4; y <= 4; ++y)
+        for (int x = -4; x <= 4; ++x)
+          if (label == 0 || (x >= -1 && x <= 1) || (y >= -1 && y <= 1)) img[(cy + y) * kSide + cx + x] = 230;
+      p.boxes[(size_t)i].push_back(
+          {label, ((float)cx + 0.5f) / kSide, ((float)cy + 0.5f) / kSide, 9.f / kSide, 9.f / kSide});
+    }
+  }
+  return p;
+}
+
+const uint8_t* photo_image(void* ctx, int i) {
+  return ((const ShapesPhotos*)ctx)->image(i);
+}
+int photo_boxes(void* ctx, int i, const tv::DetectBox** out) {
+  const auto& b = ((const ShapesPhotos*)ctx)->boxes[(size_t)i];
+  *out = b.data();
+  return (int)b.size();
+}
+
+// Lanes run in reverse order: the weights must not change.
+void reversed_lanes(void*, int lanes, tv::LaneFn fn, void* arg) {
+  for (int l = lanes - 1; l >= 0; --l) fn(arg, l);
+}
+
+struct DetectRun {
+  std::vector<float> weights;
+  std::vector<tv::DetectCounts> val;  // per epoch
+  int best_epoch = 0;
+};
+
+DetectRun train_detector(const ShapesPhotos& photos, int n_train, int epochs, const tv::LaneRunner* runner) {
+  tv::DataShape data;
+  data.height = data.width = kSide;
+  data.channels = 1;
+  data.images = photos.count();
+  tv::ModelDesc desc;
+  EXPECT_TRUE(tv::preset_model_for("detect", 3, data, &desc));
+  tv::ModelPlan plan;
+  EXPECT_TRUE(tv::plan_model(desc, &plan).ok());
+  tv::TrainRecipe r;
+  EXPECT_TRUE(tv::preset_recipe_for("detect", data, &r));
+  r.epochs = epochs;
+  r.restore_best = true;
+  std::vector<int> train, val;
+  for (int i = 0; i < photos.count(); ++i) (i < n_train ? train : val).push_back(i);
+  const tv::SessionMemory mem = tv::session_memory(plan, r, (int)train.size(), (int)val.size());
+  EXPECT_GT(mem.detect_scratch_bytes, 0u);
+  tvtest::Arena train_arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
+  std::vector<int> order(train.size()), scratch(mem.detect_scratch_bytes / sizeof(int));
+  std::vector<float> probs(tv::plan_outputs(plan));
+  tv::SessionSetup u;
+  u.plan = &plan;
+  u.recipe = &r;
+  u.source.ctx = (void*)&photos;
+  u.source.image = photo_image;
+  u.source.boxes = photo_boxes;
+  u.train = train.data();
+  u.n_train = (int)train.size();
+  u.val = val.data();
+  u.n_val = (int)val.size();
+  u.seed = 5;
+  u.train_arena = train_arena.p;
+  u.train_arena_bytes = mem.trainer.total_bytes;
+  u.eval_arena = eval_arena.p;
+  u.eval_arena_bytes = mem.eval_work_bytes;
+  u.order = order.data();
+  u.probs = probs.data();
+  u.detect_scratch = scratch.data();
+  tv::TrainSession s;
+  EXPECT_TRUE(tv::session_init(&s, u).ok());
+  tv::he_init(plan, s.trainer.params, 9);
+  DetectRun run;
+  tv::SessionHooks h;
+  h.ctx = &run;
+  h.runner = runner;
+  h.on_epoch = [](void* ctx, const tv::EpochReport& e) { ((DetectRun*)ctx)->val.push_back(e.val_detect); };
+  const tv::SessionResult res = tv::session_run(&s, h);
+  EXPECT_TRUE(res.status.ok());
+  run.best_epoch = res.best_epoch;
+  run.weights.assign(s.trainer.params, s.trainer.params + plan.param_count);
+  return run;
+}
+
+double f1(const tv::DetectCounts& c) {
+  return c.tp + c.fp + c.fn ? 2.0 * c.tp / (2.0 * c.tp + c.fp + c.fn) : 1.0;
+}
+
+TEST(DetectorTraining, LearnsWhereTheObjectsAreAndKeepsTheBestF1) {
+  const ShapesPhotos photos = shapes_photos(96, 3);
+  tv::LaneRunner reverse;
+  reverse.run = reversed_lanes;
+  const DetectRun a = train_detector(photos, 72, 30, nullptr);
+  ASSERT_EQ(a.val.size(), 30u);
+  const tv::DetectCounts first = a.val.front(), best = a.val[(size_t)a.best_epoch - 1];
+  for (const tv::DetectCounts& c : a.val) EXPECT_FALSE(tv::f1_better(c, best));  // keep-best took the best F1
+  EXPECT_GE(f1(best), 0.85) << "tp " << best.tp << " fp " << best.fp << " fn " << best.fn;
+  EXPECT_GT(f1(best), f1(first));
+  testing::Test::RecordProperty("best_f1", std::to_string(f1(best)));
+  std::printf("best epoch %d: tp %d fp %d fn %d, F1 %.3f (first epoch %.3f)\n", a.best_epoch, best.tp, best.fp, best.fn,
+              f1(best), f1(first));
+  const DetectRun b = train_detector(photos, 72, 30, &reverse);
+  EXPECT_EQ(a.weights, b.weights);  // bit for bit, whoever runs the lanes
+}
+
+TEST(DetectorTraining, TheSessionRefusesWhatADetectorCannotTrainOn) {
+  const ShapesPhotos photos = shapes_photos(4, 1);
+  tv::DataShape data;
+  data.height = data.width = kSide;
+  data.channels = 1;
+  tv::ModelDesc desc;
+  ASSERT_TRUE(tv::preset_model_for("detect", 3, data, &desc));
+  tv::ModelPlan plan;
+  ASSERT_TRUE(tv::plan_model(desc, &plan).ok());
+  tv::TrainRecipe r;
+  ASSERT_TRUE(tv::preset_recipe_for("detect", data, &r));
+  const tv::SessionMemory mem = tv::session_memory(plan, r, 2, 2);
+  tvtest::Arena train_arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
+  std::vector<int> train = {0, 1}, val = {2, 3}, order(2), scratch(mem.detect_scratch_bytes / sizeof(int));
+  std::vector<float> probs(tv::plan_outputs(plan));
+  tv::SessionSetup u;
+  u.plan = &plan;
+  u.recipe = &r;
+  u.source.ctx = (void*)&photos;
+  u.source.image = photo_image;
+  u.train = train.data();
+  u.n_train = 2;
+  u.val = val.data();
+  u.n_val = 2;
+  u.train_arena = train_arena.p;
+  u.train_arena_bytes = mem.trainer.total_bytes;
+  u.eval_arena = eval_arena.p;
+  u.eval_arena_bytes = mem.eval_work_bytes;
+  u.order = order.data();
+  u.probs = probs.data();
+  tv::TrainSession s;
+  EXPECT_EQ(tv::session_init(&s, u).code, tv::StatusCode::InvalidArgument);  // no boxes
+  u.source.boxes = photo_boxes;
+  EXPECT_EQ(tv::session_init(&s, u).code, tv::StatusCode::InvalidArgument);  // no evaluation scratch
+  u.detect_scratch = scratch.data();
+  r.aug_shift = 2;
+  EXPECT_EQ(tv::session_init(&s, u).code, tv::StatusCode::BadParameter);  // a shift the targets cannot follow
+  r.aug_shift = 0;
+  EXPECT_TRUE(tv::session_init(&s, u).ok());
+}
+
+TEST(DetectorTraining, MatchingCountsRightFalseAndMissed) {
+  tv::GridObject objs[3];
+  objs[0] = {0, 0.6f, 10.f, 10.f, 1};  // in box 0
+  objs[1] = {0, 0.9f, 11.f, 9.f, 1};   // in box 0 too, more probable: takes it
+  objs[2] = {1, 0.7f, 40.f, 40.f, 1};  // no box of class 1 there
+  const tv::DetectBox boxes[2] = {{0, 10.f / 48, 10.f / 48, 8.f / 48, 8.f / 48}, {1, 0.2f, 0.8f, 0.1f, 0.1f}};
+  int box_of[3];
+  uint8_t found[2];
+  const tv::DetectCounts c = tv::match_objects(objs, 3, boxes, 2, 48, 48, box_of, found);
+  EXPECT_EQ(c.tp, 1);
+  EXPECT_EQ(c.fp, 2);
+  EXPECT_EQ(c.fn, 1);
+  EXPECT_EQ(box_of[1], 0);
+  EXPECT_EQ(box_of[0], -1);
+  EXPECT_EQ(found[0], 1);
+  EXPECT_EQ(found[1], 0);
+  tv::DetectCounts perfect, none, half;
+  perfect.tp = 3;
+  half.tp = 1;
+  half.fn = 2;
+  EXPECT_TRUE(tv::f1_better(perfect, half));
+  EXPECT_FALSE(tv::f1_better(half, perfect));
+  EXPECT_FALSE(tv::f1_better(none, perfect));  // both 1
+  EXPECT_FALSE(tv::f1_better(perfect, none));
+}
+
+}  // namespace
