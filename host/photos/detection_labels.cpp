@@ -60,7 +60,7 @@ std::string trimmed(const std::string& s) {
 bool finite_number(const std::string& field, double* out) {
   const char* first = field.data();
   const char* last = first + field.size();
-  if (first != last && *first == '+') ++first;
+  if (first != last && *first == '+' && (first + 1 == last || first[1] != '-')) ++first;
   double v = 0;
   const auto r = std::from_chars(first, last, v);
   if (r.ec != std::errc() || r.ptr != last || !std::isfinite(v)) return false;
@@ -224,12 +224,9 @@ const json& coco_array(const json& doc, const char* key, const std::string& disp
 
 // A positive pixel size as text; throws naming the file and what holds it.
 int positive_size(const std::string& text, const char* what, const std::string& display) {
-  long long v = 0;
   double d = 0;
   const std::string t = trimmed(text);
-  if (integer_field(t, &v) || (finite_number(t, &d) && d == std::floor(d) && (v = (long long)d, true))) {
-    if (v > 0 && v <= 1000000) return (int)v;
-  }
+  if (finite_number(t, &d) && d == std::floor(d) && d > 0 && d <= 1000000) return (int)d;
   throw Error("'" + display + "' gives the photo's " + what + " as '" + t +
               "': it must be a positive number of pixels; fix <size> or export the annotation again.");
 }
@@ -470,14 +467,14 @@ VocAnnotation parse_voc_xml(const std::string& text, const std::string& display)
     const pugi::xml_node bb = obj.child("bndbox");
     if (!bb) throw Error("'" + display + "': object " + std::to_string(n) + " ('" + o.name + "') has no <bndbox>.");
     static const char* const kCorners[4] = {"xmin", "ymin", "xmax", "ymax"};
-    float* dst[4] = {&o.xmin, &o.ymin, &o.xmax, &o.ymax};
+    double* dst[4] = {&o.xmin, &o.ymin, &o.xmax, &o.ymax};
     for (int k = 0; k < 4; ++k) {
       const std::string t = trimmed(bb.child_value(kCorners[k]));
       double v = 0;
       if (!finite_number(t, &v))
         throw Error("'" + display + "': object " + std::to_string(n) + " ('" + o.name + "') has <" + kCorners[k] +
                     "> '" + t + "', which is not a finite number of pixels.");
-      *dst[k] = (float)v;
+      *dst[k] = v;
     }
     out.objects.push_back(o);
   }
@@ -494,9 +491,8 @@ std::vector<DetectionBox> voc_boxes(const VocAnnotation& voc, const std::vector<
       throw Error("'" + display + "': object " + std::to_string(k + 1) + " is of class '" + o.name +
                   "', which is not one of the dataset's classes.");
     DetectionBox box;
-    const std::string why =
-        box_from_corners((double)o.xmin / voc.width, (double)o.ymin / voc.height, (double)o.xmax / voc.width,
-                         (double)o.ymax / voc.height, (int)(it - classes.begin()), &box);
+    const std::string why = box_from_corners(o.xmin / voc.width, o.ymin / voc.height, o.xmax / voc.width,
+                                             o.ymax / voc.height, (int)(it - classes.begin()), &box);
     if (!why.empty())
       throw Error("'" + display + "': object " + std::to_string(k + 1) + " ('" + o.name + "', in a " +
                   std::to_string(voc.width) + "x" + std::to_string(voc.height) + " photo): " + why +

@@ -86,7 +86,7 @@ struct VocAnnotation {
   int width = 0, height = 0;
   struct Object {
     std::string name;
-    float xmin = 0, ymin = 0, xmax = 0, ymax = 0;  // pixels, as written
+    double xmin = 0, ymin = 0, xmax = 0, ymax = 0;  // pixels, as written
   };
   std::vector<Object> objects;
 };

@@ -78,7 +78,7 @@ Split reference_split(const Dataset& dataset, int last_n) {
     std::vector<bool> correction(idx.size());
     int plain = 0;
     for (size_t k = 0; k < idx.size(); ++k) {
-      const std::string& p = dataset.paths[(size_t)idx[k]];
+      const std::string p = dataset.name((size_t)idx[k]);  // "image i" in a dataset built without paths
       correction[k] = tv::is_correction_photo(p.data(), p.size());
       plain += correction[k] ? 0 : 1;
     }

@@ -1,6 +1,7 @@
 // Image preprocessing shared by the laptop tools and the ESP32 firmware: the one resize rule
-// (centre crop to a square, then nearest neighbour through a lookup table), channel conversion and
-// u8 -> float normalisation. Device-safe: no allocation, no I/O, no exceptions; callers own every buffer.
+// (centre crop to a square, then nearest neighbour through a lookup table; detection stretches the whole
+// image by the same rule instead), channel conversion and u8 -> float normalisation. Device-safe: no
+// allocation, no I/O, no exceptions; callers own every buffer.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
