@@ -151,10 +151,23 @@ struct Found {
   std::vector<Item> items;
   std::vector<std::string> warnings;
   std::vector<SkippedFile> skipped;
+  bool keep_unlabelled = false;  // DetectionOptions::keep_unlabelled
+  size_t unlabelled_kept = 0;
 };
 
 void skip(Found& f, const std::string& path, const std::string& reason, const std::string& message) {
   f.skipped.push_back({path, reason, message});
+}
+
+// A photo no label file names: left out as "no_label" with `why` and what to do, or (keep_unlabelled)
+// kept as a photo with no objects.
+void unlabelled(const Listed& l, Found& f, const std::string& rel, const std::string& why) {
+  if (!f.keep_unlabelled) {
+    skip(f, l.show.file(rel), "no_label", "'" + l.show.file(rel) + "' " + why);
+    return;
+  }
+  f.items.push_back({rel, l.show.file(rel), subset_of_path(below(rel, l.root)), "", {}, 0, 0});
+  ++f.unlabelled_kept;
 }
 
 // The image files below the root (path order); the unsupported pictures skipped with their reason.
@@ -259,9 +272,9 @@ void find_yolo(const Listed& l, Found& f) {
     const std::string label_rel = yolo_label_of(rel);
     labels_used.insert(label_rel);
     if (!l.has_file(label_rel)) {
-      skip(f, item.display, "no_label",
-           "'" + item.display + "' has no label file '" + l.show.file(label_rel) +
-               "': left out (label it, or give it an empty label file if it shows no object).");
+      unlabelled(l, f, rel,
+                 "has no label file '" + l.show.file(label_rel) +
+                     "': left out (label it, or give it an empty label file if it shows no object).");
       continue;
     }
     item.label_display = l.show.file(label_rel);
@@ -357,10 +370,9 @@ void find_coco(const Listed& l, Found& f) {
   }
   for (const auto& rel : images) {
     if (!labelled.count(rel))
-      skip(f, l.show.file(rel), "no_label",
-           "'" + l.show.file(rel) +
-               "' is in no COCO JSON's \"images\": left out (label it, or list it with no "
-               "annotations if it shows no object).");
+      unlabelled(l, f, rel,
+                 "is in no COCO JSON's \"images\": left out (label it, or list it with no annotations if it "
+                 "shows no object).");
   }
   std::sort(f.items.begin(), f.items.end(), [](const Item& a, const Item& b) { return a.rel < b.rel; });
 }
@@ -447,9 +459,7 @@ void find_voc(const Listed& l, Found& f) {
     f.items.push_back(std::move(item));
   }
   for (const auto& rel : images) {
-    if (!labelled.count(rel))
-      skip(f, l.show.file(rel), "no_label",
-           "'" + l.show.file(rel) + "' has no VOC annotation (.xml) naming it: left out.");
+    if (!labelled.count(rel)) unlabelled(l, f, rel, "has no VOC annotation (.xml) naming it: left out.");
   }
   std::sort(f.items.begin(), f.items.end(), [](const Item& a, const Item& b) { return a.rel < b.rel; });
 }
@@ -537,6 +547,7 @@ DetectionDataset load_detection_dataset(const DetectionOptions& options) {
   check_detection_options(options, l.source);
   const DetectionFormat format = format_of(l);
   Found f;
+  f.keep_unlabelled = options.keep_unlabelled;
   switch (format) {
     case DetectionFormat::Yolo: find_yolo(l, f); break;
     case DetectionFormat::Coco: find_coco(l, f); break;
@@ -551,6 +562,9 @@ DetectionDataset load_detection_dataset(const DetectionOptions& options) {
   ds.format = detection_format_name(format);
   ds.classes = f.classes;
   ds.warnings = f.warnings;
+  if (f.unlabelled_kept)
+    ds.warnings.push_back(std::to_string(f.unlabelled_kept) +
+                          " photo(s) without a label file are kept as photos with no objects.");
   ds.ignored_junk = l.tree.junk;
   ds.height = options.height;
   ds.width = options.width;

@@ -42,6 +42,9 @@ struct DetectionOptions {
   tv::ChannelOrder order = tv::ChannelOrder::RGB;  // ignored when channels == 1 (always GRAY)
   int threads = 0;                                 // decoding threads; 0 = one per hardware thread
   uint64_t decode_budget_bytes = 0;                // as DatasetOptions::decode_budget_bytes
+  // A photo no label file names: left out and listed as "no_label" (false), or kept as a photo with no
+  // objects (true, with one warning counting them).
+  bool keep_unlabelled = false;
 };
 
 // A decoded detection dataset. Image i is pixels[i * image_bytes() ...], the whole upright photo
@@ -62,8 +65,8 @@ struct DetectionDataset {
   std::vector<std::string> warnings;  // one sentence each
   // Every file not used, with its reason: those of SkippedFile, and
   //   "bad_label"        a label file (or the image it labels) refused with the problem's sentence
-  //   "no_label"         an image no label file names (left out: an EMPTY label file is a photo with
-  //                      no objects)
+  //   "no_label"         an image no label file names (left out unless DetectionOptions::keep_unlabelled;
+  //                      an EMPTY label file is a photo with no objects)
   //   "no_image"         a label file whose image is not in the dataset
   //   "size_mismatch"    a COCO or VOC photo whose stored size is not the size its label file gives
   std::vector<SkippedFile> skipped;

@@ -442,7 +442,9 @@ void refuse_detection_dataset(Run& run) {
   o.threads = run.a.threads;
   const tvh::DetectionDataset ds = tvh::load_detection_dataset(o);
   for (const auto& w : ds.warnings) run.log("warning: " + w);
-  for (const auto& s : ds.skipped) run.log("skipped: " + s.message);
+  const size_t shown = std::min<size_t>(ds.skipped.size(), 20);
+  for (size_t i = 0; i < shown; ++i) run.log("skipped: " + ds.skipped[i].message);
+  if (ds.skipped.size() > shown) run.log("skipped: " + std::to_string(ds.skipped.size() - shown) + " more file(s)");
   const tvh::Split split = tvh::detection_split(ds, run.setup.val_fraction, run.a.seed);
   std::string format = ds.format;
   std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return (char)std::toupper(c); });

@@ -101,6 +101,19 @@ TEST(DetectionDataset, FlatYoloWithClassesTxtReportsPhotosAndLabelsLeftOut) {
   const tvh::SkippedFile* heic = skipped_ending(ds, "images/photo.heic");
   ASSERT_NE(heic, nullptr);
   EXPECT_EQ(heic->reason, "unsupported_format");
+
+  tvh::DetectionOptions keep;
+  keep.path = root;
+  keep.height = keep.width = 8;
+  keep.keep_unlabelled = true;
+  const tvh::DetectionDataset kept = tvh::load_detection_dataset(keep);
+  ASSERT_EQ(kept.size(), 3u);
+  const int u = image_ending(kept, "images/unlabelled.jpg");
+  ASSERT_GE(u, 0);
+  EXPECT_TRUE(kept.boxes[(size_t)u].empty());
+  EXPECT_EQ(skipped_ending(kept, "images/unlabelled.jpg"), nullptr);
+  ASSERT_EQ(kept.warnings.size(), 1u);
+  EXPECT_TRUE(tvtest::contains(kept.warnings[0], "1 photo(s) without a label file are kept")) << kept.warnings[0];
 }
 
 TEST(DetectionDataset, YoloWithoutClassNamesIsRefused) {

@@ -10,21 +10,6 @@
 #include "host/base/error.h"
 #include "test_support.h"
 
-namespace {
-
-// The message of the tvh::Error that `fn` throws ("" when it does not throw).
-template <typename Fn>
-std::string labels_refusal(Fn&& fn) {
-  try {
-    fn();
-  } catch (const tvh::Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
-
 TEST(DetectionLabels, YoloReadsBoxesSkipsBlankLinesAndAnEmptyFileHasNoObjects) {
   const auto boxes = tvh::parse_yolo_labels("0 0.5 0.5 0.2 0.4\n\n  \r\n2 0.25 0.75 0.1 0.1\r\n", "a.txt", 3);
   ASSERT_EQ(boxes.size(), 2u);
@@ -60,7 +45,7 @@ TEST(DetectionLabels, YoloRefusesEachProblemNamingTheFileAndLine) {
   };
   for (const auto& c : cases) {
     const std::string text = std::string("1 0.5 0.5 0.1 0.1\n") + c.line + "\n";
-    const std::string why = labels_refusal([&] { tvh::parse_yolo_labels(text, "labels/train/a.txt", 3); });
+    const std::string why = tvtest::thrown_message([&] { tvh::parse_yolo_labels(text, "labels/train/a.txt", 3); });
     EXPECT_TRUE(tvtest::contains(why, "'labels/train/a.txt' line 2")) << c.line << ": " << why;
     EXPECT_TRUE(tvtest::contains(why, c.says)) << c.line << ": " << why;
   }
@@ -88,19 +73,20 @@ TEST(DetectionLabels, DataYamlNamesAsListOrMapWithNcAndPaths) {
   EXPECT_EQ(map.path, "ds");
   EXPECT_EQ(map.train.size(), 2u);
   EXPECT_TRUE(map.val.empty());
-  EXPECT_TRUE(tvtest::contains(labels_refusal([] { tvh::parse_data_yaml("nc: 3\nnames: [a, b]\n", "d.yaml"); }),
+  EXPECT_TRUE(tvtest::contains(tvtest::thrown_message([] { tvh::parse_data_yaml("nc: 3\nnames: [a, b]\n", "d.yaml"); }),
                                "nc: 3 but names 2 classes"));
-  EXPECT_TRUE(tvtest::contains(labels_refusal([] { tvh::parse_data_yaml("train: x\n", "d.yaml"); }), "no `names:`"));
-  EXPECT_TRUE(tvtest::contains(labels_refusal([] { tvh::parse_data_yaml("names:\n  0: a\n  2: c\n", "d.yaml"); }),
-                               "no class 1"));
   EXPECT_TRUE(
-      tvtest::contains(labels_refusal([] { tvh::parse_data_yaml("names: [a\nnc: ]]\n", "d.yaml"); }), "'d.yaml' line"));
+      tvtest::contains(tvtest::thrown_message([] { tvh::parse_data_yaml("train: x\n", "d.yaml"); }), "no `names:`"));
+  EXPECT_TRUE(tvtest::contains(
+      tvtest::thrown_message([] { tvh::parse_data_yaml("names:\n  0: a\n  2: c\n", "d.yaml"); }), "no class 1"));
+  EXPECT_TRUE(tvtest::contains(tvtest::thrown_message([] { tvh::parse_data_yaml("names: [a\nnc: ]]\n", "d.yaml"); }),
+                               "'d.yaml' line"));
 }
 
 TEST(DetectionLabels, ClassesTxtOneNamePerLine) {
   EXPECT_EQ(tvh::parse_class_names("cat\r\n dog \nbird\n\n", "classes.txt"),
             (std::vector<std::string>{"cat", "dog", "bird"}));
-  const std::string why = labels_refusal([] { tvh::parse_class_names("cat\n\ndog\n", "classes.txt"); });
+  const std::string why = tvtest::thrown_message([] { tvh::parse_class_names("cat\n\ndog\n", "classes.txt"); });
   EXPECT_TRUE(tvtest::contains(why, "'classes.txt' line 2")) << why;
 }
 
@@ -108,12 +94,16 @@ TEST(DetectionLabels, ClassNamesFollowTheBoardsRules) {
   EXPECT_NO_THROW(tvh::check_detection_classes({"cat", "dog"}, "data.yaml"));
   std::vector<std::string> many;
   for (int i = 0; i < 17; ++i) many.push_back("c" + std::to_string(i));
-  EXPECT_TRUE(tvtest::contains(labels_refusal([&] { tvh::check_detection_classes(many, "data.yaml"); }), "at most 16"));
-  EXPECT_TRUE(tvtest::contains(labels_refusal([] { tvh::check_detection_classes({"a/b"}, "data.yaml"); }),
-                               "cannot name a class"));
-  EXPECT_TRUE(tvtest::contains(labels_refusal([] { tvh::check_detection_classes({"a", "a"}, "data.yaml"); }), "twice"));
   EXPECT_TRUE(
-      tvtest::contains(labels_refusal([] { tvh::check_detection_classes({}, "data.yaml"); }), "no object class"));
+      tvtest::contains(tvtest::thrown_message([&] { tvh::check_detection_classes(many, "data.yaml"); }), "at most 16"));
+  EXPECT_TRUE(tvtest::contains(tvtest::thrown_message([] { tvh::check_detection_classes({"a/b"}, "data.yaml"); }),
+                               "cannot name a class"));
+  EXPECT_TRUE(tvtest::contains(tvtest::thrown_message([] {
+                                 tvh::check_detection_classes({"a", "a"}, "data.yaml");
+                               }),
+                               "twice"));
+  EXPECT_TRUE(tvtest::contains(tvtest::thrown_message([] { tvh::check_detection_classes({}, "data.yaml"); }),
+                               "no object class"));
 }
 
 // A Roboflow COCO export: category 0 is the dataset's name, the parent of the others, used by no annotation.
@@ -156,14 +146,14 @@ TEST(DetectionLabels, CocoRoboflowCategoryZeroIsNotAClass) {
 TEST(DetectionLabels, CocoRefusesBrokenEntriesNamingThem) {
   std::string text = kRoboflowCoco;
   text.replace(text.find("[10, 5, 20, 10]"), 15, "[30, 5, 20, 10]");
-  std::string why = labels_refusal([&] { tvh::parse_coco_json(text, "ann.json"); });
+  std::string why = tvtest::thrown_message([&] { tvh::parse_coco_json(text, "ann.json"); });
   EXPECT_TRUE(tvtest::contains(why, "'ann.json': annotation 1 (id 0) of 'a.jpg'")) << why;
   EXPECT_TRUE(tvtest::contains(why, "reaches past the photo's edge")) << why;
   text = kRoboflowCoco;
   text.replace(text.find("\"category_id\": 2"), 16, "\"category_id\": 7");
-  why = labels_refusal([&] { tvh::parse_coco_json(text, "ann.json"); });
+  why = tvtest::thrown_message([&] { tvh::parse_coco_json(text, "ann.json"); });
   EXPECT_TRUE(tvtest::contains(why, "category_id 7")) << why;
-  why = labels_refusal([] { tvh::parse_coco_json("{\"images\": [", "ann.json"); });
+  why = tvtest::thrown_message([] { tvh::parse_coco_json("{\"images\": [", "ann.json"); });
   EXPECT_TRUE(tvtest::contains(why, "'ann.json' is not valid JSON")) << why;
 }
 
@@ -190,9 +180,11 @@ TEST(DetectionLabels, VocReadsObjectsAsPixelEdges) {
   EXPECT_FALSE(tvh::is_voc_xml("<config/>"));
   std::string broken = kVocXml;
   broken.replace(broken.find("<xmax>30</xmax>"), 15, "<xmax>3x</xmax>");
-  const std::string why = labels_refusal([&] { tvh::parse_voc_xml(broken, "Annotations/a.xml"); });
+  const std::string why = tvtest::thrown_message([&] { tvh::parse_voc_xml(broken, "Annotations/a.xml"); });
   EXPECT_TRUE(tvtest::contains(why, "'Annotations/a.xml': object 1 ('dog') has <xmax> '3x'")) << why;
-  EXPECT_TRUE(tvtest::contains(labels_refusal([] { tvh::parse_voc_xml("<annotation><size/></annotation>", "b.xml"); }),
-                               "'b.xml' gives the photo's width"));
-  EXPECT_TRUE(tvtest::contains(labels_refusal([] { tvh::parse_voc_xml("<annotation", "c.xml"); }), "not valid XML"));
+  EXPECT_TRUE(
+      tvtest::contains(tvtest::thrown_message([] { tvh::parse_voc_xml("<annotation><size/></annotation>", "b.xml"); }),
+                       "'b.xml' gives the photo's width"));
+  EXPECT_TRUE(
+      tvtest::contains(tvtest::thrown_message([] { tvh::parse_voc_xml("<annotation", "c.xml"); }), "not valid XML"));
 }
