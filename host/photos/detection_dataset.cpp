@@ -117,10 +117,15 @@ bool resolve_relative(const std::string& base, const std::string& rel, std::stri
   return true;
 }
 
+// True when one of the folders `rel` lies in is named `folder`.
+bool in_folder_named(const std::string& rel, const char* folder) {
+  const std::vector<std::string> parts = components(rel);
+  return std::find(parts.begin(), parts.end() - 1, folder) != parts.end() - 1;
+}
+
 bool is_label_txt(const std::string& rel_below_root) {
-  if (!ends_with(ascii_lower(rel_below_root), ".txt")) return false;
-  const std::vector<std::string> parts = components(rel_below_root);
-  return std::find(parts.begin(), parts.end() - 1, "labels") != parts.end() - 1 && parts.back() != "classes.txt";
+  return ends_with(ascii_lower(rel_below_root), ".txt") && in_folder_named(rel_below_root, "labels") &&
+         leaf_of(rel_below_root) != "classes.txt";
 }
 
 // The YOLO label file of an image: images/ (its last such folder) replaced by labels/, extension .txt;
@@ -191,6 +196,8 @@ std::vector<std::string> image_files(const Listed& l, Found& f) {
       skip(f, l.show.file(rel), "unsupported_format",
            "'" + l.show.file(rel) + "' is a " + unsupported_image_format(leaf) +
                " file, which is not read: convert it to JPEG or PNG.");
+    } else if (in_folder_named(below(rel, l.root), "images")) {
+      skip(f, l.show.file(rel), "not_an_image", "'" + l.show.file(rel) + "' is not a .jpg/.jpeg/.png image.");
     }
   }
   for (const auto& p : l.tree.pending) {
@@ -204,7 +211,7 @@ std::vector<std::string> image_files(const Listed& l, Found& f) {
 
 // The data.yaml or classes.txt that names a YOLO dataset's classes ("" when none).
 std::string yolo_names_file(const Listed& l) {
-  for (const char* name : {"data.yaml", "data.yml", "classes.txt", "labels/classes.txt"}) {
+  for (const char* name : {"data.yaml", "data.yml", "classes.txt", "labels/classes.txt", "obj.names"}) {
     if (l.has_file(join(l.root, name))) return join(l.root, name);
   }
   for (const auto& rel : l.tree.files) {
@@ -253,7 +260,7 @@ void find_yolo(const Listed& l, Found& f) {
                 "name per line in classes.txt, in the order of the class numbers).");
   const std::string names_display = l.show.file(names_rel);
   std::map<std::string, std::string> folder_subset;
-  if (leaf_of(names_rel) == "classes.txt") {
+  if (leaf_of(names_rel) == "classes.txt" || leaf_of(names_rel) == "obj.names") {
     f.classes = parse_class_names(l.read_text(names_rel), names_display);
   } else {
     const DataYaml yaml = parse_data_yaml(l.read_text(names_rel), names_display);
@@ -468,7 +475,8 @@ DetectionFormat format_of(const Listed& l) {
   for (const auto& rel : l.tree.files) {
     if (!is_under(rel, l.root)) continue;
     const std::string in_root = below(rel, l.root);
-    if (in_root == "data.yaml" || in_root == "data.yml" || is_label_txt(in_root)) return DetectionFormat::Yolo;
+    if (in_root == "data.yaml" || in_root == "data.yml" || in_root == "obj.names" || is_label_txt(in_root))
+      return DetectionFormat::Yolo;
   }
   if (!coco_files(l, 1).empty()) return DetectionFormat::Coco;
   for (const auto& rel : xml_files(l)) {

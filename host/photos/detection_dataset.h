@@ -24,11 +24,10 @@ const char* detection_format_name(DetectionFormat format);
 
 // The detection format of the folder or .zip at `path`, from its listing and at most a few small label
 // files (no photo is read): YOLO when it has a labels/ folder holding .txt files (at its top, or in a
-// train/, valid/ or test/ folder as Roboflow writes them) or a data.yaml; COCO when a .json at its top
-// or one folder down has "images", "annotations" and "categories"; VOC when an .xml beside the photos
-// or in an Annotations/ folder has an <annotation> root. A single top-level folder inside a zip is looked
-// through. None for a classification dataset (and for anything it cannot list: the classification
-// loader says why). Never throws.
+// train/, valid/ or test/ folder as Roboflow writes them), a data.yaml, or CVAT's YOLO 1.1 obj.names; COCO when a .json
+// at its top or one folder down has "images", "annotations" and "categories"; VOC when an .xml beside the photos or in
+// an Annotations/ folder has an <annotation> root. A single top-level folder inside a zip is looked through. None for a
+// classification dataset (and for anything it cannot list: the classification loader says why). Never throws.
 DetectionFormat detection_format(const std::string& path);
 
 // detection_format(path) != DetectionFormat::None: tvtrain asks this before listing class folders, so
@@ -88,10 +87,10 @@ struct DetectionDataset {
 // labels/x/a.txt (the last images/ component replaced), of an image outside any images/ folder the .txt
 // beside it. YOLO's class names come from data.yaml (whose train/val/test folders, relative to its
 // `path:` or its own folder, give the subsets; Roboflow's "../train/images" is read as "train/images")
-// or classes.txt. COCO: every COCO JSON at the top or one folder down (a train/valid/test folder or a
-// file name with train/val/test gives the subset), its file_names found beside it, in an images/ folder
-// beside it or at the top. VOC: each annotation's photo is its <filename> (or its own name with a photo
-// extension) beside it, or in the JPEGImages/ folder beside Annotations/; class names from every
+// or classes.txt (CVAT's YOLO 1.1: obj.names, each .txt beside its photo). COCO: every COCO JSON at the top or one
+// folder down (a train/valid/test folder or a file name with train/val/test gives the subset), its file_names found
+// beside it, in an images/ folder beside it or at the top. VOC: each annotation's photo is its <filename> (or its own
+// name with a photo extension) beside it, or in the JPEGImages/ folder beside Annotations/; class names from every
 // annotation, sorted. Photos are decoded as the classification datasets' are (JPEG/PNG, EXIF orientation
 // applied to pixels and boxes). Throws tvh::Error when the path is not a detection dataset, the class
 // names are missing or not allowed (tv::name_allowed; at most tv::kBoardMaxClasses), the options are

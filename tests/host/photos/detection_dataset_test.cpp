@@ -78,6 +78,7 @@ TEST(DetectionDataset, FlatYoloWithClassesTxtReportsPhotosAndLabelsLeftOut) {
   f["images/bad.jpg"] = dettest::jpeg_photo(20, 20, 4);
   f["labels/bad.txt"] = bytes_of("0 0.5 0.5 0.5 0.5\n5 0.5 0.5 0.1 0.1\n");
   f["images/photo.heic"] = bytes_of("not read");
+  f["images/notes.txt"] = bytes_of("a note");
   const std::string root = dettest::write_folder(f);
   const tvh::DetectionDataset ds = dettest::load_detection(root);
   EXPECT_EQ(ds.classes, (std::vector<std::string>{"cat", "dog"}));
@@ -101,6 +102,9 @@ TEST(DetectionDataset, FlatYoloWithClassesTxtReportsPhotosAndLabelsLeftOut) {
   const tvh::SkippedFile* heic = skipped_ending(ds, "images/photo.heic");
   ASSERT_NE(heic, nullptr);
   EXPECT_EQ(heic->reason, "unsupported_format");
+  const tvh::SkippedFile* notes = skipped_ending(ds, "images/notes.txt");
+  ASSERT_NE(notes, nullptr);
+  EXPECT_EQ(notes->reason, "not_an_image");
 
   tvh::DetectionOptions keep;
   keep.path = root;
@@ -158,6 +162,22 @@ TEST(DetectionDataset, RoboflowYoloZipInOneTopFolder) {
   const tvh::Split split = tvh::detection_split(ds, 0.2, 1);
   EXPECT_EQ(split.train.size(), 2u);
   EXPECT_EQ(split.val.size(), 1u);  // the test photo is in neither
+}
+
+TEST(DetectionDataset, CvatYolo11WithObjNamesAndLabelsBesideThePhotos) {
+  Files f;
+  f["obj.names"] = bytes_of("plate\ncup\n");
+  f["obj.data"] = bytes_of("classes = 2\ntrain = data/train.txt\nnames = data/obj.names\n");
+  f["train.txt"] = bytes_of("data/obj_train_data/a.jpg\n");
+  f["obj_train_data/a.jpg"] = dettest::jpeg_photo(20, 20, 1);
+  f["obj_train_data/a.txt"] = bytes_of("1 0.5 0.5 0.5 0.5\n");
+  const std::string zip = dettest::write_zip(f);
+  EXPECT_EQ(tvh::detection_format(zip), tvh::DetectionFormat::Yolo);
+  const tvh::DetectionDataset ds = dettest::load_detection(zip);
+  EXPECT_EQ(ds.classes, (std::vector<std::string>{"plate", "cup"}));
+  ASSERT_EQ(ds.size(), 1u);
+  ASSERT_EQ(ds.boxes[0].size(), 1u);
+  EXPECT_EQ(ds.boxes[0][0].label, 1);
 }
 
 TEST(DetectionDataset, RoboflowCocoLayoutDropsTheSupercategory) {
