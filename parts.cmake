@@ -23,6 +23,7 @@ tv_part(core_int8      common/src/tv/int8              LIBRARY tvcore     USES c
 tv_part(core_layers    common/src/tv/layers            LIBRARY tvcore     USES core_int8 core_model core_ops)
 tv_part(core_train     common/src/tv/train             LIBRARY tvcore     USES core_base core_model core_ops)
 tv_part(core_backbones common/src/tv/backbones        LIBRARY tvcore)
+tv_part(core_detect    common/src/tv/detect            LIBRARY tvcore)
 tv_part(core_formats   common/src/tv/formats           LIBRARY tvcore     USES core_base core_int8 core_model core_train)
 tv_part(core_library   common/src                      LIBRARY tvcore
         USES core_base core_formats core_image core_int8 core_model core_train)
@@ -30,11 +31,13 @@ tv_part(core_library   common/src                      LIBRARY tvcore
 tv_part(host_base      host/base                       LIBRARY tvhost_base    USES core_base)
 tv_part(host_model     host/model                      LIBRARY tvhost_model
         USES host_base core_base core_formats core_int8 core_model core_train)
-tv_part(host_photos    host/photos                     LIBRARY tvhost_photos  USES host_base core_base core_image core_train)
+tv_part(host_photos    host/photos                     LIBRARY tvhost_photos
+        USES host_base core_base core_detect core_image core_train)
 tv_part(host_espdl     host/espdl                      LIBRARY tvhost_espdl   USES host_base host_model core_int8)
 tv_part(host_layers    host/layers                     LIBRARY tvhost_layers  USES host_base host_espdl core_model)
 tv_part(host_train     host/train                      LIBRARY tvhost_train
-        USES host_base host_model host_photos host_layers core_base core_formats core_int8 core_model core_train)
+        USES host_base host_model host_photos host_layers core_base core_detect core_formats core_int8 core_model
+             core_train)
 tv_part(host_quant     host/quant                      LIBRARY tvhost_quant
         USES host_base host_model host_photos host_layers core_int8 core_model core_train)
 tv_part(host_export    host/export                     LIBRARY tvhost_export

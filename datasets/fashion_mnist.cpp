@@ -12,18 +12,15 @@
 //
 // Nothing is overwritten: OUT_DIR must not exist; everything is written into a temporary sibling
 // folder that is renamed to OUT_DIR only when complete (and removed on failure).
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <exception>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "datasets/new_folder.h"
 #include "host/base/error.h"
 #include "host/photos/jpeg.h"
 #include "tools/common/cli.h"
@@ -103,13 +100,6 @@ std::vector<uint8_t> read_labels(const std::string& path, int expected_count) {
   return std::vector<uint8_t>(b.begin() + 8, b.end());
 }
 
-void write_plain(const fs::path& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write((const char*)bytes.data(), (std::streamsize)bytes.size());
-  f.close();
-  if (!f) throw tvh::Error("cannot write '" + path.string() + "' (disk full or no permission?).");
-}
-
 // Writes one split (images + labels) below dir/<split>/<class>/; returns the JPEG bytes written.
 size_t write_split(const std::string& source, const char* prefix, const fs::path& dir, int limit, int quality,
                    int* written) {
@@ -122,16 +112,14 @@ size_t write_split(const std::string& source, const char* prefix, const fs::path
     const std::vector<uint8_t> jpeg = tvh::encode_jpeg(im.image(i), im.cols, im.rows, 1, quality, false);
     char name[32];
     std::snprintf(name, sizeof name, "img_%05d.jpg", i);
-    write_plain(dir / kClassNames[labels[(size_t)i]] / name, jpeg);
+    tvgen::write_whole_file(dir / kClassNames[labels[(size_t)i]] / name, jpeg.data(), jpeg.size());
     total += jpeg.size();
   }
   *written = n;
   return total;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int fashion_main(int argc, char** argv) {
   std::string out_dir, source = "/usr/share/datasets/fashion-mnist";
   int quality = 95, train_limit = 0, test_limit = 0;
   CLI::App app{
@@ -148,32 +136,19 @@ int main(int argc, char** argv) {
   app.add_option("--test-limit", test_limit, "Only the first N test images (default: all 10,000)")
       ->check(tvcli::whole(1, 10000000));
   if (const int rc = tvcli::parse(app, argc, argv, "tvfashion-mnist"); rc >= 0) return rc;
-  fs::path tmp;
-  try {
-    std::error_code ec;
-    const fs::path out = fs::path(out_dir).lexically_normal();
-    if (fs::exists(fs::symlink_status(out, ec)))
-      throw tvh::Error("'" + out_dir + "' already exists; choose a new folder (nothing is overwritten).");
-    fs::path parent = out.parent_path();
-    if (parent.empty()) parent = ".";
-    if (!fs::is_directory(parent, ec))
-      throw tvh::Error("the folder '" + parent.string() + "' that should hold '" + out_dir + "' does not exist.");
-    tmp = parent / (out.filename().string() + ".partial-" + std::to_string((long long)::getpid()));
-    fs::create_directories(tmp);
-    int n_train = 0, n_test = 0;
-    size_t bytes = write_split(source, "train", tmp / "train", train_limit, quality, &n_train);
+  int n_train = 0, n_test = 0;
+  size_t bytes = 0;
+  tvgen::write_new_folder(out_dir, [&](const fs::path& tmp) {
+    bytes = write_split(source, "train", tmp / "train", train_limit, quality, &n_train);
     bytes += write_split(source, "t10k", tmp / "test", test_limit, quality, &n_test);
-    fs::rename(tmp, out);
-    tmp.clear();
-    std::printf("wrote %d training and %d test images (28x28 grayscale JPEG, quality %d, %zu bytes) to %s\n", n_train,
-                n_test, quality, bytes, out_dir.c_str());
-    return 0;
-  } catch (const std::exception& e) {
-    if (!tmp.empty()) {
-      std::error_code ec;
-      fs::remove_all(tmp, ec);
-    }
-    std::fprintf(stderr, "tvfashion-mnist: %s\n", e.what());
-    return tvh::kExitFailure;
-  }
+  });
+  std::printf("wrote %d training and %d test images (28x28 grayscale JPEG, quality %d, %zu bytes) to %s\n", n_train,
+              n_test, quality, bytes, out_dir.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tvcli::run_main("tvfashion-mnist", fashion_main, argc, argv);
 }

@@ -2,15 +2,12 @@
 // EXIF orientation: the box is given in the stored photo, the model sees the upright one (issue 27).
 #pragma once
 
+#include "tv/detect/grid.h"
+
 namespace tvh {
 
-struct DetectionBox {
-  int label = 0;   // index into the dataset's class names
-  float cx = 0.f;  // centre x, 0..1 of the photo's width
-  float cy = 0.f;  // centre y, 0..1 of the photo's height
-  float w = 0.f;   // width, 0..1 of the photo's width
-  float h = 0.f;   // height, 0..1 of the photo's height
-};
+// The core's box (label, centre and size as fractions of the photo): one type on the PC and the board.
+using DetectionBox = tv::DetectBox;
 
 // The box in the upright photo that tvh::apply_orientation(image, orientation) makes of the stored one:
 // 2 mirrors, 3 rotates 180 degrees, 4 flips, 5 transposes, 6 rotates 90 degrees clockwise,

@@ -133,4 +133,42 @@ TEST(Losses, MeanSquaredErrorGradientMatchesFiniteDifferences) {
   expect_gradient("dout", out, d, loss);
 }
 
+TEST(LossesGolden, GridCrossEntropyWeighsObjectCells) {
+  // Two cells of (background, a, b) logits (0, ln 2, 0): p = (1/4, 1/2, 1/4) in each. Cell 0 background
+  // (weight 1): -ln(1/4); cell 1 class a (weight 3): 3 * -ln(1/2). L = (ln 4 + 3 ln 2) / 2.
+  const Vec logits = {0.0f, std::log(2.0f), 0.0f, 0.0f, std::log(2.0f), 0.0f};
+  const uint8_t target[2] = {0, 1};
+  Vec p(6, kSentinel), d(6, kSentinel);
+  const float loss = tv::grid_cross_entropy(logits.data(), 2, 3, target, 3.0f, p.data(), d.data());
+  EXPECT_NEAR(loss, (std::log(4.0) + 3 * std::log(2.0)) / 2, 1e-6);
+  EXPECT_NEAR(p[4], 0.5f, 1e-7f);
+  EXPECT_NEAR(d[0], (0.25f - 1.0f) / 2, 1e-7f);  // (w / cells) (p - onehot)
+  EXPECT_NEAR(d[1], 0.5f / 2, 1e-7f);
+  EXPECT_NEAR(d[4], 3.0f * (0.5f - 1.0f) / 2, 1e-7f);
+  EXPECT_NEAR(d[5], 3.0f * 0.25f / 2, 1e-7f);
+  // a target past the channels is background, and in place works
+  const uint8_t wild[2] = {0, 200};
+  Vec inplace = logits;
+  const float l2 = tv::grid_cross_entropy(inplace.data(), 2, 3, wild, 3.0f, inplace.data(), d.data());
+  EXPECT_NEAR(l2, std::log(4.0), 1e-6);
+  EXPECT_NEAR(inplace[3], 0.25f, 1e-7f);
+}
+
+TEST(Losses, GridCrossEntropyGradientMatchesFiniteDifferences) {
+  std::mt19937 rng(84);
+  const int cells = 6, n = 4;
+  const uint8_t target[cells] = {0, 2, 0, 3, 1, 0};
+  for (float w : {1.0f, 5.0f}) {
+    SCOPED_TRACE(w);
+    Vec logits = random_vec(rng, cells * n, -3.0f, 3.0f);
+    auto loss = [&] {
+      Vec pp(cells * n), dd(cells * n);
+      return (double)tv::grid_cross_entropy(logits.data(), cells, n, target, w, pp.data(), dd.data());
+    };
+    Vec p(cells * n), d(cells * n);
+    tv::grid_cross_entropy(logits.data(), cells, n, target, w, p.data(), d.data());
+    expect_gradient("dlogits", logits, d, loss);
+  }
+}
+
 }  // namespace

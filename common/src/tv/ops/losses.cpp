@@ -1,4 +1,4 @@
-// Softmax, softmax cross-entropy, mean squared error and distillation.
+// Softmax, softmax cross-entropy, mean squared error, distillation and detection's per-cell cross-entropy.
 #include "tv/float_math.h"
 #include "tv/ops/ops.h"
 
@@ -52,6 +52,22 @@ float mse_loss(const float* out, const float* target, int n, float* dout) {
     dout[i] = scale * diff;
   }
   return sum / (float)n;
+}
+
+float grid_cross_entropy(const float* logits, int cells, int n, const uint8_t* target, float object_weight,
+                         float* probs, float* dlogits) {
+  if (cells <= 0 || n <= 0) return 0.0f;
+  const float inv_cells = 1.0f / (float)cells;
+  float sum = 0.0f;
+  for (int c = 0; c < cells; ++c) {
+    const size_t at = (size_t)c * (size_t)n;
+    const int label = target[c] < n ? target[c] : 0;
+    const float w = label > 0 ? object_weight : 1.0f;
+    sum += w * softmax_cross_entropy(logits + at, n, label, probs + at, dlogits + at);
+    const float scale = w * inv_cells;
+    for (int k = 0; k < n; ++k) dlogits[at + (size_t)k] *= scale;
+  }
+  return sum * inv_cells;
 }
 
 }  // namespace tv

@@ -51,5 +51,13 @@ float distillation_loss(const float* logits, int n, const float* target, float t
                         float* dlogits);
 // Mean squared error L = (1/n) * sum (out - target)^2; writes dout = (2/n) * (out - target).
 float mse_loss(const float* out, const float* target, int n, float* dout);
+// Detection's loss (FOMO's): per-cell softmax cross-entropy over a grid of `cells` cells of n logits each
+// (HWC: cell c's logits at c * n; channel 0 is background, 1..n-1 the object classes), target[c] the
+// cell's class (0 = background). An object cell weighs object_weight, a background cell 1:
+// L = (1 / cells) * sum_c w_c * -ln(max(p_c[target_c], 1e-30)); writes every cell's probabilities to
+// probs and dlogits = (w_c / cells) * (p_c - onehot(target_c)). probs may alias logits; a target of n or
+// more counts as background (never read past the row).
+float grid_cross_entropy(const float* logits, int cells, int n, const uint8_t* target, float object_weight,
+                         float* probs, float* dlogits);
 
 }  // namespace tv
