@@ -38,3 +38,12 @@ TEST(TvtrainDetection, ARoboflowZipIsSaidWithItsSeededSplit) {
                                "(seeded split)"))
       << r.err;
 }
+
+TEST(TvtrainDetection, TheProjectsDetectDatasetIsSaidAsGiven) {
+  const tvtest::CommandResult r =
+      tvtest::run_capture(tvtest::bin_path("tvtrain") + " " + tvtest::quoted(tvtest::source_path("datasets/detect")) +
+                          " -o " + tvtest::temp_dir("tvtrain-det-own") + "/m.tvb");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(tvtest::contains(r.err, "detection dataset (YOLO): 300 photos, 3 classes, ")) << r.err;
+  EXPECT_TRUE(tvtest::contains(r.err, "; train 240 / val 60 as given; 0 file(s) left out")) << r.err;
+}

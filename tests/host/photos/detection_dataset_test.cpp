@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -357,4 +358,24 @@ TEST(DetectionDataset, MoreThanSixteenClassesAreRefused) {
     EXPECT_TRUE(tvtest::contains(e.what(), "data.yaml' names 17 object classes; the board keeps at most 16"))
         << e.what();
   }
+}
+
+TEST(DetectionDataset, TheProjectsOwnDetectDatasetIsReadWhole) {
+  // datasets/detect (tvgen-detect): Ultralytics layout, 240 train + 60 val photos, data.yaml with 3 names.
+  const std::string root = tvtest::source_path("datasets/detect");
+  size_t lines = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/labels")) {
+    if (!e.is_regular_file()) continue;
+    for (const char ch : tvtest::read_text(e.path().string())) lines += ch == '\n' ? 1 : 0;
+  }
+  const tvh::DetectionDataset ds = dettest::load_detection(root, 32, 32);
+  EXPECT_EQ(ds.format, "yolo");
+  EXPECT_EQ(ds.classes, (std::vector<std::string>{"ring", "cross", "triangle"}));
+  EXPECT_EQ(ds.size(), 300u);
+  EXPECT_EQ(ds.subset_count("train"), 240u);
+  EXPECT_EQ(ds.subset_count("val"), 60u);
+  EXPECT_EQ(ds.object_count(), lines);
+  EXPECT_TRUE(ds.skipped.empty()) << ds.skipped[0].message;
+  EXPECT_TRUE(ds.warnings.empty()) << ds.warnings[0];
+  EXPECT_EQ(ds.photo_width[0], 160);
 }
