@@ -277,12 +277,7 @@ TEST(DetectionDataset, ExifRotatedPhotosBoxesTurnWithThePixels) {
   EXPECT_EQ(ds.photo_width[(size_t)r], 20);
   EXPECT_EQ(ds.photo_height[(size_t)r], 40);
   ASSERT_EQ(ds.boxes[(size_t)r].size(), 1u);
-  tvh::DetectionBox stored;
-  stored.label = 1;
-  stored.cx = 0.25f;
-  stored.cy = 0.5f;
-  stored.w = 0.1f;
-  stored.h = 0.2f;
+  const tvh::DetectionBox stored{1, 0.25f, 0.5f, 0.1f, 0.2f};  // label, cx, cy, w, h as r.txt gives them
   const tvh::DetectionBox want = tvh::orient_box(stored, 6);
   const tvh::DetectionBox& got = ds.boxes[(size_t)r][0];
   EXPECT_FLOAT_EQ(got.cx, want.cx);
