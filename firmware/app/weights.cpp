@@ -180,6 +180,10 @@ bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why
     why->set_status(nullptr, st, st.code == tv::StatusCode::NonFiniteWeight ? &view_.model : nullptr);
     return false;
   }
+  if (view_.model.task != tv::Task::Classify) {
+    why->set("it is a detector (a grid of objects): this firmware runs classifiers for now");
+    return false;
+  }
   const bool int8 = view_.is_int8();
   const bool copied = !int8 && file && *file;  // adopt_network copies the weights, then frees the file
   if (!adopt_network(view_.model, int8, why, file, size)) {

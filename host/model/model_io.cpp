@@ -80,6 +80,11 @@ LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& n
   tv::BlobView* view = m.view.get();
   tv::Status st = tv::blob_decode(m.blob.data(), m.blob.size(), view);
   if (!st.ok()) throw Error(name + ": " + blob_status_message(st, *view) + ".");
+  if (view->model.task != tv::Task::Classify)
+    throw Error(name +
+                " is a detector (a grid of objects, its TASK section), and this tool runs classifiers: "
+                "detection reaches tvtrain, tvquant and tvexport in steps (docs/detection.md); use a "
+                "classifier here.");
   m.plan = plan_or_throw(view->model, name);
   m.format = "tvb";
   m.crc = tv::crc32(0, m.blob.data(), view->size);

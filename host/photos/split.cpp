@@ -78,8 +78,9 @@ Split reference_split(const Dataset& dataset, int last_n) {
     std::vector<bool> correction(idx.size());
     int plain = 0;
     for (size_t k = 0; k < idx.size(); ++k) {
-      const std::string p = dataset.name((size_t)idx[k]);  // "image i" in a dataset built without paths
-      correction[k] = tv::is_correction_photo(p.data(), p.size());
+      const size_t i = (size_t)idx[k];  // a dataset built in memory has no paths, so no corrections
+      correction[k] =
+          i < dataset.paths.size() && tv::is_correction_photo(dataset.paths[i].data(), dataset.paths[i].size());
       plain += correction[k] ? 0 : 1;
     }
     // the last n_val photos that are not corrections validate; every correction trains

@@ -47,10 +47,11 @@ struct Net {
       for (size_t k = 0; k < lp.bias_count; ++k) b[k] = bias(rng);
     }
   }
-  const float* soft_target = nullptr;  // with distillation (distill_soft_targets): the sample's soft targets
+  const float* soft_target = nullptr;     // with distillation (distill_soft_targets): the sample's soft targets
+  const uint8_t* cell_targets = nullptr;  // a detector's: one per grid cell
   float loss(const std::vector<uint8_t>& image, int label) {
     tv::trainer_begin_batch(&tr);
-    return tv::trainer_sample(&tr, 0, image.data(), label, nullptr, soft_target);
+    return tv::trainer_sample(&tr, 0, image.data(), label, nullptr, soft_target, cell_targets);
   }
 };
 
@@ -88,9 +89,10 @@ struct Distill {
   std::vector<float> targets;  // num_classes - 1 probabilities
 };
 
-inline void check_network(const tv::ModelDesc& d, tv::LossKind kind, const char* what,
-                          const Distill* distill = nullptr) {
+inline void check_network(const tv::ModelDesc& d, tv::LossKind kind, const char* what, const Distill* distill = nullptr,
+                          const uint8_t* cell_targets = nullptr) {
   Net net(d, kind);
+  net.cell_targets = cell_targets;
   if (distill) {
     net.tr.opt.distill_weight = tv::kDistillWeight;
     net.tr.opt.distill_temperature = tv::kDistillTemperature;

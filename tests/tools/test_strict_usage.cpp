@@ -100,7 +100,7 @@ TEST(StrictUsage, EveryBadValueIsAUsageErrorWithOneSentence) {
       {"tvtrain", train + "--input 64x99999x3", "--input 64x99999x3: the width 99999 is out of range"},
       {"tvtrain", train + "--input 28x28", "is not of the form HxWxC"},
       {"tvtrain", train + "--preset tinyvison",
-       "'tinyvison' is not one of tinyvision, webmcu; did you mean tinyvision?"},
+       "'tinyvison' is not one of tinyvision, webmcu, detect; did you mean tinyvision?"},
       {"tvtrain", train + "--split fractoin", "did you mean fraction?"},
       {"tvtrain", train + "--augment none,flip", "none turns augmentation off and cannot be combined"},
       {"tvtrain", train + "--augment flip,none", "none turns augmentation off and cannot be combined"},

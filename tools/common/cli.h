@@ -131,7 +131,7 @@ inline int run_main(const char* tool, int (*body)(int, char**), int argc, char**
   return rc;
 }
 
-// One of the presets the core defines (tinyvision, webmcu).
+// One of the presets the core defines (tinyvision, webmcu, detect).
 inline CLI::Validator preset_choice() {
   std::vector<std::string> names;
   for (const char* const* n = tv::preset_names(); *n; ++n) names.push_back(*n);

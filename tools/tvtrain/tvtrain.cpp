@@ -315,6 +315,10 @@ void adapt_to(const Args& a, size_t images, tvh::TrainSetup* setup) {
   data.images = (long)images;
   tv::preset_model_for(setup->preset.c_str(), 2, data, &setup->model);
   tv::preset_recipe_for(setup->preset.c_str(), data, &setup->recipe);
+  if (setup->model.task == tv::Task::Detect)
+    throw tvh::Error("--preset " + setup->preset + " makes a detector, but " + a.dataset +
+                     " holds class folders (one class per photo): use a classifier preset (" +
+                     "tinyvision, webmcu), or give photos with labelled boxes (YOLO, COCO or Pascal VOC).");
   apply_overrides(a, setup);
 }
 

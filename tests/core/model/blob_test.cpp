@@ -137,6 +137,48 @@ TEST(Blob, CorruptionsAreRefusedWithTheirOwnStatus) {
   }
 }
 
+TEST(Blob, ADetectorSaysSoInItsTaskSectionAndAClassifierKeepsMinorZero) {
+  Fixture c("tinyvision", 3);
+  const std::vector<uint8_t> classifier = c.blob();
+  EXPECT_EQ(classifier[6], 0);  // minor 0, no TASK section: the bytes every classifier had
+  EXPECT_EQ(std::search(classifier.begin(), classifier.end(), std::begin("TASK"), std::end("TASK") - 1),
+            classifier.end());
+  BlobView v;
+  ASSERT_TRUE(blob_decode(classifier.data(), classifier.size(), &v).ok());
+  EXPECT_EQ(v.model.task, Task::Classify);
+
+  Fixture f("detect", 3);
+  f.desc.detect_threshold = 0.625f;
+  f.plan.desc.detect_threshold = 0.625f;
+  const std::vector<uint8_t> good = f.blob();
+  EXPECT_EQ(good[6], kBlobMinorTask);
+  ASSERT_TRUE(blob_decode(good.data(), good.size(), &v).ok());
+  EXPECT_EQ(v.model.task, Task::Detect);
+  EXPECT_EQ(v.model.detect_threshold, 0.625f);
+  EXPECT_TRUE(same_model(v.model, f.desc));
+  ModelPlan plan;
+  EXPECT_TRUE(plan_model(v.model, &plan).ok());
+
+  // the section's payload: task, three zero bytes, the threshold
+  const auto at = std::search(good.begin(), good.end(), std::begin("TASK"), std::end("TASK") - 1);
+  ASSERT_NE(at, good.end());
+  const size_t payload = (size_t)(at - good.begin()) + 16;
+  const auto refused = [&](size_t offset, std::vector<uint8_t> bytes) {
+    auto b = good;
+    std::copy(bytes.begin(), bytes.end(), b.begin() + (long)(payload + offset));
+    reseal(b);
+    BlobView w;
+    return blob_decode(b.data(), b.size(), &w).code == StatusCode::BlobCorrupt;
+  };
+  EXPECT_TRUE(refused(0, {0}));                       // "classify" is said by having no section
+  EXPECT_TRUE(refused(0, {2}));                       // an unknown task
+  EXPECT_TRUE(refused(2, {1}));                       // padding not zero
+  EXPECT_TRUE(refused(4, {0, 0, 0, 0}));              // threshold 0
+  EXPECT_TRUE(refused(4, {0, 0, 0xC0, 0x7F}));        // NaN
+  EXPECT_TRUE(refused(4, {0x01, 0x00, 0x80, 0x3F}));  // just above 1
+  EXPECT_FALSE(refused(4, {0, 0, 0x80, 0x3F}));       // exactly 1
+}
+
 TEST(Blob, AModelOtherThanExpectedIsRefusedAndNothingIsWritten) {
   Fixture two("webmcu", 2), three("webmcu", 3);
   std::vector<uint8_t> b = two.blob();

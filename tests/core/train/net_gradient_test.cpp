@@ -70,6 +70,29 @@ TEST(NetGradient, DistillationOnTopOfEitherLossMatchesFiniteDifferences) {
   EXPECT_GT(net.loss(image, 1), plain + 1e-3f);  // KL >= 0, and these targets are not the model's
 }
 
+TEST(NetGradient, ADetectorsPerCellLossMatchesFiniteDifferences) {
+  // 48x48x1 -> three stride-2 convolutions -> a 6x6 grid of (background + 2 classes) logits; object cells
+  // weigh 8 (the detect preset's weight)
+  tv::ModelDesc d;
+  d.input.height = d.input.width = 48;
+  d.input.channels = 1;
+  d.input.order = tv::ChannelOrder::GRAY;
+  d.num_classes = 3;
+  d.task = tv::Task::Detect;
+  tv::add_layer(&d, tv::conv2d_layer(3, 3, 2, tv::Padding::Same));
+  tv::add_layer(&d, tv::relu_layer());
+  tv::add_layer(&d, tv::depthwise_layer(3, 2, tv::Padding::Same));
+  tv::add_layer(&d, tv::conv2d_layer(4, 1));
+  tv::add_layer(&d, tv::leaky_relu_layer(0.1f));
+  tv::add_layer(&d, tv::avgpool_layer(2));
+  tv::add_layer(&d, tv::conv2d_layer(3, 1));
+  std::vector<uint8_t> targets(36, 0);
+  targets[7] = 1;
+  targets[8] = 1;
+  targets[29] = 2;
+  check_network(d, tv::LossKind::CrossEntropy, "detector", nullptr, targets.data());
+}
+
 TEST(NetGradient, LayersBeforeTheFirstWeightsAreSkipped) {
   check_network(pool_first_model(), tv::LossKind::CrossEntropy, "pool first");
 }

@@ -164,7 +164,8 @@ TEST(Update, SuffixParamsAreTheFullTailAndItsLogitsTheFullOnes) {
     std::vector<float> work(tv::inference_memory(full).work_bytes / sizeof(float) + 4);
     tv::Inference inf;
     ASSERT_TRUE(tv::inference_init(&inf, &full, params.data(), work.data(), work.size() * 4).ok());
-    std::vector<float> want(4), got(4);
+    const size_t outputs = tv::plan_outputs(full);  // 4, or a detector's grid of 4 per cell
+    std::vector<float> want(outputs), got(outputs);
     ASSERT_TRUE(tv::infer_u8(inf, image.data(), nullptr, want.data()).ok());
     int last_weighted = 0;
     for (int i = 0; i < full.num_layers; ++i)
@@ -190,7 +191,7 @@ TEST(Update, SuffixParamsAreTheFullTailAndItsLogitsTheFullOnes) {
       tv::Inference sinf;
       ASSERT_TRUE(tv::inference_init(&sinf, &s, params.data() + base, swork.data(), swork.size() * 4).ok()) << what;
       ASSERT_TRUE(tv::infer_f32(sinf, f.data(), nullptr, got.data()).ok()) << what;
-      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), 4 * sizeof(float))) << what;
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), outputs * sizeof(float))) << what;
     }
   }
 }

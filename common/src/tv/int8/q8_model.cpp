@@ -98,8 +98,10 @@ Status q8_infer_u8(const Q8Model& m, const uint8_t* image, int8_t* work, float* 
   const Status st = q8_run(m, work, work, &out);
   if (!st.ok()) return st;
   const int k = plan.desc.num_classes;
-  if (probs) softmax_s8(out, k, m.act_exps[plan.num_layers], probs);
-  if (logits) memcpy(logits, out, (size_t)k);
+  const size_t outputs = plan_outputs(plan);  // a detector: a row of k per grid cell
+  if (probs)
+    for (size_t at = 0; at < outputs; at += (size_t)k) softmax_s8(out + at, k, m.act_exps[plan.num_layers], probs + at);
+  if (logits) memcpy(logits, out, outputs);
   return ok_status();
 }
 

@@ -58,7 +58,8 @@ Status q8_bind(const BlobView& view, const ModelPlan& plan, Q8Model* model);
 
 // Runs one uint8 HWC image (already at the input size): normalizes, quantizes at act_exps[0], runs
 // every layer in `work` (q8_memory().work_bytes), writes num_classes probabilities when probs is not
-// null and the final int8 outputs (at act_exps[num_layers]) when logits is not null. Returns the
+// null (a detector: plan_outputs, a softmax per grid cell) and the final int8 outputs (at
+// act_exps[num_layers], plan_outputs bytes) when logits is not null. Returns the
 // first failing kernel's status (layer = its index); nothing is written to probs/logits then.
 Status q8_infer_u8(const Q8Model& m, const uint8_t* image, int8_t* work, float* probs, int8_t* logits = nullptr);
 // Same from an already-quantized input (act_exps[0]); on success *output points at the final int8

@@ -19,6 +19,8 @@ constexpr uint32_t kTagLabels = tag('L', 'A', 'B', 'L');
 constexpr uint32_t kTagProv = tag('P', 'R', 'O', 'V');
 constexpr uint32_t kTagTensor = tag('T', 'E', 'N', 'S');
 constexpr uint32_t kTagActExps = tag('Q', 'A', 'C', 'T');
+constexpr uint32_t kTagTask = tag('T', 'A', 'S', 'K');
+constexpr size_t kTaskPayload = 8;  // u8 task, 3 zero bytes, f32 detect threshold
 constexpr size_t kSectionHeader = 16;
 constexpr size_t kModelHeader = 16;
 constexpr size_t kLayerRecord = 32;
@@ -130,6 +132,7 @@ size_t blob_encoded_size(const BlobContents& c) {
   if (c.provenance) n += kSectionHeader + pad16(provenance_bytes(c));
   for (int i = 0; i < c.num_tensors; ++i) n += kSectionHeader + pad16(tensor_payload(c.tensors[i]));
   if (c.num_act_exps > 0) n += kSectionHeader + pad16(1 + (size_t)c.num_act_exps);
+  if (c.model->task != Task::Classify) n += kSectionHeader + pad16(kTaskPayload);
   return n;
 }
 
@@ -149,7 +152,7 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
   memset(out, 0, total);
   memcpy(out, kMagic, 4);
   write_le16(out + 4, kBlobMajor);
-  write_le16(out + 6, kBlobMinor);
+  write_le16(out + 6, c.model->task == Task::Classify ? kBlobMinor : kBlobMinorTask);
   write_le32(out + 8, (uint32_t)total);
   uint32_t sections = 0;
   uint8_t* p = out + kBlobHeaderBytes;
@@ -166,6 +169,12 @@ Status blob_encode(const BlobContents& c, uint8_t* out, size_t cap, size_t* writ
   write_le16(b, c.model->num_classes);
   b[2] = c.model->num_layers;
   encode_model(*c.model, b + 4);
+  // TASK (what is not a classifier): the task and a detector's threshold.
+  if (c.model->task != Task::Classify) {
+    b = begin(kTagTask, kTaskPayload);
+    b[0] = (uint8_t)c.model->task;
+    write_le_f32(b + 4, c.model->detect_threshold);
+  }
   // LABL
   b = begin(kTagLabels, labels_payload(c));
   write_le16(b, (uint16_t)c.num_labels);
@@ -275,6 +284,18 @@ Status read_model_section(const uint8_t* b, size_t len, BlobView* v, const uint8
   return ok_status();
 }
 
+// The task section: a detector (the only task besides the default, classification) and its threshold, a
+// finite number in (0, 1].
+Status read_task_section(const uint8_t* b, size_t len, BlobView* v) {
+  if (len != kTaskPayload || b[0] != (uint8_t)Task::Detect || b[1] || b[2] || b[3])
+    return status_plain(StatusCode::BlobCorrupt);
+  const float threshold = read_le_f32(b + 4);
+  if (!(threshold > 0.f && threshold <= 1.f)) return status_plain(StatusCode::BlobCorrupt);
+  v->model.task = Task::Detect;
+  v->model.detect_threshold = threshold;
+  return ok_status();
+}
+
 // The labels section: a count, then each label's length and bytes, filling the section exactly.
 Status read_labels_section(const uint8_t* b, size_t len, BlobView* v) {
   if (len < 2) return status_plain(StatusCode::BlobCorrupt);
@@ -371,7 +392,7 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
   v->crc = crc;
   v->flags = read_le32(data + 20);
   const uint32_t sections = read_le32(data + 16);
-  bool have_model = false, have_labels = false;
+  bool have_model = false, have_labels = false, have_task = false;
   const uint8_t* input_scale_offset = nullptr;  // the model's input scale and offset (two float32)
   size_t off = kBlobHeaderBytes;
   for (uint32_t s = 0; s < sections; ++s) {
@@ -385,6 +406,9 @@ Status blob_decode(const uint8_t* data, size_t size, BlobView* v) {
     if (t == kTagModel) {
       st = have_model ? status_plain(StatusCode::BlobCorrupt) : read_model_section(b, len, v, &input_scale_offset);
       have_model = true;
+    } else if (t == kTagTask) {
+      st = have_task ? status_plain(StatusCode::BlobCorrupt) : read_task_section(b, len, v);
+      have_task = true;
     } else if (t == kTagLabels) {
       st = have_labels ? status_plain(StatusCode::BlobCorrupt) : read_labels_section(b, len, v);
       have_labels = true;

@@ -12,6 +12,8 @@
 //          data size, 32-byte NUL-padded name), then per-channel exponents (if any) padded to 16,
 //          then the data, which therefore starts 16-byte aligned
 //   'QACT' int8 models: the exponent of the input and of every layer output (i8 each)
+//   'TASK' (minor 1) a model that is not a classifier: u8 task (1 = detect), 3 zero bytes, f32 the
+//          detector's decoding threshold in (0, 1]; without it a model is a classifier
 // The decoder checks all of it before reporting success, so a caller never sees a partial load.
 #pragma once
 #include <stddef.h>
@@ -23,7 +25,8 @@
 namespace tv {
 
 constexpr uint16_t kBlobMajor = 1;
-constexpr uint16_t kBlobMinor = 0;
+constexpr uint16_t kBlobMinor = 0;      // what a classifier's blob is written as (every blob before detectors)
+constexpr uint16_t kBlobMinorTask = 1;  // a blob with a 'TASK' section (a detector); readers of minor 0 skip it
 constexpr size_t kBlobHeaderBytes = 32;
 constexpr int kMaxBlobTensors = 2 * kMaxLayers;
 constexpr int kMaxLabels = 256;

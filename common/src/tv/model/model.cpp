@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "tv/detect/grid.h"
 #include "tv/float_text.h"
 #include "tv/in_place.h"
 #include "tv/model/layer_unit.h"
@@ -170,6 +171,21 @@ Status window_axis(int layer, int in, int k, int stride, Padding pad, int* out, 
   return ok_status();
 }
 
+// A detector's input: sides that are multiples of the grid's cell, within the sizes detection supports, and
+// 2..kMaxDetectChannels output channels.
+Status check_detector_input(const ModelDesc& desc) {
+  const int sides[2] = {desc.input.height, desc.input.width};
+  for (int side : sides) {
+    if (side < kDetectMinSide) return status_under_minimum(StatusCode::BadParameter, -1, side, kDetectMinSide);
+    if (side > kDetectMaxSide) return status_over_limit(StatusCode::BadParameter, -1, side, kDetectMaxSide);
+    if (side % kGridStride != 0)
+      return status_not_expected(StatusCode::BadParameter, -1, side, side / kGridStride * kGridStride);
+  }
+  if (desc.num_classes > kMaxDetectChannels)
+    return status_over_limit(StatusCode::ClassCountMismatch, -1, desc.num_classes, kMaxDetectChannels);
+  return ok_status();
+}
+
 }  // namespace
 
 Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
@@ -188,7 +204,23 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan) {
     return status_not_expected(StatusCode::ChannelMismatch, -1, desc.input.channels,
                                desc.input.order == ChannelOrder::GRAY ? 1 : 3);
   if (desc.num_classes < 2) return status_under_minimum(StatusCode::ClassCountMismatch, -1, desc.num_classes, 2);
-  return plan_layers(Shape{desc.input.height, desc.input.width, desc.input.channels}, plan);
+  if (desc.task == Task::Detect) {
+    const Status st = check_detector_input(desc);
+    if (!st.ok()) return st;
+  } else if (desc.task != Task::Classify) {
+    return status_value(StatusCode::NotSupported, -1, (int32_t)desc.task);
+  }
+  Status st = plan_layers(Shape{desc.input.height, desc.input.width, desc.input.channels}, plan);
+  if (st.ok() && desc.task == Task::Detect) {
+    const Shape& out = plan->layers[desc.num_layers - 1].out;
+    if (out.h * kGridStride != desc.input.height)
+      st = status_not_expected(StatusCode::ClassCountMismatch, desc.num_layers - 1, out.h,
+                               desc.input.height / kGridStride);
+    else if (out.w * kGridStride != desc.input.width)
+      st = status_not_expected(StatusCode::ClassCountMismatch, desc.num_layers - 1, out.w,
+                               desc.input.width / kGridStride);
+  }
+  return st;
 }
 
 Status plan_layers(const Shape& input, ModelPlan* plan) {
@@ -278,8 +310,9 @@ Status plan_layers(const Shape& input, ModelPlan* plan) {
     cur_size = out_size;
   }
   if (plan->first_param_layer < 0) return status_plain(StatusCode::NotSupported, -1);
-  if ((int)cur_size != desc.num_classes)
-    return status_not_expected(StatusCode::ClassCountMismatch, desc.num_layers - 1, (int32_t)cur_size,
+  const uint64_t per_answer = desc.task == Task::Detect ? (uint64_t)cur.c : cur_size;  // a detector: per cell
+  if (per_answer != desc.num_classes)
+    return status_not_expected(StatusCode::ClassCountMismatch, desc.num_layers - 1, (int32_t)per_answer,
                                desc.num_classes);
   if (infer == 0) infer = cur_size * 2;
   // Backward scratch: two ends of one buffer hold dL/d(output) and dL/d(input) of the layer being
@@ -466,7 +499,7 @@ int status_message_text(const Status& st, const ModelDesc* desc, char* buf, int 
 }
 
 bool same_model(const ModelDesc& a, const ModelDesc& b) {
-  if (a.num_classes != b.num_classes || a.num_layers != b.num_layers) return false;
+  if (a.num_classes != b.num_classes || a.num_layers != b.num_layers || a.task != b.task) return false;
   if (a.input.height != b.input.height || a.input.width != b.input.width || a.input.channels != b.input.channels ||
       a.input.order != b.input.order || a.input.scale != b.input.scale || a.input.offset != b.input.offset)
     return false;

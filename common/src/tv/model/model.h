@@ -38,10 +38,19 @@ struct InputDesc {
   float offset = 0.0f;
 };
 
+// What a model answers (the blob's 'TASK' section; a blob without one is a classifier).
+// Classify: one vector of num_classes logits per photo. Detect: a grid of (input / kGridStride) cells, each
+// with num_classes logits, channel 0 the background and 1.. the object classes (tv/detect/grid.h).
+enum class Task : uint8_t { Classify = 0, Detect = 1 };
+// A detector's output channels: background + at most 16 object classes.
+constexpr int kMaxDetectChannels = 17;
+
 struct ModelDesc {
   InputDesc input;
-  uint16_t num_classes = 0;
+  uint16_t num_classes = 0;  // classes; a detector's output channels (background included)
   uint8_t num_layers = 0;
+  Task task = Task::Classify;
+  float detect_threshold = 0.5f;  // a detector's decoding threshold (tv::grid_objects)
   LayerDesc layers[kMaxLayers];
 };
 
@@ -127,9 +136,16 @@ int weight_dims(const LayerDesc& d, const Shape& in, const Shape& out, uint32_t 
 // characters and a terminating zero into buf; returns the length.
 int layer_detail_text(const LayerDesc& d, const Shape& out, char* buf, int n);
 
-// Validates the description and derives the plan. Rejections name the layer and the reason; a figure
-// over kMaxPlanFloats is refused with StatusCode::Overflow, a = its PlanFigure, and its real float
-// count in plan->overflow_floats.
+// The values the model's last layer gives per photo: num_classes for a classifier, grid cells x channels
+// for a detector.
+inline size_t plan_outputs(const ModelPlan& plan) {
+  return plan.num_layers > 0 ? plan.layers[plan.num_layers - 1].out.size() : 0;
+}
+
+// Validates the description and derives the plan. A detector's input sides are multiples of 8 from 48 to
+// 240 and its last layer gives (height / 8) x (width / 8) x num_classes (2..kMaxDetectChannels). Rejections name the
+// layer and the reason; a figure over kMaxPlanFloats is refused with StatusCode::Overflow, a = its PlanFigure, and its
+// real float count in plan->overflow_floats.
 Status plan_model(const ModelDesc& desc, ModelPlan* plan);
 
 // plan_model's derivation for a float input tensor of any shape (no image checks): plan->desc holds
@@ -137,7 +153,7 @@ Status plan_model(const ModelDesc& desc, ModelPlan* plan);
 // as a fresh ModelPlan. plan_suffix (tv/train/update.h) plans a network's trainable tail with it.
 Status plan_layers(const Shape& input, ModelPlan* plan);
 
-// True when two descriptions describe the same computation (same input, layers and classes).
+// True when two descriptions describe the same computation (same input, layers, classes and task).
 bool same_model(const ModelDesc& a, const ModelDesc& b);
 
 }  // namespace tv

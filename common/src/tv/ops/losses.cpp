@@ -16,6 +16,10 @@ void softmax(const float* logits, int n, float* probs) {
   for (int i = 0; i < n; ++i) probs[i] /= sum;
 }
 
+void grid_softmax(const float* logits, int cells, int n, float* probs) {
+  for (int c = 0; c < cells; ++c) softmax(logits + (size_t)c * (size_t)n, n, probs + (size_t)c * (size_t)n);
+}
+
 float softmax_cross_entropy(const float* logits, int n, int label, float* probs, float* dlogits) {
   softmax(logits, n, probs);
   const float p = probs[label] > 1e-30f ? probs[label] : 1e-30f;
@@ -61,7 +65,7 @@ float grid_cross_entropy(const float* logits, int cells, int n, const uint8_t* t
   float sum = 0.0f;
   for (int c = 0; c < cells; ++c) {
     const size_t at = (size_t)c * (size_t)n;
-    const int label = target[c] < n ? target[c] : 0;
+    const int label = target && target[c] < n ? target[c] : 0;
     const float w = label > 0 ? object_weight : 1.0f;
     sum += w * softmax_cross_entropy(logits + at, n, label, probs + at, dlogits + at);
     const float scale = w * inv_cells;

@@ -41,6 +41,8 @@ struct Geom2D {
 // ---- Softmax and losses (losses.cpp) ----
 // Numerically stable softmax (subtracts the max).
 void softmax(const float* logits, int n, float* probs);
+// softmax over each of `cells` rows of n logits (a detector's grid, tv/detect/grid.h); probs may alias logits.
+void grid_softmax(const float* logits, int cells, int n, float* probs);
 // Cross-entropy of softmax(logits) against `label`; writes probs and dlogits = probs - onehot(label);
 // returns -log(max(probs[label], 1e-30)).
 float softmax_cross_entropy(const float* logits, int n, int label, float* probs, float* dlogits);
@@ -56,7 +58,7 @@ float mse_loss(const float* out, const float* target, int n, float* dout);
 // cell's class (0 = background). An object cell weighs object_weight, a background cell 1:
 // L = (1 / cells) * sum_c w_c * -ln(max(p_c[target_c], 1e-30)); writes every cell's probabilities to
 // probs and dlogits = (w_c / cells) * (p_c - onehot(target_c)). probs may alias logits; a target of n or
-// more counts as background (never read past the row).
+// more counts as background (never read past the row), and so does every cell when target is null.
 float grid_cross_entropy(const float* logits, int cells, int n, const uint8_t* target, float object_weight,
                          float* probs, float* dlogits);
 

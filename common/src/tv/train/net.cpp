@@ -142,9 +142,11 @@ static Status finish(const Inference& inf, float* probs, float* logits) {
   const float* out = nullptr;
   const Status st = run_layers(inf, &out);
   if (!st.ok()) return st;
-  const int n = inf.plan->desc.num_classes;
-  if (logits) memcpy(logits, out, (size_t)n * sizeof(float));
-  if (probs) softmax(out, n, probs);
+  const ModelPlan& plan = *inf.plan;
+  const int nc = plan.desc.num_classes;
+  const int cells = (int)(plan_outputs(plan) / (size_t)nc);  // 1 for a classifier
+  if (logits) memcpy(logits, out, plan_outputs(plan) * sizeof(float));
+  if (probs) grid_softmax(out, cells, nc, probs);
   return ok_status();
 }
 
@@ -171,7 +173,7 @@ TrainMemory training_memory(const ModelPlan& plan, const TrainOptions& opt) {
   TrainMemory m;
   const int lanes = opt.lanes < 1 ? 1 : (opt.lanes > kMaxLanes ? kMaxLanes : opt.lanes);
   const size_t p = align_floats(plan.param_count) * sizeof(float);
-  const size_t classes = align_floats(plan.desc.num_classes) * sizeof(float);
+  const size_t classes = align_floats(plan_outputs(plan)) * sizeof(float);
   m.params_bytes = p;
   m.grad_bytes = p * lanes;
   m.optimizer_bytes = opt.optimizer == OptimizerKind::Adam ? 2 * p : p;
@@ -214,7 +216,7 @@ Status trainer_init(Trainer* tr, const ModelPlan* plan, const TrainOptions& opt,
     tr->best = f;
     f += pn;
   }
-  const size_t cn = align_floats(plan->desc.num_classes);
+  const size_t cn = align_floats(plan_outputs(*plan));
   for (int l = 0; l < opt.lanes; ++l) {
     TrainLane& lane = tr->lanes[l];
     lane.acts = f;
@@ -270,7 +272,8 @@ int distill_outputs(const ModelPlan& plan, const TrainOptions& opt) {
 }
 
 // Forward and backward of the sample already at lane.acts (the input), with its soft targets (may be null).
-static float train_on_input(Trainer* tr, int lane_index, int label, int* predicted, const float* soft_target) {
+static float train_on_input(Trainer* tr, int lane_index, int label, int* predicted, const float* soft_target,
+                            const uint8_t* cell_targets) {
   const ModelPlan& plan = *tr->plan;
   TrainLane& lane = tr->lanes[lane_index];
   const float* params = tr->params;
@@ -289,7 +292,18 @@ static float train_on_input(Trainer* tr, int lane_index, int label, int* predict
 
   // Loss and its gradient.
   float loss;
-  if (tr->opt.loss == LossKind::MSE) {
+  const size_t outputs = plan_outputs(plan);
+  if (plan.desc.task == Task::Detect) {
+    const int cells = (int)(outputs / (size_t)nc);
+    loss = grid_cross_entropy(logits, cells, nc, cell_targets, tr->opt.object_weight, lane.probs, lane.dlogits);
+    int right = 0;  // cells whose most probable channel is their target
+    for (int c = 0; c < cells; ++c)
+      right += argmax(lane.probs + (size_t)c * (size_t)nc, nc) == (cell_targets ? cell_targets[c] : 0);
+    if (predicted) *predicted = right == cells ? label : -1;
+    lane.loss_sum += loss;
+    lane.correct += right == cells;
+    lane.seen += 1;
+  } else if (tr->opt.loss == LossKind::MSE) {
     float* target = lane.probs;  // one-hot target, then overwritten by the probabilities below
     for (int k = 0; k < nc; ++k) target[k] = k == label ? 1.f : 0.f;
     loss = mse_loss(logits, target, nc, lane.dlogits);
@@ -297,22 +311,24 @@ static float train_on_input(Trainer* tr, int lane_index, int label, int* predict
   } else {
     loss = softmax_cross_entropy(logits, nc, label, lane.probs, lane.dlogits);
   }
-  const int distilled = soft_target ? distill_outputs(plan, tr->opt) : 0;
-  if (distilled > 0)
-    loss += distillation_loss(logits, distilled, soft_target, tr->opt.distill_temperature, tr->opt.distill_weight,
-                              lane.dlogits);
-  const int pred = argmax(lane.probs, nc);
-  if (predicted) *predicted = pred;
-  lane.loss_sum += loss;
-  lane.correct += pred == label;
-  lane.seen += 1;
+  if (plan.desc.task != Task::Detect) {
+    const int distilled = soft_target ? distill_outputs(plan, tr->opt) : 0;
+    if (distilled > 0)
+      loss += distillation_loss(logits, distilled, soft_target, tr->opt.distill_temperature, tr->opt.distill_weight,
+                                lane.dlogits);
+    const int pred = argmax(lane.probs, nc);
+    if (predicted) *predicted = pred;
+    lane.loss_sum += loss;
+    lane.correct += pred == label;
+    lane.seen += 1;
+  }
 
   // Backward: dy and dx live at opposite ends of the scratch buffer.
   float* scratch = lane.scratch;
   const size_t S = plan.train_grad_floats;
   float* dy = scratch;
   bool dy_low = true;
-  memcpy(dy, lane.dlogits, (size_t)nc * sizeof(float));
+  memcpy(dy, lane.dlogits, outputs * sizeof(float));
   for (int i = plan.num_layers - 1; i >= plan.first_param_layer; --i) {
     const LayerUnit& unit = layer_unit(plan.desc.layers[i].type);
     const LayerPlan& lp = plan.layers[i];
@@ -339,15 +355,15 @@ static float train_on_input(Trainer* tr, int lane_index, int label, int* predict
 }
 
 float trainer_sample(Trainer* tr, int lane_index, const uint8_t* image, int label, int* predicted,
-                     const float* soft_target) {
+                     const float* soft_target, const uint8_t* cell_targets) {
   normalize_input(*tr->plan, image, tr->lanes[lane_index].acts);
-  return train_on_input(tr, lane_index, label, predicted, soft_target);
+  return train_on_input(tr, lane_index, label, predicted, soft_target, cell_targets);
 }
 
 float trainer_sample_f32(Trainer* tr, int lane_index, const float* input, int label, int* predicted,
-                         const float* soft_target) {
+                         const float* soft_target, const uint8_t* cell_targets) {
   memcpy(tr->lanes[lane_index].acts, input, tr->plan->input.size() * sizeof(float));
-  return train_on_input(tr, lane_index, label, predicted, soft_target);
+  return train_on_input(tr, lane_index, label, predicted, soft_target, cell_targets);
 }
 
 bool trainer_end_batch(Trainer* tr) {

@@ -39,7 +39,8 @@ struct Inference {
 // Binds a plan, its parameters and a work arena of at least inference_memory().work_bytes.
 Status inference_init(Inference* inf, const ModelPlan* plan, const float* params, void* arena, size_t arena_bytes);
 // Classifies one uint8 HWC image already at the model's input size; writes num_classes
-// probabilities and, when logits is not null, the final layer's outputs. Every layer's output is
+// probabilities (a detector: plan_outputs, a softmax per grid cell) and, when logits is not null, the
+// final layer's outputs (plan_outputs values). Every layer's output is
 // checked: a model whose finite weights overflow float on this input returns NonFiniteActivation
 // (layer = the first layer whose output holds an Inf or NaN, a = the element) and its probabilities
 // are not to be used. The one check every path that runs a float model goes through.
@@ -78,6 +79,8 @@ struct TrainOptions {
   float distill_weight = 0.f;
   float distill_temperature = 2.f;
   int distill_old_classes = 0;  // the starting model's classes: samples of these labels are distilled
+  // A detector's loss (tv::grid_cross_entropy): how much more a cell holding an object weighs than background.
+  float object_weight = 8.f;
 };
 
 struct TrainMemory {
@@ -126,13 +129,15 @@ void trainer_begin_batch(Trainer* tr);
 // Forward and backward of one sample on a lane; accumulates its gradient into that lane.
 // `image` is uint8 HWC at the input size. Returns the loss; *predicted gets the argmax class.
 // soft_target (may be null): the sample's distillation targets (distill_outputs floats), used when
-// distill_outputs > 0.
+// distill_outputs > 0. A detector trains on cell_targets (one byte per grid cell, tv::grid_targets; null:
+// all background) with tv::grid_cross_entropy; its *predicted is `label` when every cell's most probable
+// channel is its target, else -1 (and that counts as the lane's `correct`).
 float trainer_sample(Trainer* tr, int lane, const uint8_t* image, int label, int* predicted,
-                     const float* soft_target = nullptr);
+                     const float* soft_target = nullptr, const uint8_t* cell_targets = nullptr);
 // Same from a float input already normalized (plan.input.size() values), e.g. cached features of a
 // frozen prefix (tv/train/update.h's plan_suffix).
 float trainer_sample_f32(Trainer* tr, int lane, const float* input, int label, int* predicted,
-                         const float* soft_target = nullptr);
+                         const float* soft_target = nullptr, const uint8_t* cell_targets = nullptr);
 // The outputs distillation compares: opt.distill_old_classes when distillation is on (distill_weight > 0)
 // and there are 2 to num_classes old classes; 0 otherwise (off).
 int distill_outputs(const ModelPlan& plan, const TrainOptions& opt);

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "tv/detect/grid.h"
+
 namespace tv {
 
 void webmcu_model(int num_classes, ModelDesc* d) {
@@ -63,6 +65,29 @@ static void tinyvision_model(int num_classes, const DataShape& data, ModelDesc* 
   add_layer(d, adaptive_avgpool_layer(p.head_h, p.head_w));
   add_layer(d, flatten_layer());
   add_layer(d, dense_layer());
+}
+
+// The detector (FOMO's shape on our blocks): the tinyvision stem (8 filters, stride 2) and its first three
+// blocks (16-32-64) with a 2x2 max-pool after the first two, so the last map is 1/8 of the input, then a
+// 1x1 convolution giving each cell's logits (background + the object classes). The stem and blocks have the
+// classifier's shapes, so a classifier's (or the backbone's) first layers fit it.
+static void detect_model(int channels, const DataShape& data, ModelDesc* d) {
+  *d = ModelDesc();
+  set_input(d, data.height, data.width, data.channels);
+  d->num_classes = (uint16_t)channels;
+  d->task = Task::Detect;
+  d->detect_threshold = kDefaultDetectThreshold;
+  const TinyVisionPlan p;  // the small network's widths
+  add_layer(d, conv2d_layer(p.stem_filters, 3, 2, Padding::Same));
+  add_layer(d, relu_layer());
+  for (int b = 0; b < 3; ++b) {
+    add_layer(d, depthwise_layer(3, 1, Padding::Same));
+    add_layer(d, relu_layer());
+    add_layer(d, conv2d_layer(p.block_filters[b], 1));
+    add_layer(d, relu_layer());
+    if (b < 2) add_layer(d, maxpool_layer(2));
+  }
+  add_layer(d, conv2d_layer(channels, 1));  // the grid's logits
 }
 
 TinyVisionPlan tinyvision_plan(const DataShape& data) {
@@ -139,7 +164,16 @@ TinyVisionScale tinyvision_scale(const DataShape& data) {
   return sc;
 }
 
-static const char* const kPresetNames[] = {"tinyvision", "webmcu", nullptr};
+// The detector's recipe: the tinyvision optimizer and schedule, object cells weighing kObjectWeight; flips
+// and brightness (a shift would move boxes across cells: not yet), keeping the epoch of the best validation.
+static TrainRecipe detect_recipe(const DataShape& data) {
+  TrainRecipe r = tinyvision_recipe(data);
+  r.aug_shift = 0;
+  r.opt.object_weight = kObjectWeight;
+  return r;
+}
+
+static const char* const kPresetNames[] = {"tinyvision", "webmcu", "detect", nullptr};
 
 const char* const* preset_names() {
   return kPresetNames;
@@ -155,6 +189,10 @@ bool preset_model_for(const char* name, int num_classes, const DataShape& data, 
     tinyvision_model(num_classes, data, desc);
     return true;
   }
+  if (strcmp(name, "detect") == 0) {
+    detect_model(num_classes, data, desc);
+    return true;
+  }
   return false;
 }
 
@@ -165,6 +203,10 @@ bool preset_recipe_for(const char* name, const DataShape& data, TrainRecipe* rec
   }
   if (strcmp(name, "tinyvision") == 0) {
     *recipe = tinyvision_recipe(data);
+    return true;
+  }
+  if (strcmp(name, "detect") == 0) {
+    *recipe = detect_recipe(data);
     return true;
   }
   return false;

@@ -37,7 +37,11 @@ struct DataShape {
   long images = 0;
 };
 
-// Fills a preset by name ("webmcu", "tinyvision"); false when the name is unknown. The _for forms
+// How much more a detector's object cell weighs in its loss than a background cell (the detect preset).
+constexpr float kObjectWeight = 8.f;
+
+// Fills a preset by name ("webmcu", "tinyvision", "detect"); false when the name is unknown. "detect" is a
+// detector (tv::Task::Detect): num_classes counts its output channels, background + the object classes. The _for forms
 // size the model and the recipe for the data (the webmcu preset only takes the input size; its
 // recipe is fixed); the short forms are the preset at 64x64x3 for a small dataset.
 bool preset_model_for(const char* name, int num_classes, const DataShape& data, ModelDesc* desc);
