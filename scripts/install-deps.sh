@@ -10,7 +10,7 @@
 # One line per step; apt's output goes to a log file, named when an install fails.
 set -euo pipefail
 WHAT=${1:-test}
-BUILD=(cmake make ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev
+BUILD=(cmake make ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libpugixml-dev libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev
        libexif-dev libzip-dev zlib1g-dev libflatbuffers-dev flatbuffers-compiler libserialport-dev)
 # g++-multilib: the core and the firmware app are also built and tested as 32-bit programs (-m32), as on
 # the board; gcc-arm-none-eabi + newlib: the ESP32 sources are type-checked against the real headers;

@@ -91,7 +91,7 @@ fuzz_build() {
   CC=clang CXX=clang++ tv_configure build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTV_BUILD_FUZZ=ON -DTV_BUILD_TESTS=OFF
   cmake --build build/fuzz -j"$JOBS" --target fuzz_blob fuzz_espdl fuzz_image fuzz_zip fuzz_config fuzz_numbers \
     fuzz_weights fuzz_tvsim_script fuzz_svg_text fuzz_model_run fuzz_update fuzz_link fuzz_link_m32 fuzz_link_host \
-    fuzz_menu fuzz_make_seed fuzz_make_photo_seeds
+    fuzz_menu fuzz_labels fuzz_make_seed fuzz_make_photo_seeds
 }
 
 # The corpora: generated JPEG/PNG/zip files and ../shared's photos, the repository's configs, ../shared's
@@ -100,7 +100,7 @@ fuzz_build() {
 fuzz_seeds() {
   local F=build/fuzz t
   for t in blob espdl image zip config numbers weights tvsim_script svg_text model_run update link link_m32 \
-    link_host menu; do
+    link_host menu labels; do
     mkdir -p $F/corpus-$t
   done
   $F/bin/fuzz_make_seed $F/corpus-blob/seed.tvb
@@ -125,6 +125,28 @@ fuzz_seeds() {
   for t in link link_m32; do
     python3 fuzz/make_link_seeds.py $F/corpus-blob/seed.tvb $F/corpus-$t $F/corpus-link_host
   done
+  # the label parsers: the first byte picks the format (fuzz/fuzz_labels.cpp)
+  printf '\x00%s' '0 0.5 0.5 0.2 0.4
+1 0.25 0.75 0.1 0.1
+' >$F/corpus-labels/yolo.txt
+  printf '\x01%s' 'path: .
+train: ../train/images
+val: images/val
+nc: 2
+names:
+  0: cat
+  1: dog
+' >$F/corpus-labels/data.yaml
+  printf '\x02%s' 'cat
+dog
+' >$F/corpus-labels/classes.txt
+  printf '\x03%s' '{"categories": [{"id": 0, "name": "pets", "supercategory": "none"}, {"id": 1, "name": "cat",
+ "supercategory": "pets"}], "images": [{"id": 1, "file_name": "a.jpg", "width": 40, "height": 20}],
+ "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 5, 20, 10], "iscrowd": 0}]}' \
+    >$F/corpus-labels/coco.json
+  printf '\x04%s' '<annotation><filename>a.jpg</filename><size><width>40</width><height>20</height></size>
+<object><name>dog</name><bndbox><xmin>10</xmin><ymin>5</ymin><xmax>30</xmax><ymax>15</ymax></bndbox></object>
+</annotation>' >$F/corpus-labels/voc.xml
   printf 'ttl\n' >$F/corpus-menu/train.txt
   printf 'n 4star\ntt\nl\ntttttl\n' >$F/corpus-menu/learn.txt
   printf 'tttttttl\nt\nl\nttttttl\n' >$F/corpus-menu/touch-new-class.txt
@@ -184,6 +206,7 @@ fuzz_runs() {
   echo "fuzz_link_m32 runs $(bash scripts/m32-runner.sh --describe): ${FUZZ_M32_PREFIX[*]}"
   fuzz_run link_m32 "$more" -rss_limit_mb=1024
   fuzz_run menu "$more" "${rss[@]}" -max_len=512
+  fuzz_run labels "$more" "${rss[@]}"
   fuzz_wait
 }
 

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -200,6 +201,15 @@ std::vector<uint8_t> decode_data_uri(const std::string& uri) {
     }
   }
   return out;
+}
+
+std::string thrown_message(const std::function<void()>& op) {
+  try {
+    op();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace tvtest

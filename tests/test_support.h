@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -53,6 +54,8 @@ CommandResult run_capture(const std::string& cmd);
 // is not asked for, a test failure naming the command and its stderr; output that is not JSON is
 // always a failure.
 nlohmann::json run_json(const std::string& cmd, int* rc = nullptr, std::string* err = nullptr);
+// The message of the exception `op` throws; "(no error)" when it throws none.
+std::string thrown_message(const std::function<void()>& op);
 // Every first capture group of `pattern` (std::regex) in `text`, as a set.
 std::set<std::string> regex_captures(const std::string& text, const std::string& pattern);
 // The bytes of a "data:...;base64,..." URI (the HTML report's pictures).

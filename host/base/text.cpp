@@ -1,5 +1,6 @@
 #include "host/base/text.h"
 
+#include <cctype>
 #include <cstdio>
 
 #include "host/base/error.h"
@@ -21,6 +22,11 @@ std::string grouped(int64_t v) {
     out += digits[i];
   }
   return (v < 0 ? "-" : "") + out;
+}
+
+std::string ascii_lower(std::string s) {
+  for (char& c : s) c = (char)std::tolower((unsigned char)c);
+  return s;
 }
 
 std::string join(const std::vector<std::string>& items) {

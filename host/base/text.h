@@ -13,6 +13,8 @@ std::string grouped(int64_t v);
 // "[a, b, c]", each item as one line (tvh::one_line: a class name holding a newline or an escape
 // is written visibly)
 std::string join(const std::vector<std::string>& items);
+// `s` with the ASCII letters A-Z in lower case (file extensions and folder names compared by letter).
+std::string ascii_lower(std::string s);
 // "87.50 %" for 0.875.
 std::string pct(double fraction);
 // "0x0A1B2C3D"

@@ -28,11 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace dataset_tree;
 
-std::string strip_trailing_slashes(std::string p) {
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  return p;
-}
-
 void check_options(const DatasetOptions& options, const std::string& source) {
   if (source.empty()) throw Error("no dataset path was given.");
   if (options.channels != 1 && options.channels != 3) {
@@ -80,29 +75,10 @@ size_t DatasetListing::cache_bytes(const DatasetOptions& options) const {
 
 namespace {
 
-// Refuses a dataset path that does not exist or is neither a folder nor a file; true for a file (a zip).
-bool check_source_is_zip(const std::string& source) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(source, ec);
-  if (ec == std::errc::too_many_symbolic_link_levels)
-    throw Error("the dataset '" + source +
-                "' is a symbolic link loop (links that lead back to themselves); give the "
-                "folder itself.");
-  if (ec || !fs::exists(status)) throw Error("the dataset '" + source + "' does not exist.");
-  const bool is_zip = fs::is_regular_file(status);
-  if (!is_zip && !fs::is_directory(status)) {
-    throw Error("the dataset '" + source + "' " + special_kind(status) +
-                ": give a folder with one sub-folder per class, or a .zip of one.");
-  }
-  return is_zip;
-}
-
 // Lists the folder or the zip archive (kept open in out.archive).
 Tree list_source(DatasetListing& out) {
-  if (!out.is_zip) return list_folder(out.source);
-  auto archive = std::make_shared<ZipArchive>();
-  open_zip(out.source, *archive);
-  Tree tree = list_zip(archive->zip);
+  std::shared_ptr<ZipArchive> archive;
+  Tree tree = list_dataset_source(out.source, out.is_zip, &archive);
   out.archive = archive;
   return tree;
 }
@@ -125,17 +101,6 @@ std::string find_class_root(const Tree& tree, bool is_zip) {
   }
   return root;
 }
-
-// How a folder or file of the dataset is named to the user ("photos/cat", "photos.zip:cat").
-struct DisplayNames {
-  std::string source;
-  bool is_zip;
-  std::string dir(const std::string& rel) const {
-    if (is_zip) return source + ":" + rel;
-    return rel.empty() ? source : source + "/" + rel;
-  }
-  std::string file(const std::string& rel) const { return is_zip ? source + ":" + rel : source + "/" + rel; }
-};
 
 void warn_skipped_loops(const Tree& tree, const DisplayNames& show, DatasetListing& out) {
   for (const auto& loop : tree.loops) {
@@ -326,7 +291,7 @@ DatasetListing list_dataset(const DatasetOptions& options) {
   check_options(options, source);
   DatasetListing out;
   out.source = source;
-  out.is_zip = check_source_is_zip(source);
+  out.is_zip = check_source_is_zip(source, "give a folder with one sub-folder per class, or a .zip of one");
   const Tree tree = list_source(out);
   out.ignored_junk = tree.junk;
   const std::string root = find_class_root(tree, out.is_zip);

@@ -249,5 +249,32 @@ std::vector<uint8_t> read_zip_entry(ZipArchive& archive, zip_uint64_t index, con
   return bytes;
 }
 
+std::string strip_trailing_slashes(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+bool check_source_is_zip(const std::string& source, const std::string& what_to_give) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(source, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    throw Error("the dataset '" + source +
+                "' is a symbolic link loop (links that lead back to themselves); give the "
+                "folder itself.");
+  if (ec || !fs::exists(status)) throw Error("the dataset '" + source + "' does not exist.");
+  const bool is_zip = fs::is_regular_file(status);
+  if (!is_zip && !fs::is_directory(status)) {
+    throw Error("the dataset '" + source + "' " + special_kind(status) + ": " + what_to_give + ".");
+  }
+  return is_zip;
+}
+
+Tree list_dataset_source(const std::string& source, bool is_zip, std::shared_ptr<ZipArchive>* archive) {
+  if (!is_zip) return list_folder(source);
+  *archive = std::make_shared<ZipArchive>();
+  open_zip(source, **archive);
+  return list_zip((*archive)->zip);
+}
+
 }  // namespace dataset_tree
 }  // namespace tvh

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -102,6 +103,27 @@ Tree list_zip(zip_t* zip);
 std::vector<uint8_t> read_zip_entry(ZipArchive& archive, zip_uint64_t index, const std::string& display);
 // What a file-system entry that is neither folder nor file is ("is a FIFO (named pipe)", ...).
 const char* special_kind(const std::filesystem::file_status& st);
+
+// `p` without its trailing slashes ("/" stays).
+std::string strip_trailing_slashes(std::string p);
+
+// Refuses a dataset path that does not exist or is neither a folder nor a file (the sentence ends with
+// `what_to_give`); true for a file (a zip).
+bool check_source_is_zip(const std::string& source, const std::string& what_to_give);
+
+// Lists the dataset folder, or opens the zip `source` into *archive and lists it.
+Tree list_dataset_source(const std::string& source, bool is_zip, std::shared_ptr<ZipArchive>* archive);
+
+// How a folder or file of the dataset is named to the user ("photos/cat", "photos.zip:cat").
+struct DisplayNames {
+  std::string source;
+  bool is_zip;
+  std::string dir(const std::string& rel) const {
+    if (is_zip) return source + ":" + rel;
+    return rel.empty() ? source : source + "/" + rel;
+  }
+  std::string file(const std::string& rel) const { return is_zip ? source + ":" + rel : source + "/" + rel; }
+};
 
 }  // namespace dataset_tree
 }  // namespace tvh

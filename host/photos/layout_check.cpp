@@ -8,6 +8,7 @@
 #include <set>
 
 #include "host/base/error.h"
+#include "host/base/text.h"
 #include "host/photos/image.h"
 
 namespace tvh {
@@ -15,11 +16,6 @@ namespace tvh {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string lower(std::string s) {
-  for (char& c : s) c = (char)std::tolower((unsigned char)c);
-  return s;
-}
 
 // The quoted, comma-separated names ("'2024', '2025', 'DCIM'"), at most `max` of them.
 std::string quoted(const std::vector<std::string>& names, size_t max = 8) {
@@ -131,7 +127,7 @@ bool looks_like_photo_library_folder(const std::string& name) {
                                                 "thumbnails",
                                                 "portrait",
                                                 "raw"};
-  return std::regex_match(name, dated) || std::regex_match(name, dcf) || library.count(lower(name)) > 0;
+  return std::regex_match(name, dated) || std::regex_match(name, dcf) || library.count(ascii_lower(name)) > 0;
 }
 
 std::vector<std::string> check_layout(const DatasetListing& l, const LayoutCheck& check) {

@@ -46,6 +46,23 @@ std::vector<int> shuffled(std::vector<int> v, uint64_t seed, size_t label) {
   return v;
 }
 
+// How many of n images a validation fraction takes: round(n * fraction), at least one when the fraction
+// is above 0 and n >= 2, never all of them.
+size_t fraction_count(size_t n, double val_fraction) {
+  size_t n_val = (size_t)((double)n * val_fraction + 0.5);
+  if (val_fraction > 0.0 && n >= 2 && n_val == 0) n_val = 1;
+  if (n_val >= n) n_val = n > 0 ? n - 1 : 0;
+  return n_val;
+}
+
+// Throws unless 0 <= val_fraction < 1.
+void check_val_fraction(const std::string& source, double val_fraction) {
+  if (!(val_fraction >= 0.0 && val_fraction < 1.0)) {
+    throw Error("cannot split '" + source + "' with validation fraction " + std::to_string(val_fraction) +
+                ": it must be at least 0 and below 1.");
+  }
+}
+
 // Orders both lists by class then path: image indices are already laid out that way.
 void sort_split(Split& s) {
   std::sort(s.train.begin(), s.train.end());
@@ -78,19 +95,36 @@ Split reference_split(const Dataset& dataset, int last_n) {
 }
 
 Split fraction_split(const Dataset& dataset, double val_fraction, uint64_t seed) {
-  if (!(val_fraction >= 0.0 && val_fraction < 1.0)) {
-    throw Error("cannot split '" + dataset.source + "' with validation fraction " + std::to_string(val_fraction) +
-                ": it must be at least 0 and below 1.");
-  }
+  check_val_fraction(dataset.source, val_fraction);
   Split split;
   const auto by_class = indices_by_class(dataset);
   for (size_t c = 0; c < by_class.size(); ++c) {
     const size_t n = by_class[c].size();
-    size_t n_val = (size_t)((double)n * val_fraction + 0.5);
-    if (val_fraction > 0.0 && n >= 2 && n_val == 0) n_val = 1;
-    if (n_val >= n) n_val = n > 0 ? n - 1 : 0;
+    const size_t n_val = fraction_count(n, val_fraction);
     const std::vector<int> order = shuffled(by_class[c], seed, c);
     for (size_t k = 0; k < n; ++k) (k < n_val ? split.val : split.train).push_back(order[k]);
+  }
+  sort_split(split);
+  return split;
+}
+
+Split detection_split(const DetectionDataset& dataset, double val_fraction, uint64_t seed) {
+  check_val_fraction(dataset.source, val_fraction);
+  Split split;
+  const bool val_given = dataset.subset_count("val") > 0;
+  std::vector<int> pool;
+  for (size_t i = 0; i < dataset.size(); ++i) {
+    const std::string& subset = i < dataset.subsets.size() ? dataset.subsets[i] : std::string();
+    if (subset == "test") continue;
+    if (val_given)
+      (subset == "val" ? split.val : split.train).push_back((int)i);
+    else
+      pool.push_back((int)i);
+  }
+  if (!val_given) {
+    const size_t n_val = fraction_count(pool.size(), val_fraction);
+    const std::vector<int> order = shuffled(pool, seed, 0);
+    for (size_t k = 0; k < order.size(); ++k) (k < n_val ? split.val : split.train).push_back(order[k]);
   }
   sort_split(split);
   return split;

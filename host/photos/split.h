@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "host/photos/dataset.h"
+#include "host/photos/detection_dataset.h"
 
 namespace tvh {
 
@@ -40,5 +41,12 @@ std::vector<Split> kfold_splits(const Dataset& dataset, int k, uint64_t seed);
 // share a small class cannot fill goes to the others), chosen by the seeded shuffle of fraction_split;
 // ascending. All of idx when it holds n images or fewer.
 std::vector<int> class_balanced_sample(const Dataset& dataset, const std::vector<int>& idx, size_t n, uint64_t seed);
+
+// The train/validation split of a detection dataset, per image. When the dataset gives a "val" subset
+// (its layout or data.yaml), that is validation and every other image but "test" trains. Otherwise
+// round(count * val_fraction) of the images outside "test" (at least one when val_fraction > 0 and there
+// are two or more, never all) are validation, chosen by fraction_split's seeded shuffle. "test" images
+// are in neither list. Throws unless 0 <= val_fraction < 1.
+Split detection_split(const DetectionDataset& dataset, double val_fraction, uint64_t seed);
 
 }  // namespace tvh

@@ -103,21 +103,12 @@ tvh::LinkOptions test_options(LinkTestClock& clock) {
   return o;
 }
 
-std::string error_of(const std::function<void()>& op) {
-  try {
-    op();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST(LinkClient, AnOldBoardIsRefusedWithWhatToUpdate) {
   LinkTestClock clock;
   ScriptedBoard board(clock, [](const lk::Frame& f) { return greet(f, 1); });
-  const std::string e = error_of([&] { tvh::LinkClient link(board, test_options(clock)); });
+  const std::string e = tvtest::thrown_message([&] { tvh::LinkClient link(board, test_options(clock)); });
   EXPECT_EQ(e, "the board's firmware speaks tvlink protocol 1 and this tvlink 2: update the board's firmware");
 }
 
@@ -138,7 +129,7 @@ TEST(LinkClient, AnAnswerOfAnotherSessionIsNeverTaken) {
     if (f.type != lk::kHello) return {};
     return {{lk::kOk, f.seq, u32s({lk::kVersion, (uint32_t)lk::kMaxPayload, lk::kWindow, 42}), 0}};
   });
-  EXPECT_EQ(error_of([&] { tvh::LinkClient l(other, test_options(c2)); }),
+  EXPECT_EQ(tvtest::thrown_message([&] { tvh::LinkClient l(other, test_options(c2)); }),
             "the board's answer to this tvlink's greeting is not for it (another program on the port?)");
 }
 
@@ -159,9 +150,10 @@ TEST(LinkClient, APushTheBoardDoesNotConfirmFails) {
     if (honest) {
       EXPECT_EQ(link.push(model), "installed it");
     } else {
-      EXPECT_TRUE(
-          error_of([&] { link.push(model); }).find("the board's answer does not confirm this model (5000 bytes") == 0)
-          << error_of([&] { link.push(model); });
+      EXPECT_TRUE(tvtest::thrown_message([&] {
+                    link.push(model);
+                  }).find("the board's answer does not confirm this model (5000 bytes") == 0)
+          << tvtest::thrown_message([&] { link.push(model); });
     }
   }
 }
@@ -178,7 +170,7 @@ TEST(LinkClient, AnEndlessDataStreamEndsAtTheDeadline) {
   board.forever = [&] {
     return std::vector<Out>{{lk::kData, 100 + k++, std::string(64, 'x')}};
   };  // never the one expected
-  const std::string e = error_of([&] { link.read("a/b.jpg"); });
+  const std::string e = tvtest::thrown_message([&] { link.read("a/b.jpg"); });
   EXPECT_EQ(
       e,
       "the board did not finish sending /images/a/b.jpg in time (0 of 4096 bytes): the board or the cable is failing");
@@ -197,7 +189,7 @@ TEST(LinkClient, AnEndlessListingEndsAtWhatAFolderHolds) {
     return {};
   });
   tvh::LinkClient link(board, test_options(clock));
-  const std::string e = error_of([&] { link.list("a"); });
+  const std::string e = tvtest::thrown_message([&] { link.list("a"); });
   EXPECT_EQ(e,
             "the board lists more than 65536 entries in /images/a, more than a FAT folder holds: the board is failing");
 }
@@ -217,7 +209,7 @@ TEST(LinkClient, WhatABoardSaysIsShownAsVisibleText) {
   EXPECT_EQ(s.find('\r'), std::string::npos) << s;
   EXPECT_EQ(s.find('\0'), std::string::npos) << s;
   EXPECT_EQ(s.back(), '\n') << "its lines stay lines";
-  const std::string e = error_of([&] { link.capture("c", 1); });
+  const std::string e = tvtest::thrown_message([&] { link.capture("c", 1); });
   EXPECT_EQ(e.find('\x1b'), std::string::npos) << e;
   EXPECT_NE(e.find("no"), std::string::npos) << e;
 }

@@ -145,3 +145,28 @@ TEST(ImageResize, NormalizeMultipliesByScale) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(dst[i], (float)src[i] * (1.0f / 255.f));
   EXPECT_EQ(dst[3], 255.0f * (1.0f / 255.f));
 }
+
+TEST(ImageResize, WholeImageStretchedByHandWithoutCrop) {
+  const int w = 97, h = 53;
+  const std::vector<uint8_t> src = coordinate_image(w, h, 3);
+  // floor((2i + 1) * 97 / 16) and floor((2j + 1) * 53 / 8): the whole width and height, no crop
+  const int lut_x[8] = {6, 18, 30, 42, 54, 66, 78, 90};
+  const int lut_y[4] = {6, 19, 33, 46};
+  std::vector<uint8_t> dst(8 * 4 * 3);
+  std::vector<uint16_t> scratch(12);
+  ASSERT_TRUE(tv::resize_nearest(src.data(), w, h, 3, dst.data(), 8, 4, tv::ChannelOrder::BGR, scratch.data()));
+  for (int y = 0; y < 4; ++y) {
+    for (int x = 0; x < 8; ++x) {
+      for (int c = 0; c < 3; ++c) {
+        EXPECT_EQ(dst[(y * 8 + x) * 3 + c], src[((size_t)lut_y[y] * w + lut_x[x]) * 3 + (2 - c)]) << y << "," << x;
+      }
+    }
+  }
+  const uint8_t tiny[12] = {};
+  uint8_t out[12];
+  uint16_t lut[8];
+  EXPECT_FALSE(tv::resize_nearest(nullptr, 2, 2, 3, out, 2, 2, tv::ChannelOrder::RGB, lut));
+  EXPECT_FALSE(tv::resize_nearest(tiny, 2, 2, 2, out, 2, 2, tv::ChannelOrder::RGB, lut));
+  EXPECT_FALSE(tv::resize_nearest(tiny, 2, 2, 3, out, 0, 2, tv::ChannelOrder::RGB, lut));
+  EXPECT_FALSE(tv::resize_nearest(tiny, 2, 2, 3, out, 2, 2, tv::ChannelOrder::RGB, nullptr));
+}

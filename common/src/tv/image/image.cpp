@@ -13,22 +13,12 @@ bool make_resize_lut(int src_size, int dst_size, int offset, uint16_t* lut) {
   return true;
 }
 
-bool resize_nearest_crop(const uint8_t* src, int src_w, int src_h, int src_c, uint8_t* dst, int dst_w, int dst_h,
-                         ChannelOrder dst_order, bool mirror, uint16_t* lut_scratch) {
-  if (src == nullptr || dst == nullptr || lut_scratch == nullptr) return false;
-  if (src_c != 1 && src_c != 3) return false;
-  if (dst_order != ChannelOrder::RGB && dst_order != ChannelOrder::BGR && dst_order != ChannelOrder::GRAY) {
-    return false;
-  }
-  if (src_w < 1 || src_h < 1 || src_w > kMaxImageSide || src_h > kMaxImageSide) return false;
-  if (dst_w < 1 || dst_h < 1 || dst_w > kMaxImageSide || dst_h > kMaxImageSide) return false;
+namespace {
 
-  const int side = src_w < src_h ? src_w : src_h;
-  uint16_t* lut_x = lut_scratch;
-  uint16_t* lut_y = lut_scratch + dst_w;
-  if (!make_resize_lut(side, dst_w, (src_w - side) / 2, lut_x)) return false;
-  if (!make_resize_lut(side, dst_h, (src_h - side) / 2, lut_y)) return false;
-
+// Writes the dst_w x dst_h image whose pixel (x, y) is source pixel (lut_x[x], lut_y[y]) in dst_order
+// (gray -> RGB/BGR replicates, RGB -> GRAY uses luma_u8); mirror reads lut_x backwards.
+void resize_through_luts(const uint8_t* src, int src_w, int src_c, uint8_t* dst, int dst_w, int dst_h,
+                         ChannelOrder dst_order, bool mirror, const uint16_t* lut_x, const uint16_t* lut_y) {
   const int dst_c = channel_count(dst_order);
   const size_t src_stride = (size_t)src_w * (size_t)src_c;
   for (int y = 0; y < dst_h; ++y) {
@@ -59,6 +49,43 @@ bool resize_nearest_crop(const uint8_t* src, int src_w, int src_h, int src_c, ui
       out += dst_c;
     }
   }
+}
+
+// The checks both resizes make before writing anything.
+bool resize_arguments_valid(const uint8_t* src, int src_w, int src_h, int src_c, const uint8_t* dst, int dst_w,
+                            int dst_h, ChannelOrder dst_order, const uint16_t* lut_scratch) {
+  if (src == nullptr || dst == nullptr || lut_scratch == nullptr) return false;
+  if (src_c != 1 && src_c != 3) return false;
+  if (dst_order != ChannelOrder::RGB && dst_order != ChannelOrder::BGR && dst_order != ChannelOrder::GRAY) {
+    return false;
+  }
+  if (src_w < 1 || src_h < 1 || src_w > kMaxImageSide || src_h > kMaxImageSide) return false;
+  if (dst_w < 1 || dst_h < 1 || dst_w > kMaxImageSide || dst_h > kMaxImageSide) return false;
+  return true;
+}
+
+}  // namespace
+
+bool resize_nearest_crop(const uint8_t* src, int src_w, int src_h, int src_c, uint8_t* dst, int dst_w, int dst_h,
+                         ChannelOrder dst_order, bool mirror, uint16_t* lut_scratch) {
+  if (!resize_arguments_valid(src, src_w, src_h, src_c, dst, dst_w, dst_h, dst_order, lut_scratch)) return false;
+  const int side = src_w < src_h ? src_w : src_h;
+  uint16_t* lut_x = lut_scratch;
+  uint16_t* lut_y = lut_scratch + dst_w;
+  if (!make_resize_lut(side, dst_w, (src_w - side) / 2, lut_x)) return false;
+  if (!make_resize_lut(side, dst_h, (src_h - side) / 2, lut_y)) return false;
+  resize_through_luts(src, src_w, src_c, dst, dst_w, dst_h, dst_order, mirror, lut_x, lut_y);
+  return true;
+}
+
+bool resize_nearest(const uint8_t* src, int src_w, int src_h, int src_c, uint8_t* dst, int dst_w, int dst_h,
+                    ChannelOrder dst_order, uint16_t* lut_scratch) {
+  if (!resize_arguments_valid(src, src_w, src_h, src_c, dst, dst_w, dst_h, dst_order, lut_scratch)) return false;
+  uint16_t* lut_x = lut_scratch;
+  uint16_t* lut_y = lut_scratch + dst_w;
+  if (!make_resize_lut(src_w, dst_w, 0, lut_x)) return false;
+  if (!make_resize_lut(src_h, dst_h, 0, lut_y)) return false;
+  resize_through_luts(src, src_w, src_c, dst, dst_w, dst_h, dst_order, false, lut_x, lut_y);
   return true;
 }
 

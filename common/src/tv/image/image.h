@@ -1,6 +1,7 @@
 // Image preprocessing shared by the laptop tools and the ESP32 firmware: the one resize rule
-// (centre crop to a square, then nearest neighbour through a lookup table), channel conversion and
-// u8 -> float normalisation. Device-safe: no allocation, no I/O, no exceptions; callers own every buffer.
+// (centre crop to a square, then nearest neighbour through a lookup table; detection stretches the whole
+// image by the same rule instead), channel conversion and u8 -> float normalisation. Device-safe: no
+// allocation, no I/O, no exceptions; callers own every buffer.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +54,14 @@ bool make_resize_lut(int src_size, int dst_size, int offset, uint16_t* lut);
 // side out of [1, kMaxImageSide].
 bool resize_nearest_crop(const uint8_t* src, int src_w, int src_h, int src_c, uint8_t* dst, int dst_w, int dst_h,
                          ChannelOrder dst_order, bool mirror, uint16_t* lut_scratch);
+
+// Resizes the whole src_w x src_h x src_c image (no crop: the aspect ratio is stretched) to dst_w x dst_h
+// by nearest_source_index on each axis and writes it in dst_order, as resize_nearest_crop does. A
+// position given as a fraction of the source's width and height is the same fraction of the result (the
+// detection boxes' rule). lut_scratch must hold dst_w + dst_h entries. Returns false, writing nothing, on
+// a null pointer, src_c not 1 or 3, or a side out of [1, kMaxImageSide].
+bool resize_nearest(const uint8_t* src, int src_w, int src_h, int src_c, uint8_t* dst, int dst_w, int dst_h,
+                    ChannelOrder dst_order, uint16_t* lut_scratch);
 
 // dst[i] = (float)src[i] * scale for i < n (scale is 1/255.f for the reference preprocessing).
 void normalize_u8(const uint8_t* src, size_t n, float scale, float* dst);
