@@ -3,6 +3,7 @@
 // runs --eval and --kfold on it, train_mode.cpp the training.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -74,6 +75,9 @@ tvh::TrainRequest make_request(const Run& run, const tvh::Split& sp, tvh::Progre
 int run_eval(Run& r);
 int run_kfold(Run& r);
 int run_train(Run& r);
+// A detection dataset (photos with labelled boxes): the detect preset, adjusted by the command line's
+// recipe options (apply_overrides), trained and measured (detect_mode.cpp).
+int run_detect(Run& r, const std::function<void(tvh::TrainSetup*)>& apply_overrides);
 
 // --json pieces every mode shares: the confusion matrix as rows; per-class figures and every
 // misclassified image of an evaluation; what the dataset report adds (each unused file, its reason).

@@ -434,43 +434,12 @@ void draw_pretraining_set(Run& run) {
           std::to_string(spec.channels) + " on " + std::to_string(run.ds.decode_threads) + " thread(s)");
 }
 
-// A detection dataset (YOLO, COCO, VOC labels): read and checked whole, said, then refused, since the
-// detection network is not built yet (issue 27).
-void refuse_detection_dataset(Run& run) {
-  tvh::DetectionOptions o;
-  o.path = run.a.dataset;
-  o.height = run.setup.model.input.height;
-  o.width = run.setup.model.input.width;
-  o.channels = run.setup.model.input.channels;
-  o.order = run.setup.model.input.order;
-  o.threads = run.a.threads;
-  const tvh::DetectionDataset ds = tvh::load_detection_dataset(o);
-  for (const auto& w : ds.warnings) run.log("warning: " + w);
-  const size_t shown = std::min<size_t>(ds.skipped.size(), 20);
-  for (size_t i = 0; i < shown; ++i) run.log("skipped: " + ds.skipped[i].message);
-  if (ds.skipped.size() > shown) run.log("skipped: " + std::to_string(ds.skipped.size() - shown) + " more file(s)");
-  const tvh::Split split = tvh::detection_split(ds, run.setup.val_fraction, run.a.seed);
-  std::string format = ds.format;
-  std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return (char)std::toupper(c); });
-  const size_t test = ds.subset_count("test");
-  run.log("detection dataset (" + format + "): " + std::to_string(ds.size()) + " photos, " +
-          std::to_string(ds.classes.size()) + " classes, " + std::to_string(ds.object_count()) + " objects; train " +
-          std::to_string(split.train.size()) + " / val " + std::to_string(split.val.size()) +
-          (ds.subset_count("val") ? " as given" : " (seeded split)") +
-          (test ? "; test " + std::to_string(test) : std::string()) + "; " + std::to_string(ds.skipped.size()) +
-          " file(s) left out");
-  throw tvh::Error("'" + ds.source +
-                   "' is a detection dataset and was read correctly, but training a detector is not available yet: "
-                   "give a folder with one sub-folder of photos per class to train a classifier.");
-}
-
 // Lists the dataset, sizes the model to it, checks the memory, decodes, and plans the final model.
 void load_dataset(Run& run) {
   const Args& a = run.a;
   tvh::TrainSetup& setup = run.setup;
   const auto& log = run.log;
   if (run.is_pretraining) return draw_pretraining_set(run);
-  if (tvh::looks_like_detection_dataset(a.dataset)) return refuse_detection_dataset(run);
   tvh::DatasetOptions dopt;
   dopt.path = a.dataset;
   dopt.classes = run.classes;
@@ -582,6 +551,8 @@ int tvtrain_main(int argc, char** argv) {
   run.setup = setup_of(a);
   run.classes = split_list(a.classes);
   run.is_pretraining = tvh::parse_procedural_source(a.dataset, &run.pretraining);
+  if (!run.is_pretraining && tvh::looks_like_detection_dataset(a.dataset))
+    return tvtrain::run_detect(run, [&a](tvh::TrainSetup* setup) { apply_overrides(a, setup); });
   load_init(run);
   load_dataset(run);
   choose_start(run);

@@ -1,0 +1,236 @@
+// tvtrain on a detection dataset (photos with labelled boxes: YOLO, COCO, Pascal VOC): read it at the
+// detector's input, split it (the layout's val photos, else a seeded split per photo), train the detect
+// preset through the core's session, measure the centroids' precision, recall, F1 and count error on the
+// validation photos, write the detector (.tvb with its TASK section). docs/detection.md.
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <sstream>
+
+#include "host/base/interval.h"
+#include "host/base/json_text.h"
+#include "host/base/text.h"
+#include "host/photos/detection_dataset.h"
+#include "host/report/report.h"
+#include "host/train/detect_metrics.h"
+#include "host/train/detect_training.h"
+#include "run.h"
+
+namespace tvtrain {
+
+namespace {
+
+using nlohmann::json;
+using tvh::fmt;
+
+// The input a detector trains at when --input does not say: FOMO's published size, in colour.
+constexpr int kDetectDefaultSide = 96;
+// The label of a detector's channel 0 (a name no class folder may have: tv/names.h).
+constexpr const char* kBackgroundLabel = "_background";
+
+// What detection does not do yet, refused before anything is read.
+void refuse_what_detection_lacks(const Run& run) {
+  const Args& a = run.a;
+  const auto refuse = [&](bool given, const std::string& option) {
+    if (given)
+      throw tvh::UsageError(option + " is not available for a detection dataset yet (" + a.dataset +
+                            " holds labelled boxes); leave it out (docs/detection.md says what comes next).");
+  };
+  refuse(!a.init.empty(), "--init");
+  refuse(a.eval, "--eval");
+  refuse(a.kfold > 0, "--kfold");
+  refuse(!a.raw_out.empty(), "--raw-out");
+  refuse(!a.classes.empty(), "--classes");
+  refuse(!a.update.empty(), "--update");
+  refuse(!a.start.empty() && a.start != "scratch", "--start " + a.start);
+  refuse(!a.backbone.empty(), "--backbone");
+  refuse(!a.config.empty(), "--config");
+  if (run.preset_given && a.preset != "detect")
+    throw tvh::UsageError("--preset " + a.preset + " makes a classifier, but " + a.dataset +
+                          " holds labelled boxes: leave --preset out (or give --preset detect).");
+}
+
+tvh::DetectionDataset read_detection_dataset(const Run& run, int h, int w, int c) {
+  tvh::DetectionOptions o;
+  o.path = run.a.dataset;
+  o.height = h;
+  o.width = w;
+  o.channels = c;
+  o.order = c == 1 ? tv::ChannelOrder::GRAY : tv::ChannelOrder::RGB;
+  o.threads = run.a.threads;
+  tvh::DetectionDataset ds = tvh::load_detection_dataset(o);
+  for (const auto& warning : ds.warnings) run.log("warning: " + warning);
+  const size_t shown = std::min<size_t>(ds.skipped.size(), 20);
+  for (size_t i = 0; i < shown; ++i) run.log("skipped: " + ds.skipped[i].message);
+  if (ds.skipped.size() > shown) run.log("skipped: " + std::to_string(ds.skipped.size() - shown) + " more file(s)");
+  return ds;
+}
+
+void log_dataset(const Run& run, const tvh::DetectionDataset& ds, const tvh::Split& split) {
+  std::string format = ds.format;
+  std::transform(format.begin(), format.end(), format.begin(), [](unsigned char ch) { return (char)std::toupper(ch); });
+  const size_t test = ds.subset_count("test");
+  run.log("detection dataset (" + format + "): " + std::to_string(ds.size()) + " photos, " +
+          std::to_string(ds.classes.size()) + " classes, " + std::to_string(ds.object_count()) + " objects; train " +
+          std::to_string(split.train.size()) + " / val " + std::to_string(split.val.size()) +
+          (ds.subset_count("val") ? " as given" : " (seeded split)") +
+          (test ? "; test " + std::to_string(test) + " (not used)" : std::string()) + "; " +
+          std::to_string(ds.skipped.size()) + " file(s) left out");
+}
+
+// The photos that train and validate: the layout's (its val photos; test photos are left for the user), else
+// a seeded split per photo.
+tvh::Split detection_split_of(const Run& run, const tvh::DetectionDataset& ds) {
+  if (ds.subset_count("val") == 0) return tvh::detection_split(ds, run.setup.val_fraction, run.a.seed);
+  tvh::Split s;
+  for (size_t i = 0; i < ds.size(); ++i) {
+    if (ds.subsets[i] == "val")
+      s.val.push_back((int)i);
+    else if (ds.subsets[i] != "test")
+      s.train.push_back((int)i);
+  }
+  return s;
+}
+
+std::string counts_text(const tvh::DetectionCounts& c) {
+  return std::to_string(c.tp) + " right, " + std::to_string(c.fp) + " false alarm" + (c.fp == 1 ? "" : "s") + ", " +
+         std::to_string(c.fn) + " missed";
+}
+
+json counts_json(const tvh::DetectionCounts& c) {
+  return {{"precision", c.precision()}, {"recall", c.recall()}, {"f1", c.f1()}, {"right", c.tp},
+          {"false_alarms", c.fp},       {"missed", c.fn}};
+}
+
+void log_metrics(const Run& run, const tvh::DetectionDataset& ds, const tvh::DetectionMetrics& m, int best_epoch) {
+  const auto& c = m.micro;
+  run.log("validation (" + std::to_string(m.photos) + " photos" +
+          (best_epoch ? ", the weights of epoch " + std::to_string(best_epoch) : std::string()) + "): F1 " +
+          fmt("%.3f", c.f1()) + " (95 % interval " + fmt("%.3f", m.f1_ci.first) + "-" + fmt("%.3f", m.f1_ci.second) +
+          "), precision " + fmt("%.3f", c.precision()) + ", recall " + fmt("%.3f", c.recall()) + " (" + counts_text(c) +
+          "); count error " + fmt("%.2f", m.count_mae) + " objects per photo");
+  for (size_t k = 0; k < ds.classes.size(); ++k)
+    run.log("  " + ds.classes[k] + ": F1 " + fmt("%.3f", m.per_class[k].f1()) + ", precision " +
+            fmt("%.3f", m.per_class[k].precision()) + ", recall " + fmt("%.3f", m.per_class[k].recall()) + " (" +
+            counts_text(m.per_class[k]) + ")");
+}
+
+json detection_json(const Run& run, const tvh::DetectionDataset& ds, const tvh::Split& split, const tv::ModelPlan& plan,
+                    const tvh::DetectTrainResult& r, const tvh::DetectionMetrics& m) {
+  json hist = json::array();
+  for (const auto& e : r.history)
+    hist.push_back({{"epoch", e.epoch},
+                    {"loss", e.train_loss},
+                    {"val_f1", e.val_f1 >= 0 ? json(e.val_f1) : json()},
+                    {"lr", e.lr}});
+  json per_class = json::object();
+  for (size_t k = 0; k < ds.classes.size(); ++k) per_class[ds.classes[k]] = counts_json(m.per_class[k]);
+  const bool validated = !split.val.empty();
+  return {
+      {"task", "detect"},
+      {"format", ds.format},
+      {"classes", ds.classes},
+      {"preset", "detect"},
+      {"input", {{"height", plan.input.h}, {"width", plan.input.w}, {"channels", plan.input.c}}},
+      {"grid", {{"height", plan.layers[plan.num_layers - 1].out.h}, {"width", plan.layers[plan.num_layers - 1].out.w}}},
+      {"threshold", plan.desc.detect_threshold},
+      {"train_images", split.train.size()},
+      {"val_images", split.val.size()},
+      {"objects", ds.object_count()},
+      {"epochs", run.setup.recipe.epochs},
+      {"kept_epoch", r.best_epoch ? r.best_epoch : (int)r.history.size()},
+      {"train_seconds", r.train_seconds},
+      {"val_f1", validated ? json(m.micro.f1()) : json()},
+      {"val_f1_interval", validated ? json({m.f1_ci.first, m.f1_ci.second}) : json()},
+      {"val_precision", validated ? json(m.micro.precision()) : json()},
+      {"val_precision_interval", validated ? json({m.precision_ci.first, m.precision_ci.second}) : json()},
+      {"val_recall", validated ? json(m.micro.recall()) : json()},
+      {"val_recall_interval", validated ? json({m.recall_ci.first, m.recall_ci.second}) : json()},
+      {"val_count_mae", validated ? json(m.count_mae) : json()},
+      {"val_count_mae_interval", validated ? json({m.count_mae_ci.first, m.count_mae_ci.second}) : json()},
+      {"val_right", m.micro.tp},
+      {"val_false_alarms", m.micro.fp},
+      {"val_missed", m.micro.fn},
+      {"per_class", per_class},
+      {"params", plan.param_count},
+      {"flops_per_frame", plan.flops_forward},
+      {"memory", {{"train_bytes", r.memory.total_bytes}, {"infer_bytes", r.infer_memory.total_bytes}}},
+      {"seed", run.a.seed},
+      {"threads", run.a.threads},
+      {"history", hist},
+      {"skipped", ds.skipped.size()},
+      {"output", run.a.output}};
+}
+
+void write_detector(const Run& run, const tvh::DetectionDataset& ds, const tvh::Split& split, const tv::ModelPlan& plan,
+                    const tvh::DetectTrainResult& r, const tvh::DetectionMetrics& m) {
+  std::ostringstream prov;
+  prov << "tool=tvtrain " << TV_VERSION << "\npreset=detect\ntask=detect\ndataset=" << run.a.dataset
+       << "\nformat=" << ds.format << "\nseed=" << run.a.seed << "\nepochs=" << run.setup.recipe.epochs
+       << "\ntrain_images=" << split.train.size() << "\nval_images=" << split.val.size()
+       << "\nval_f1=" << fmt("%.4f", m.micro.f1()) << "\n";
+  std::vector<std::string> labels = {kBackgroundLabel};
+  labels.insert(labels.end(), ds.classes.begin(), ds.classes.end());
+  tvh::save_float_model(run.a.output, plan, r.params.data(), labels, prov.str());
+  run.log("wrote " + run.a.output + " (a detector: the report, curve and confusion picture are for classifiers)");
+}
+
+}  // namespace
+
+int run_detect(Run& run, const std::function<void(tvh::TrainSetup*)>& apply_overrides) {
+  const Args& a = run.a;
+  refuse_what_detection_lacks(run);
+  int h = kDetectDefaultSide, w = kDetectDefaultSide, c = 3;
+  if (!a.input.empty()) tvh::parse_input_size(a.input, &h, &w, &c);
+  const tvh::DetectionDataset ds = read_detection_dataset(run, h, w, c);
+  const tvh::Split split = detection_split_of(run, ds);
+  log_dataset(run, ds, split);
+  tv::DataShape data;
+  data.height = h;
+  data.width = w;
+  data.channels = c;
+  data.images = (long)split.train.size();
+  tvh::TrainSetup& setup = run.setup;
+  setup.preset = "detect";
+  tv::preset_model_for("detect", (int)ds.classes.size() + 1, data, &setup.model);
+  tv::preset_recipe_for("detect", data, &setup.recipe);
+  apply_overrides(&setup);
+  const auto plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the detector" : "--input " + a.input);
+  tvh::check_outputs({{"-o", a.output}}, {tvh::blob_bytes_estimate(*plan)}, run.inputs);
+  tvh::Progress progress(!a.quiet);
+  tvh::DetectTrainRequest req;
+  req.plan = plan.get();
+  req.recipe = setup.recipe;
+  req.dataset = &ds;
+  req.train = split.train;
+  req.val = split.val;
+  req.seed = a.seed;
+  req.threads = a.threads;
+  req.on_batch = [&](int epoch, int done, int total) { progress.update(epoch, setup.recipe.epochs, done, total); };
+  req.on_epoch = [&](const tvh::DetectEpochRecord& e) {
+    progress.clear();
+    run.log("epoch " + std::to_string(e.epoch) + "/" + std::to_string(setup.recipe.epochs) + "  loss " +
+            fmt("%.4f", e.train_loss) + (e.val_f1 >= 0 ? "  val F1 " + fmt("%.3f", e.val_f1) : std::string()) +
+            "  lr " + fmt("%.2e", e.lr));
+  };
+  run.log("training a detector (" + std::to_string(plan->param_count) + " parameters, input " + std::to_string(h) +
+          "x" + std::to_string(w) + "x" + std::to_string(c) + ", grid " +
+          std::to_string(plan->layers[plan->num_layers - 1].out.h) + "x" +
+          std::to_string(plan->layers[plan->num_layers - 1].out.w) + ") on " + std::to_string(split.train.size()) +
+          " photos, validating on " + std::to_string(split.val.size()) + "; " + std::to_string(setup.recipe.epochs) +
+          " epochs, seed " + std::to_string(a.seed) + ", " + std::to_string(a.threads) + " thread(s)");
+  const tvh::DetectTrainResult r = tvh::train_detector(req);
+  progress.clear();
+  const tvh::DetectionMetrics m =
+      tvh::detection_metrics(tvh::detect_photos(*plan, r.params.data(), ds, split.val), (int)ds.classes.size(), a.seed);
+  run.log("training loop " + fmt("%.3f", r.train_seconds) + " s");
+  if (split.val.empty())
+    run.log("no validation: the split kept no photo for it (add photos, or a val/ folder)");
+  else
+    log_metrics(run, ds, m, r.best_epoch);
+  write_detector(run, ds, split, *plan, r, m);
+  if (a.json) tvh::write_stdout(tvh::json_text(detection_json(run, ds, split, *plan, r, m)));
+  return 0;
+}
+
+}  // namespace tvtrain
