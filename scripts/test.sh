@@ -227,11 +227,11 @@ ctest_all() { ctest_counted build; }
 stage "install: the Debian packages the tests need" 30 install_packages
 stage "build (Release): tools, tests, tvsim, benchmarks" 260 build_release
 stage "device-safety build of common/ (-fno-exceptions -fno-rtti -Werror)" 30 device_safety
-stage "32-bit (-m32): the core and the firmware app with their tests" 160 m32_tests
-stage "AVX2 without AVX-512: the fast kernels as such a CPU runs them" 80 avx2_tests
-stage "ESP32 sources against the real Arduino-ESP32 / ESP-IDF / esp32-camera / U8g2 headers" 140 esp32_check
+stage "32-bit (-m32): the core and the firmware app with their tests" 140 m32_tests
+stage "AVX2 without AVX-512: the fast kernels as such a CPU runs them" 60 avx2_tests
+stage "ESP32 sources against the real Arduino-ESP32 / ESP-IDF / esp32-camera / U8g2 headers" 135 esp32_check
 stage "each firmware task's deepest call chain against its stack size" 40 stack_check
 stage "the installable Arduino library" 5 arduino_library
-stage "fuzz build (clang, instrumented)" 200 fuzz_build
-stage "fuzz runs (libFuzzer, bounded, $JOBS at a time)" 150 fuzz_runs
+stage "fuzz build (clang, instrumented)" 230 fuzz_build
+stage "fuzz runs (libFuzzer, bounded, $JOBS at a time)" 170 fuzz_runs
 stage "tests (ctest: every googletest, slow and browser tests included)" 100 ctest_all

@@ -5,6 +5,7 @@
 
 #include "host/base/error.h"
 #include "host/model/model_io.h"
+#include "host/train/host_session.h"
 #include "host/train/lane_pool.h"
 #include "tv/train/train_session.h"
 
@@ -53,9 +54,7 @@ struct DetectHost {
 };
 
 uint64_t detect_clock_us(void* ctx) {
-  const DetectHost& h = *(const DetectHost*)ctx;
-  return (uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - h.t0)
-      .count();
+  return microseconds_since(((const DetectHost*)ctx)->t0);
 }
 
 void detect_batch(void* ctx, int epoch, int done, int total, const tv::BatchStats&) {
@@ -86,28 +85,11 @@ DetectTrainResult train_detector(const DetectTrainRequest& req) {
   check_detector_fits(plan, ds);
   if (req.train.empty()) throw Error(ds.source + ": the split leaves no training photos.");
   DetectTrainResult res;
-  const tv::SessionMemory mem = tv::session_memory(plan, req.recipe, (int)req.train.size(), (int)req.val.size());
-  res.memory = mem.trainer;
+  HostSessionMemory mem;
+  const tv::SessionSetup setup = host_session_setup(plan, req.recipe, detection_source(ds), req.train, req.val,
+                                                    req.seed, false, (int)ds.size(), &mem);
+  res.memory = mem.figures.trainer;
   res.infer_memory = tv::inference_memory(plan);
-  AlignedBuffer arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
-  std::vector<int> order(req.train.size()), scratch(mem.detect_scratch_bytes / sizeof(int));
-  std::vector<float> probs(tv::plan_outputs(plan));
-  tv::SessionSetup setup;
-  setup.plan = &plan;
-  setup.recipe = &req.recipe;
-  setup.source = detection_source(ds);
-  setup.train = req.train.data();
-  setup.n_train = (int)req.train.size();
-  setup.val = req.val.data();
-  setup.n_val = (int)req.val.size();
-  setup.seed = req.seed;
-  setup.train_arena = arena.data();
-  setup.train_arena_bytes = arena.size();
-  setup.eval_arena = eval_arena.data();
-  setup.eval_arena_bytes = eval_arena.size();
-  setup.order = order.data();
-  setup.probs = probs.data();
-  setup.detect_scratch = scratch.data();
   tv::TrainSession session;
   tv::Status st = tv::session_init(&session, setup);
   if (!st.ok()) throw Error("cannot set up training: " + status_message(st, &plan.desc) + ".");

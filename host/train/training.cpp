@@ -9,6 +9,7 @@
 #include "host/base/error.h"
 #include "host/model/model_io.h"
 #include "host/train/feature_cache.h"
+#include "host/train/host_session.h"
 #include "host/train/lane_pool.h"
 #include "host/train/samples.h"
 #include "tv/train/imprint.h"
@@ -105,9 +106,7 @@ struct HostSession {
 };
 
 uint64_t host_clock_us(void* ctx) {
-  const HostSession& h = *(const HostSession*)ctx;
-  return (uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - h.t0)
-      .count();
+  return microseconds_since(((const HostSession*)ctx)->t0);
 }
 
 void host_batch(void* ctx, int epoch, int done, int total, const tv::BatchStats&) {
@@ -221,30 +220,11 @@ TrainResult train_model(const TrainRequest& req) {
   const tv::ModelPlan& plan = first > 0 ? partial.suffix : full;
   const tv::SampleSource src = first > 0 ? partial.cache->source() : source_of(ds);
   const std::vector<int>& samples = req.samples.empty() ? req.train : req.samples;
-  const tv::SessionMemory mem =
-      tv::session_memory(plan, recipe, (int)samples.size(), (int)req.val.size(), first > 0, (int)ds.size());
-  res.memory = mem.trainer;
+  HostSessionMemory mem;
+  const tv::SessionSetup setup =
+      host_session_setup(plan, recipe, src, samples, req.val, req.seed, first > 0, (int)ds.size(), &mem);
+  res.memory = mem.figures.trainer;
   res.infer_memory = tv::inference_memory(full);
-  AlignedBuffer arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
-  std::vector<int> order(samples.size());
-  std::vector<float> probs((size_t)full.desc.num_classes), soft(mem.soft_target_bytes / sizeof(float));
-  tv::SessionSetup setup;
-  setup.plan = &plan;
-  setup.recipe = &recipe;
-  setup.source = src;
-  setup.train = samples.data();
-  setup.n_train = (int)samples.size();
-  setup.val = req.val.data();
-  setup.n_val = (int)req.val.size();
-  setup.seed = req.seed;
-  setup.train_arena = arena.data();
-  setup.train_arena_bytes = arena.size();
-  setup.eval_arena = eval_arena.data();
-  setup.eval_arena_bytes = eval_arena.size();
-  setup.order = order.data();
-  setup.probs = probs.data();
-  setup.soft_targets = soft.empty() ? nullptr : soft.data();
-  setup.n_indices = (int)ds.size();
   tv::TrainSession session;
   st = tv::session_init(&session, setup);
   if (!st.ok()) throw Error("cannot set up training: " + status_message(st, &plan.desc) + ".");

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -79,47 +80,62 @@ struct DetectRun {
   int best_epoch = 0;
 };
 
-DetectRun train_detector(const ShapesPhotos& photos, int n_train, int epochs, const tv::LaneRunner* runner) {
-  tv::DataShape data;
-  data.height = data.width = kSide;
-  data.channels = 1;
-  data.images = photos.count();
-  tv::ModelDesc desc;
-  EXPECT_TRUE(tv::preset_model_for("detect", 3, data, &desc));
+// The detect preset at 48x48x1 for 2 object classes, its recipe, and a session's memory and setup over
+// photos: train and val are photo indices (the setup points into this object).
+struct DetectSession {
   tv::ModelPlan plan;
-  EXPECT_TRUE(tv::plan_model(desc, &plan).ok());
-  tv::TrainRecipe r;
-  EXPECT_TRUE(tv::preset_recipe_for("detect", data, &r));
-  r.epochs = epochs;
-  r.restore_best = true;
-  std::vector<int> train, val;
-  for (int i = 0; i < photos.count(); ++i) (i < n_train ? train : val).push_back(i);
-  const tv::SessionMemory mem = tv::session_memory(plan, r, (int)train.size(), (int)val.size());
-  EXPECT_GT(mem.detect_scratch_bytes, 0u);
-  tvtest::Arena train_arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
-  std::vector<int> order(train.size()), scratch(mem.detect_scratch_bytes / sizeof(int));
-  std::vector<float> probs(tv::plan_outputs(plan));
-  tv::SessionSetup u;
-  u.plan = &plan;
-  u.recipe = &r;
-  u.source.ctx = (void*)&photos;
-  u.source.image = photo_image;
-  u.source.boxes = photo_boxes;
-  u.train = train.data();
-  u.n_train = (int)train.size();
-  u.val = val.data();
-  u.n_val = (int)val.size();
-  u.seed = 5;
-  u.train_arena = train_arena.p;
-  u.train_arena_bytes = mem.trainer.total_bytes;
-  u.eval_arena = eval_arena.p;
-  u.eval_arena_bytes = mem.eval_work_bytes;
-  u.order = order.data();
-  u.probs = probs.data();
-  u.detect_scratch = scratch.data();
+  tv::TrainRecipe recipe;
+  std::vector<int> train, val, order, scratch;
+  std::vector<float> probs;
+  std::unique_ptr<tvtest::Arena> train_arena, eval_arena;
+  tv::SessionMemory mem;
+  DetectSession(int photos, int n_train) {
+    tv::DataShape data;
+    data.height = data.width = kSide;
+    data.channels = 1;
+    data.images = photos;
+    tv::ModelDesc desc;
+    EXPECT_TRUE(tv::preset_model_for("detect", 3, data, &desc));
+    EXPECT_TRUE(tv::plan_model(desc, &plan).ok());
+    EXPECT_TRUE(tv::preset_recipe_for("detect", data, &recipe));
+    for (int i = 0; i < photos; ++i) (i < n_train ? train : val).push_back(i);
+    mem = tv::session_memory(plan, recipe, (int)train.size(), (int)val.size());
+    train_arena = std::make_unique<tvtest::Arena>(mem.trainer.total_bytes);
+    eval_arena = std::make_unique<tvtest::Arena>(mem.eval_work_bytes);
+    order.resize(train.size());
+    scratch.resize(mem.detect_scratch_bytes / sizeof(int));
+    probs.resize(tv::plan_outputs(plan));
+  }
+  tv::SessionSetup setup(const ShapesPhotos& photos) {
+    tv::SessionSetup u;
+    u.plan = &plan;
+    u.recipe = &recipe;
+    u.source.ctx = (void*)&photos;
+    u.source.image = photo_image;
+    u.source.boxes = photo_boxes;
+    u.train = train.data();
+    u.n_train = (int)train.size();
+    u.val = val.data();
+    u.n_val = (int)val.size();
+    u.seed = 5;
+    u.train_arena = train_arena->p;
+    u.train_arena_bytes = mem.trainer.total_bytes;
+    u.eval_arena = eval_arena->p;
+    u.eval_arena_bytes = mem.eval_work_bytes;
+    u.order = order.data();
+    u.probs = probs.data();
+    u.detect_scratch = scratch.data();
+    return u;
+  }
+};
+
+DetectRun train_detector(const ShapesPhotos& photos, int n_train, int epochs, const tv::LaneRunner* runner) {
+  DetectSession d(photos.count(), n_train);
+  d.recipe.epochs = epochs;
+  EXPECT_GT(d.mem.detect_scratch_bytes, 0u);
   tv::TrainSession s;
-  EXPECT_TRUE(tv::session_init(&s, u).ok());
-  tv::he_init(plan, s.trainer.params, 9);
+  EXPECT_TRUE(tv::session_init(&s, d.setup(photos)).ok());
+  tv::he_init(d.plan, s.trainer.params, 9);
   DetectRun run;
   tv::SessionHooks h;
   h.ctx = &run;
@@ -128,7 +144,7 @@ DetectRun train_detector(const ShapesPhotos& photos, int n_train, int epochs, co
   const tv::SessionResult res = tv::session_run(&s, h);
   EXPECT_TRUE(res.status.ok());
   run.best_epoch = res.best_epoch;
-  run.weights.assign(s.trainer.params, s.trainer.params + plan.param_count);
+  run.weights.assign(s.trainer.params, s.trainer.params + d.plan.param_count);
   return run;
 }
 
@@ -155,42 +171,18 @@ TEST(DetectorTraining, LearnsWhereTheObjectsAreAndKeepsTheBestF1) {
 
 TEST(DetectorTraining, TheSessionRefusesWhatADetectorCannotTrainOn) {
   const ShapesPhotos photos = shapes_photos(4, 1);
-  tv::DataShape data;
-  data.height = data.width = kSide;
-  data.channels = 1;
-  tv::ModelDesc desc;
-  ASSERT_TRUE(tv::preset_model_for("detect", 3, data, &desc));
-  tv::ModelPlan plan;
-  ASSERT_TRUE(tv::plan_model(desc, &plan).ok());
-  tv::TrainRecipe r;
-  ASSERT_TRUE(tv::preset_recipe_for("detect", data, &r));
-  const tv::SessionMemory mem = tv::session_memory(plan, r, 2, 2);
-  tvtest::Arena train_arena(mem.trainer.total_bytes), eval_arena(mem.eval_work_bytes);
-  std::vector<int> train = {0, 1}, val = {2, 3}, order(2), scratch(mem.detect_scratch_bytes / sizeof(int));
-  std::vector<float> probs(tv::plan_outputs(plan));
-  tv::SessionSetup u;
-  u.plan = &plan;
-  u.recipe = &r;
-  u.source.ctx = (void*)&photos;
-  u.source.image = photo_image;
-  u.train = train.data();
-  u.n_train = 2;
-  u.val = val.data();
-  u.n_val = 2;
-  u.train_arena = train_arena.p;
-  u.train_arena_bytes = mem.trainer.total_bytes;
-  u.eval_arena = eval_arena.p;
-  u.eval_arena_bytes = mem.eval_work_bytes;
-  u.order = order.data();
-  u.probs = probs.data();
+  DetectSession d(4, 2);
+  tv::SessionSetup u = d.setup(photos);
   tv::TrainSession s;
+  u.source.boxes = nullptr;
   EXPECT_EQ(tv::session_init(&s, u).code, tv::StatusCode::InvalidArgument);  // no boxes
   u.source.boxes = photo_boxes;
+  u.detect_scratch = nullptr;
   EXPECT_EQ(tv::session_init(&s, u).code, tv::StatusCode::InvalidArgument);  // no evaluation scratch
-  u.detect_scratch = scratch.data();
-  r.aug_shift = 2;
+  u.detect_scratch = d.scratch.data();
+  d.recipe.aug_shift = 2;
   EXPECT_EQ(tv::session_init(&s, u).code, tv::StatusCode::BadParameter);  // a shift the targets cannot follow
-  r.aug_shift = 0;
+  d.recipe.aug_shift = 0;
   EXPECT_TRUE(tv::session_init(&s, u).ok());
 }
 
