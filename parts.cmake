@@ -16,7 +16,7 @@
 tv_part(core_base      common/src/tv                   LIBRARY tvcore)
 tv_part(core_image     common/src/tv/image             LIBRARY tvcore     USES core_base)
 tv_part(core_link      common/src/tv/link              LIBRARY tvcore     USES core_base)
-tv_part(core_detect    common/src/tv/detect            LIBRARY tvcore)
+tv_part(core_detect    common/src/tv/detect            LIBRARY tvcore     USES core_base)
 tv_part(core_ops       common/src/tv/ops               LIBRARY tvcore     USES core_base)
 tv_part(core_ops_fast  common/src/tv/ops/fast          LIBRARY tvcore     USES core_ops)
 tv_part(core_model     common/src/tv/model             LIBRARY tvcore     USES core_base core_detect core_image core_ops)

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tv/build_config.h"
+
 namespace tv {
 
 // A grid cell covers kGridStride x kGridStride input pixels: the input's sides are multiples of it.
