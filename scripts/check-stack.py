@@ -82,7 +82,10 @@ INDIRECT = [
     (r"tv::\{anonymous\}::relay_eval_sample\(", r"^on_eval_sample$", None),
     # a SampleSource's image() and label(), or a feature source's features() and label() (tv/train/feature_source.h),
     # which read the board's images and labels in turn; also where the session computes distillation's soft targets
-    (r"tv::(evaluate|session_run|\{anonymous\}::(run_lane|soft_targets))\(", r".",
+    # (a detector's boxes(), in evaluate_detector and cell_targets_of, has no board function: the board
+    # trains no detector yet)
+    (r"tv::(evaluate|evaluate_detector|session_run|session_check_start|\{anonymous\}::(run_lane|soft_targets|cell_targets_of))\(",
+     r".",
      [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$", r"^(const float\*|int) tv::\{anonymous\}::(features_of|label_of)\("]),
     (r"tv::\{anonymous\}::(features_of|label_of)\(", r".", [r"^(const uint8_t\*|int) tvfw::.*\(void\*, int\)$"]),
     # Learn's feature cache (firmware/app/learn.cpp): feature_cache_add reads the photo just decoded
