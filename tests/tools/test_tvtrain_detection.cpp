@@ -38,7 +38,7 @@ TEST(TvtrainDetection, ARoboflowZipIsSaidWithItsSeededSplit) {
                                                       tvtest::temp_dir("tvtrain-det-zip") + "/m.tvb");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(tvtest::contains(r.err,
-                               "detection dataset (YOLO): 5 photos, 1 classes, 5 objects; train 4 / val 1 "
+                               "detection dataset (YOLO): 5 photos, 1 class, 5 objects; train 4 / val 1 "
                                "(seeded split)"))
       << r.err;
 }
@@ -88,6 +88,14 @@ TEST(TvtrainDetection, WhatDetectionLacksYetIsRefusedWithASentence) {
     const tvtest::CommandResult r = tvtest::run_capture(base + " " + option);
     EXPECT_EQ(r.status, 2) << option << ": " << r.err;
     EXPECT_TRUE(tvtest::contains(r.err, "labelled boxes")) << option << ": " << r.err;
+  }
+  // an input the grid cannot cover, refused before a photo is read
+  for (const char* input : {"100x100x3", "40x40x1", "248x96x3"}) {
+    const tvtest::CommandResult r = tvtest::run_capture(base + " -o " + out + " --input " + input);
+    EXPECT_EQ(r.status, 2) << input << ": " << r.err;
+    EXPECT_TRUE(
+        tvtest::contains(r.err, "a detector's input sides are multiples of 8 (its grid's cells) from 48 to 240"))
+        << r.err;
   }
   EXPECT_FALSE(std::filesystem::exists(out));
   // --preset detect on class folders

@@ -15,6 +15,7 @@
 #include "host/train/detect_metrics.h"
 #include "host/train/detect_training.h"
 #include "run.h"
+#include "tv/detect/grid.h"
 
 namespace tvtrain {
 
@@ -71,9 +72,9 @@ void log_dataset(const Run& run, const tvh::DetectionDataset& ds, const tvh::Spl
   std::transform(format.begin(), format.end(), format.begin(), [](unsigned char ch) { return (char)std::toupper(ch); });
   const size_t test = ds.subset_count("test");
   run.log("detection dataset (" + format + "): " + std::to_string(ds.size()) + " photos, " +
-          std::to_string(ds.classes.size()) + " classes, " + std::to_string(ds.object_count()) + " objects; train " +
-          std::to_string(split.train.size()) + " / val " + std::to_string(split.val.size()) +
-          (ds.subset_count("val") ? " as given" : " (seeded split)") +
+          std::to_string(ds.classes.size()) + (ds.classes.size() == 1 ? " class, " : " classes, ") +
+          std::to_string(ds.object_count()) + " objects; train " + std::to_string(split.train.size()) + " / val " +
+          std::to_string(split.val.size()) + (ds.subset_count("val") ? " as given" : " (seeded split)") +
           (test ? "; test " + std::to_string(test) + " (not used)" : std::string()) + "; " +
           std::to_string(ds.skipped.size()) + " file(s) left out");
 }
@@ -182,6 +183,13 @@ int run_detect(Run& run, const std::function<void(tvh::TrainSetup*)>& apply_over
   refuse_what_detection_lacks(run);
   int h = kDetectDefaultSide, w = kDetectDefaultSide, c = 3;
   if (!a.input.empty()) tvh::parse_input_size(a.input, &h, &w, &c);
+  for (int side : {h, w})
+    if (side < tv::kDetectMinSide || side > tv::kDetectMaxSide || side % tv::kGridStride != 0)
+      throw tvh::UsageError("--input " + a.input + ": a detector's input sides are multiples of " +
+                            std::to_string(tv::kGridStride) + " (its grid's cells) from " +
+                            std::to_string(tv::kDetectMinSide) + " to " + std::to_string(tv::kDetectMaxSide) +
+                            " pixels; try --input " + std::to_string(kDetectDefaultSide) + "x" +
+                            std::to_string(kDetectDefaultSide) + "x" + std::to_string(c) + ".");
   const tvh::DetectionDataset ds = read_detection_dataset(run, h, w, c);
   const tvh::Split split = detection_split_of(run, ds);
   log_dataset(run, ds, split);
