@@ -154,10 +154,8 @@ double f1(const tv::DetectCounts& c) {
 
 TEST(DetectorTraining, LearnsWhereTheObjectsAreAndKeepsTheBestF1) {
   const ShapesPhotos photos = shapes_photos(96, 3);
-  tv::LaneRunner reverse;
-  reverse.run = reversed_lanes;
-  const DetectRun a = train_detector(photos, 72, 30, nullptr);
-  ASSERT_EQ(a.val.size(), 30u);
+  const DetectRun a = train_detector(photos, 72, 16, nullptr);
+  ASSERT_EQ(a.val.size(), 16u);
   const tv::DetectCounts first = a.val.front(), best = a.val[(size_t)a.best_epoch - 1];
   for (const tv::DetectCounts& c : a.val) EXPECT_FALSE(tv::f1_better(c, best));  // keep-best took the best F1
   EXPECT_GE(f1(best), 0.85) << "tp " << best.tp << " fp " << best.fp << " fn " << best.fn;
@@ -165,8 +163,15 @@ TEST(DetectorTraining, LearnsWhereTheObjectsAreAndKeepsTheBestF1) {
   testing::Test::RecordProperty("best_f1", std::to_string(f1(best)));
   std::printf("best epoch %d: tp %d fp %d fn %d, F1 %.3f (first epoch %.3f)\n", a.best_epoch, best.tp, best.fp, best.fn,
               f1(best), f1(first));
-  const DetectRun b = train_detector(photos, 72, 30, &reverse);
-  EXPECT_EQ(a.weights, b.weights);  // bit for bit, whoever runs the lanes
+}
+
+TEST(DetectorTraining, TheSameBitsWhoeverRunsTheLanes) {
+  const ShapesPhotos photos = shapes_photos(24, 4);
+  tv::LaneRunner reverse;
+  reverse.run = reversed_lanes;
+  const DetectRun a = train_detector(photos, 16, 3, nullptr), b = train_detector(photos, 16, 3, &reverse);
+  EXPECT_EQ(a.weights, b.weights);
+  EXPECT_EQ(a.val.size(), 3u);
 }
 
 TEST(DetectorTraining, TheSessionRefusesWhatADetectorCannotTrainOn) {
