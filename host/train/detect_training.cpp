@@ -33,10 +33,7 @@ tv::SampleSource detection_source(const DetectionDataset& ds) {
 
 void check_detector_fits(const tv::ModelPlan& plan, const DetectionDataset& ds) {
   if (plan.desc.task != tv::Task::Detect) throw Error("the model is not a detector.");
-  if (ds.height != plan.input.h || ds.width != plan.input.w || ds.channels != plan.input.c)
-    throw Error(ds.source + ": decoded at " + std::to_string(ds.height) + "x" + std::to_string(ds.width) + "x" +
-                std::to_string(ds.channels) + " but the detector's input is " + std::to_string(plan.input.h) + "x" +
-                std::to_string(plan.input.w) + "x" + std::to_string(plan.input.c) + ".");
+  check_decoded_size(ds.source, ds.height, ds.width, ds.channels, plan, "the detector");
   if ((int)ds.classes.size() + 1 != plan.desc.num_classes)
     throw Error(ds.source + ": has " + std::to_string(ds.classes.size()) + " object classes but the detector has " +
                 std::to_string(plan.desc.num_classes - 1) + ".");

@@ -1,5 +1,7 @@
 #include "host/train/host_session.h"
 
+#include "host/base/error.h"
+
 namespace tvh {
 
 tv::SessionSetup host_session_setup(const tv::ModelPlan& plan, const tv::TrainRecipe& recipe,
@@ -32,6 +34,14 @@ tv::SessionSetup host_session_setup(const tv::ModelPlan& plan, const tv::TrainRe
   setup.soft_targets = mem->soft_targets.empty() ? nullptr : mem->soft_targets.data();
   setup.n_indices = n_indices;
   return setup;
+}
+
+void check_decoded_size(const std::string& source, int h, int w, int c, const tv::ModelPlan& plan,
+                        const std::string& model) {
+  if (h != plan.input.h || w != plan.input.w || c != plan.input.c)
+    throw Error(source + ": decoded at " + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) +
+                " but " + model + "'s input is " + std::to_string(plan.input.h) + "x" + std::to_string(plan.input.w) +
+                "x" + std::to_string(plan.input.c) + ".");
 }
 
 uint64_t microseconds_since(std::chrono::steady_clock::time_point t0) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "host/model/model_io.h"
@@ -25,6 +26,11 @@ tv::SessionSetup host_session_setup(const tv::ModelPlan& plan, const tv::TrainRe
                                     const tv::SampleSource& source, const std::vector<int>& train,
                                     const std::vector<int>& val, uint64_t seed, bool features, int n_indices,
                                     HostSessionMemory* mem);
+
+// Throws tvh::Error naming `source` when images decoded at h x w x c do not fit the plan's input; `model` names
+// the model in the sentence ("the model", "the detector").
+void check_decoded_size(const std::string& source, int h, int w, int c, const tv::ModelPlan& plan,
+                        const std::string& model);
 
 // Microseconds since t0: a session's clock hook on the PC.
 uint64_t microseconds_since(std::chrono::steady_clock::time_point t0);

@@ -18,10 +18,7 @@
 namespace tvh {
 
 void check_compatible(const tv::ModelPlan& plan, const Dataset& ds) {
-  if (ds.height != plan.input.h || ds.width != plan.input.w || ds.channels != plan.input.c)
-    throw Error(ds.source + ": decoded at " + std::to_string(ds.height) + "x" + std::to_string(ds.width) + "x" +
-                std::to_string(ds.channels) + " but the model's input is " + std::to_string(plan.input.h) + "x" +
-                std::to_string(plan.input.w) + "x" + std::to_string(plan.input.c) + ".");
+  check_decoded_size(ds.source, ds.height, ds.width, ds.channels, plan, "the model");
   if ((int)ds.classes.size() != plan.desc.num_classes)
     throw Error(ds.source + ": has " + std::to_string(ds.classes.size()) + " classes but the model has " +
                 std::to_string(plan.desc.num_classes) + ".");

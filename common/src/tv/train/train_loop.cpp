@@ -225,13 +225,15 @@ int evaluate(const Inference& inf, const SampleSource& src, const int* idx, int 
   return correct;
 }
 
+// The ints one GridObject takes in a detector's evaluation scratch.
+constexpr size_t kObjectInts = (sizeof(GridObject) + sizeof(int) - 1) / sizeof(int);
+
 size_t detect_eval_scratch_ints(const ModelPlan& plan) {
   if (plan.desc.task != Task::Detect || plan.num_layers == 0) return 0;
   const Shape& grid = plan.layers[plan.num_layers - 1].out;
   const size_t cells = (size_t)grid.h * (size_t)grid.w;
-  const size_t object_ints = (sizeof(GridObject) + sizeof(int) - 1) / sizeof(int);
   // grid_objects' scratch, up to one object per cell and its match, the boxes' found flags
-  return grid_objects_scratch_ints(grid.h, grid.w) + cells * (object_ints + 1) + (kMaxBoxesPerPhoto + 4) / 4;
+  return grid_objects_scratch_ints(grid.h, grid.w) + cells * (kObjectInts + 1) + (kMaxBoxesPerPhoto + 4) / 4;
 }
 
 DetectCounts evaluate_detector(const Inference& inf, const SampleSource& src, const int* idx, int n, float* probs,
@@ -241,10 +243,9 @@ DetectCounts evaluate_detector(const Inference& inf, const SampleSource& src, co
   const ModelPlan& plan = *inf.plan;
   const Shape& grid = plan.layers[plan.num_layers - 1].out;
   const int cells = grid.h * grid.w;
-  const size_t object_ints = (sizeof(GridObject) + sizeof(int) - 1) / sizeof(int);
   int* grid_scratch = scratch;
   GridObject* objects = (GridObject*)(grid_scratch + grid_objects_scratch_ints(grid.h, grid.w));
-  int* box_of_object = (int*)objects + (size_t)cells * object_ints;
+  int* box_of_object = (int*)objects + (size_t)cells * kObjectInts;
   uint8_t* box_found = (uint8_t*)(box_of_object + cells);
   for (int i = 0; i < n; ++i) {
     const Status st = infer_u8(inf, src.image(src.ctx, idx[i]), probs);
