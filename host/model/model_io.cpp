@@ -73,17 +73,21 @@ void AlignedBuffer::Free::operator()(uint8_t* p) const {
   std::free(p);
 }
 
-LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name) {
+bool is_detector(const LoadedModel& m) {
+  return m.plan && m.plan->desc.task == tv::Task::Detect;
+}
+
+LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name, Tasks tasks) {
   LoadedModel m;
   m.blob = bytes;
   m.view = std::make_unique<tv::BlobView>();
   tv::BlobView* view = m.view.get();
   tv::Status st = tv::blob_decode(m.blob.data(), m.blob.size(), view);
   if (!st.ok()) throw Error(name + ": " + blob_status_message(st, *view) + ".");
-  if (view->model.task != tv::Task::Classify)
+  if (view->model.task != tv::Task::Classify && tasks == Tasks::Classifiers)
     throw Error(name +
                 " is a detector (a grid of objects, its TASK section), and this tool runs classifiers: "
-                "detection reaches tvtrain, tvquant and tvexport in steps (docs/detection.md); use a "
+                "tvtrain detect, tvtrain --eval, tvquant and tvexport run detectors (docs/detection.md); use a "
                 "classifier here.");
   m.plan = plan_or_throw(view->model, name);
   m.format = "tvb";
@@ -108,9 +112,9 @@ LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& n
   return m;
 }
 
-Classifier::Classifier(const LoadedModel& model) : m_(model) {
+ModelRunner::ModelRunner(const LoadedModel& model) : m_(model) {
   const tv::ModelPlan& plan = *m_.plan;
-  probs_.assign((size_t)plan.desc.num_classes, 0.f);
+  probs_.assign(tv::plan_outputs(plan), 0.f);
   if (m_.int8) {
     if (!m_.engine) throw Error("the int8 model cannot run: " + status_message(m_.engine_status, &plan.desc) + ".");
     work_ = AlignedBuffer(tv::q8_memory(plan).work_bytes);
@@ -121,8 +125,7 @@ Classifier::Classifier(const LoadedModel& model) : m_(model) {
   if (!st.ok()) throw Error("cannot run the model: " + status_message(st, &plan.desc) + ".");
 }
 
-int Classifier::classify(const uint8_t* image, float* probs, int8_t* logits) {
-  const int k = m_.plan->desc.num_classes;
+void ModelRunner::run(const uint8_t* image, float* probs, int8_t* logits) {
   float* p = probs ? probs : probs_.data();
   if (m_.int8) {
     const tv::Status st = tv::q8_infer_u8(*m_.engine, image, (int8_t*)work_.data(), p, logits);
@@ -130,15 +133,20 @@ int Classifier::classify(const uint8_t* image, float* probs, int8_t* logits) {
   } else {
     throw_if_not_runnable(tv::infer_u8(inf_, image, p), *m_.plan, "");
   }
-  return tv::argmax(p, k);
 }
 
-LoadedModel load_model(const std::string& path, const RawOptions& raw) {
-  return decode_model_file(read_file(path, size_t(256) << 20), path, raw);
+int ModelRunner::classify(const uint8_t* image, float* probs, int8_t* logits) {
+  float* p = probs ? probs : probs_.data();
+  run(image, p, logits);
+  return tv::argmax(p, m_.plan->desc.num_classes);
 }
 
-LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& path, const RawOptions& raw) {
-  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "TVB1", 4) == 0) return decode_model(bytes, path);
+LoadedModel load_model(const std::string& path, const RawOptions& raw, Tasks tasks) {
+  return decode_model_file(read_file(path, size_t(256) << 20), path, raw, tasks);
+}
+
+LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& path, const RawOptions& raw, Tasks tasks) {
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "TVB1", 4) == 0) return decode_model(bytes, path, tasks);
   // A raw reference file: no header, so the size must match the preset's model for some class count.
   if (raw.preset != "webmcu")
     throw Error(path + ": not a .tvb blob, and raw weight files are only defined for the webmcu preset.");

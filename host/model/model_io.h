@@ -49,8 +49,8 @@ class AlignedBuffer {
 };
 
 // A model in memory, decoded, checked and bound once per process: its plan, labels and either float
-// parameters or (int8) the decoded blob and the bound int8 engine. Every tool classifies through it
-// (Classifier) and reads its facts from it (crc, view). Movable, not copyable; the view and the engine
+// parameters or (int8) the decoded blob and the bound int8 engine. Every tool runs it through
+// ModelRunner and reads its facts from it (crc, view). Movable, not copyable; the view and the engine
 // point into `blob` and `plan`, whose buffers a move keeps.
 struct LoadedModel {
   std::unique_ptr<tv::ModelPlan> plan;
@@ -66,17 +66,20 @@ struct LoadedModel {
   tv::Status engine_status;             // int8: q8_bind's verdict (why `engine` is null)
 };
 
-// The one classify path of a loaded model: a uint8 HWC image at the model's input size in, class
-// probabilities (and, on the int8 engine, the int8 logits) out, on the float engine or on the model's
-// bound int8 engine. Holds its own work buffer: one Classifier per thread. Throws tvh::Error when the
-// int8 engine cannot run the model or a kernel refuses.
-class Classifier {
+// The one run path of a loaded model: a uint8 HWC image at the model's input size in, its outputs out
+// (a classifier's class probabilities; a detector's grid, a softmax per cell), on the float engine or on
+// the model's bound int8 engine. Holds its own work buffer: one ModelRunner per thread. Throws tvh::Error
+// when the int8 engine cannot run the model or a kernel refuses.
+class ModelRunner {
  public:
-  explicit Classifier(const LoadedModel& model);
-  // Writes num_classes probabilities into probs (may be null) and, for an int8 model, the int8 logits
-  // into logits (may be null); returns the most probable class. Throws tvh::Error naming the layer when
-  // the float model's output is not finite (throw_if_not_runnable).
+  explicit ModelRunner(const LoadedModel& model);
+  // Writes tv::plan_outputs probabilities into probs (may be null) and, for an int8 model, the int8
+  // outputs into logits (may be null). Throws tvh::Error naming the layer when the float model's output
+  // is not finite (throw_if_not_runnable).
+  void run(const uint8_t* image, float* probs, int8_t* logits = nullptr);
+  // A classifier: run, and the most probable class.
   int classify(const uint8_t* image, float* probs = nullptr, int8_t* logits = nullptr);
+  const LoadedModel& model() const { return m_; }
 
  private:
   const LoadedModel& m_;
@@ -91,14 +94,21 @@ struct RawOptions {
   std::vector<std::string> labels;  // default: class0, class1, ...
 };
 
+// Which tasks a tool takes: a tool that runs only classifiers refuses a detector with one sentence
+// naming the file ("NAME is a detector ..."); one that runs both says so.
+enum class Tasks { Classifiers, Any };
+
 // Loads a .tvb blob or a raw myWeights.bin (chosen by content: a .tvb starts with "TVB1").
 // Throws tvh::Error naming the file and the problem.
-LoadedModel load_model(const std::string& path, const RawOptions& raw = RawOptions());
+LoadedModel load_model(const std::string& path, const RawOptions& raw = RawOptions(), Tasks tasks = Tasks::Classifiers);
 // The same for a file's bytes already in memory (`path` names it in messages).
-LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& path,
-                              const RawOptions& raw = RawOptions());
+LoadedModel decode_model_file(std::vector<uint8_t> bytes, const std::string& path, const RawOptions& raw = RawOptions(),
+                              Tasks tasks = Tasks::Classifiers);
 // Decodes a .tvb from memory (name is used in messages).
-LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name);
+LoadedModel decode_model(const std::vector<uint8_t>& bytes, const std::string& name, Tasks tasks = Tasks::Classifiers);
+
+// True for a detector (tv::Task::Detect: a grid of objects).
+bool is_detector(const LoadedModel& m);
 
 // Why the board's firmware cannot take this model as it is, as one sentence (empty when it can): a
 // class count outside tv::kBoardMinClasses..kBoardMaxClasses, or two labels FAT takes for one card

@@ -418,12 +418,16 @@ Dataset load_dataset(const DatasetOptions& options) {
   return decode_dataset(list_dataset(options), options);
 }
 
-void read_input_image(const std::string& path, int height, int width, tv::ChannelOrder order, uint8_t* dst) {
+std::vector<uint8_t> read_image_file(const std::string& path) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) throw Error("'" + path + "' does not exist.");
   // read_file refuses what is not a regular file (a FIFO is never waited on) and says a link loop as such.
+  return read_file(path, kMaxImageFileBytes);
+}
+
+void read_input_image(const std::string& path, int height, int width, tv::ChannelOrder order, uint8_t* dst) {
   std::vector<uint16_t> lut((size_t)width + (size_t)height);
-  decode_and_resize(read_file(path, kMaxImageFileBytes), path, width, height, order, dst, lut.data());
+  decode_and_resize(read_image_file(path), path, width, height, order, dst, lut.data());
 }
 
 uint64_t available_memory_bytes() {

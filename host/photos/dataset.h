@@ -123,6 +123,10 @@ Dataset decode_dataset(const DatasetListing& listing, const DatasetOptions& opti
 // list_dataset then decode_dataset.
 Dataset load_dataset(const DatasetOptions& options);
 
+// The bytes of one image file given on a command line, read as every input is (at most kMaxImageFileBytes;
+// a FIFO or a link loop refused); throws tvh::Error naming the file.
+std::vector<uint8_t> read_image_file(const std::string& path);
+
 // Reads one image file (JPEG or PNG, EXIF applied, scaled DCT above the board's size) into dst, a
 // height x width image in `order` (tv::resize_nearest_crop); throws tvh::Error naming the file.
 void read_input_image(const std::string& path, int height, int width, tv::ChannelOrder order, uint8_t* dst);

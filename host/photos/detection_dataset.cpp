@@ -518,6 +518,26 @@ void stored_size(const InputImage& in, const std::vector<uint8_t>& bytes, const 
 
 }  // namespace
 
+WholePhoto decode_whole_photo(const std::vector<uint8_t>& bytes, const std::string& name, int height, int width,
+                              tv::ChannelOrder order, uint64_t decode_budget_bytes, uint8_t* dst) {
+  const InputImage in = decode_for_input(bytes.data(), bytes.size(), name, width, height, decode_budget_bytes);
+  WholePhoto photo;
+  stored_size(in, bytes, name, &photo.stored_width, &photo.stored_height);
+  std::vector<uint16_t> lut((size_t)width + (size_t)height);
+  if (!tv::resize_nearest(in.image.pixels.data(), in.image.width, in.image.height, in.image.channels, dst, width,
+                          height, order, lut.data()))
+    throw Error("'" + name + "' could not be resized to " + std::to_string(width) + "x" + std::to_string(height) + ".");
+  photo.orientation = in.orientation;
+  const bool swapped = in.orientation >= 5 && in.orientation <= 8;
+  photo.width = swapped ? photo.stored_height : photo.stored_width;
+  photo.height = swapped ? photo.stored_width : photo.stored_height;
+  return photo;
+}
+
+WholePhoto read_whole_photo(const std::string& path, int height, int width, tv::ChannelOrder order, uint8_t* dst) {
+  return decode_whole_photo(read_image_file(path), path, height, width, order, 0, dst);
+}
+
 const char* detection_format_name(DetectionFormat format) {
   switch (format) {
     case DetectionFormat::Yolo: return "yolo";
@@ -587,31 +607,23 @@ DetectionDataset load_detection_dataset(const DetectionOptions& options) {
   std::vector<int> orientation(n, 1), upright_w(n, 0), upright_h(n, 0);
   const int threads = options.threads == 0 ? (int)std::max(1u, std::thread::hardware_concurrency()) : options.threads;
   for_each_run(n, threads, [&](int, size_t from, size_t to) {
-    std::vector<uint16_t> lut((size_t)ds.width + (size_t)ds.height);
     for (size_t i = from; i < to; ++i) {
       const Item& item = f.items[i];
       try {
         const std::vector<uint8_t> bytes = l.read(item.rel, kMaxImageFileBytes);
-        const InputImage in = decode_for_input(bytes.data(), bytes.size(), item.display, ds.width, ds.height,
-                                               options.decode_budget_bytes);
-        int sw = 0, sh = 0;
-        stored_size(in, bytes, item.display, &sw, &sh);
-        if (item.expect_w && (sw != item.expect_w || sh != item.expect_h)) {
+        const WholePhoto photo = decode_whole_photo(bytes, item.display, ds.height, ds.width, ds.order,
+                                                    options.decode_budget_bytes, pixels.data() + i * image_bytes);
+        if (item.expect_w && (photo.stored_width != item.expect_w || photo.stored_height != item.expect_h)) {
           failure_reason[i] = "size_mismatch";
-          failure[i] = "'" + item.display + "' is " + std::to_string(sw) + "x" + std::to_string(sh) + " pixels but '" +
-                       item.label_display + "' gives it as " + std::to_string(item.expect_w) + "x" +
-                       std::to_string(item.expect_h) +
+          failure[i] = "'" + item.display + "' is " + std::to_string(photo.stored_width) + "x" +
+                       std::to_string(photo.stored_height) + " pixels but '" + item.label_display + "' gives it as " +
+                       std::to_string(item.expect_w) + "x" + std::to_string(item.expect_h) +
                        ": its boxes would land in the wrong place; export the labels again with this photo.";
           continue;
         }
-        if (!tv::resize_nearest(in.image.pixels.data(), in.image.width, in.image.height, in.image.channels,
-                                pixels.data() + i * image_bytes, ds.width, ds.height, ds.order, lut.data()))
-          throw Error("'" + item.display + "' could not be resized to " + std::to_string(ds.width) + "x" +
-                      std::to_string(ds.height) + ".");
-        orientation[i] = in.orientation;
-        const bool swapped = in.orientation >= 5 && in.orientation <= 8;
-        upright_w[i] = swapped ? sh : sw;
-        upright_h[i] = swapped ? sw : sh;
+        orientation[i] = photo.orientation;
+        upright_w[i] = photo.width;
+        upright_h[i] = photo.height;
       } catch (const std::bad_alloc&) {
         failure_reason[i] = "unreadable";
         failure[i] = "'" + item.display + "' needs more memory to decode than is available.";

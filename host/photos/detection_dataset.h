@@ -97,4 +97,21 @@ struct DetectionDataset {
 // invalid or no photo could be used.
 DetectionDataset load_detection_dataset(const DetectionOptions& options);
 
+// One photo as a detection dataset holds it: the whole upright photo (EXIF applied) stretched to the
+// input (tv::resize_nearest), and its sizes.
+struct WholePhoto {
+  int orientation = 1;                      // the EXIF orientation applied
+  int stored_width = 0, stored_height = 0;  // the file's pixels before the orientation
+  int width = 0, height = 0;                // the upright photo in its own pixels
+};
+
+// Decodes a photo file's bytes into dst (height x width x the order's channels); `name` names it in the
+// tvh::Error a photo that cannot be read throws.
+WholePhoto decode_whole_photo(const std::vector<uint8_t>& bytes, const std::string& name, int height, int width,
+                              tv::ChannelOrder order, uint64_t decode_budget_bytes, uint8_t* dst);
+
+// Reads one photo file (opened as every input is: a FIFO or a link loop refused) as decode_whole_photo:
+// what `tvtrain detect` runs a detector on.
+WholePhoto read_whole_photo(const std::string& path, int height, int width, tv::ChannelOrder order, uint8_t* dst);
+
 }  // namespace tvh

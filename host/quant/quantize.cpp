@@ -499,7 +499,7 @@ class Fidelity {
     std::vector<double> sq(idx_.size() * (size_t)k, 0.0);  // each image and class apart
     std::vector<char> agree(idx_.size(), 0);
     for_each_run(idx_.size(), threads_, [&](int, size_t from, size_t to) {
-      Classifier classifier(candidate);
+      ModelRunner classifier(candidate);
       std::vector<int8_t> out((size_t)k);
       for (size_t n = from; n < to; ++n) {
         classifier.classify(ds_->image((size_t)idx_[n]), nullptr, out.data());

@@ -5,6 +5,7 @@
 
 #include "host/base/error.h"
 #include "host/model/model_io.h"
+#include "host/train/detector.h"
 #include "host/train/host_session.h"
 #include "host/train/lane_pool.h"
 #include "tv/train/train_session.h"
@@ -29,18 +30,6 @@ tv::SampleSource detection_source(const DetectionDataset& ds) {
   s.image = photo_image;
   s.boxes = photo_boxes;
   return s;
-}
-
-void check_detector_fits(const tv::ModelPlan& plan, const DetectionDataset& ds) {
-  if (plan.desc.task != tv::Task::Detect) throw Error("the model is not a detector.");
-  check_decoded_size(ds.source, ds.height, ds.width, ds.channels, plan, "the detector");
-  if ((int)ds.classes.size() + 1 != plan.desc.num_classes)
-    throw Error(ds.source + ": has " + std::to_string(ds.classes.size()) + " object classes but the detector has " +
-                std::to_string(plan.desc.num_classes - 1) + ".");
-  for (size_t i = 0; i < ds.size(); ++i)
-    if (ds.boxes[i].size() > (size_t)tv::kMaxBoxesPerPhoto)
-      throw Error(ds.paths[i] + " has " + std::to_string(ds.boxes[i].size()) + " objects; a photo may have at most " +
-                  std::to_string(tv::kMaxBoxesPerPhoto) + ": split the photo, or leave it out.");
 }
 
 // The host's side of the session: progress, the history and the clock.
@@ -108,32 +97,6 @@ DetectTrainResult train_detector(const DetectTrainRequest& req) {
   res.best_epoch = sr.best_epoch;
   res.params.assign(session.trainer.params, session.trainer.params + plan.param_count);
   return res;
-}
-
-std::vector<PhotoDetections> detect_photos(const tv::ModelPlan& plan, const float* params, const DetectionDataset& ds,
-                                           const std::vector<int>& idx) {
-  check_detector_fits(plan, ds);
-  AlignedBuffer arena(tv::inference_memory(plan).work_bytes);
-  tv::Inference inf;
-  tv::Status st = tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
-  if (!st.ok()) throw Error("cannot run the model: " + status_message(st, &plan.desc) + ".");
-  const tv::Shape& grid = plan.layers[plan.num_layers - 1].out;
-  std::vector<float> probs(tv::plan_outputs(plan));
-  std::vector<int> scratch(tv::grid_objects_scratch_ints(grid.h, grid.w));
-  std::vector<tv::GridObject> objects((size_t)grid.h * (size_t)grid.w);
-  std::vector<PhotoDetections> out;
-  out.reserve(idx.size());
-  for (int i : idx) {
-    throw_if_not_runnable(tv::infer_u8(inf, ds.image((size_t)i), probs.data()), plan, ds.paths[(size_t)i]);
-    const int n = tv::grid_objects(probs.data(), grid.h, grid.w, plan.desc.num_classes, plan.desc.detect_threshold,
-                                   plan.input.h, plan.input.w, scratch.data(), objects.data(), (int)objects.size());
-    PhotoDetections p;
-    p.predicted =
-        detected_objects(std::vector<tv::GridObject>(objects.begin(), objects.begin() + n), plan.input.h, plan.input.w);
-    p.truth = ds.boxes[(size_t)i];
-    out.push_back(std::move(p));
-  }
-  return out;
 }
 
 }  // namespace tvh

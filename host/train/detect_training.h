@@ -47,9 +47,4 @@ struct DetectTrainResult {
 // Throws tvh::Error when the plan is no detector, the dataset does not fit it or training cannot start.
 DetectTrainResult train_detector(const DetectTrainRequest& req);
 
-// The objects float weights find on photos idx (tv::grid_objects at the model's threshold), as fractions of
-// the photo, with each photo's labelled boxes: what detection_metrics measures.
-std::vector<PhotoDetections> detect_photos(const tv::ModelPlan& plan, const float* params, const DetectionDataset& ds,
-                                           const std::vector<int>& idx);
-
 }  // namespace tvh

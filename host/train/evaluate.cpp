@@ -13,7 +13,7 @@ std::vector<int> all_indices(const Dataset& ds) {
 std::vector<int> predict(const LoadedModel& model, const Dataset& ds, const std::vector<int>& idx) {
   const tv::ModelPlan& plan = *model.plan;
   check_compatible(plan, ds);
-  Classifier c(model);
+  ModelRunner c(model);
   std::vector<int> pred;
   pred.reserve(idx.size());
   for (int i : idx) pred.push_back(c.classify(ds.image((size_t)i)));
@@ -36,7 +36,7 @@ EvalResult score_predictions(const std::vector<int>& pred, const Dataset& ds, co
 EvalResult evaluate_model(const LoadedModel& model, const Dataset& ds, const std::vector<int>& idx) {
   const tv::ModelPlan& plan = *model.plan;
   check_compatible(plan, ds);
-  Classifier c(model);
+  ModelRunner c(model);
   const int k = plan.desc.num_classes;
   EvalResult r;
   r.confusion.assign((size_t)k * k, 0);

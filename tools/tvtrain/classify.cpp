@@ -46,7 +46,7 @@ int tvtrain_classify(int argc, char** argv) {
   const int k = plan.desc.num_classes;
   std::vector<std::string> labels = model.labels;
   for (int c = (int)labels.size(); c < k; ++c) labels.push_back("class" + std::to_string(c));
-  tvh::Classifier classifier(model);
+  tvh::ModelRunner classifier(model);
   std::vector<uint8_t> input((size_t)plan.input.h * plan.input.w * plan.input.c);
   std::vector<float> probs((size_t)k);
   json out = json::array();

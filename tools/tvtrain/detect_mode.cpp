@@ -14,6 +14,7 @@
 #include "host/report/report.h"
 #include "host/train/detect_metrics.h"
 #include "host/train/detect_training.h"
+#include "host/train/detector.h"
 #include "run.h"
 #include "tv/detect/grid.h"
 
@@ -37,8 +38,7 @@ void refuse_what_detection_lacks(const Run& run) {
       throw tvh::UsageError(option + " is not available for a detection dataset yet (" + a.dataset +
                             " holds labelled boxes); leave it out (docs/detection.md says what comes next).");
   };
-  refuse(!a.init.empty(), "--init");
-  refuse(a.eval, "--eval");
+  refuse(!a.init.empty() && !a.eval, "--init without --eval");
   refuse(a.kfold > 0, "--kfold");
   refuse(!a.raw_out.empty(), "--raw-out");
   refuse(!a.classes.empty(), "--classes");
@@ -103,17 +103,40 @@ json counts_json(const tvh::DetectionCounts& c) {
           {"false_alarms", c.fp},       {"missed", c.fn}};
 }
 
-void log_metrics(const Run& run, const tvh::DetectionDataset& ds, const tvh::DetectionMetrics& m, int best_epoch) {
+void log_metrics(const Run& run, const tvh::DetectionDataset& ds, const tvh::DetectionMetrics& m,
+                 const std::string& what) {
   const auto& c = m.micro;
-  run.log("validation (" + std::to_string(m.photos) + " photos" +
-          (best_epoch ? ", the weights of epoch " + std::to_string(best_epoch) : std::string()) + "): F1 " +
-          fmt("%.3f", c.f1()) + " (95 % interval " + fmt("%.3f", m.f1_ci.first) + "-" + fmt("%.3f", m.f1_ci.second) +
-          "), precision " + fmt("%.3f", c.precision()) + ", recall " + fmt("%.3f", c.recall()) + " (" + counts_text(c) +
+  run.log(what + " (" + std::to_string(m.photos) + " photos): F1 " + fmt("%.3f", c.f1()) + " (95 % interval " +
+          fmt("%.3f", m.f1_ci.first) + "-" + fmt("%.3f", m.f1_ci.second) + "), precision " +
+          fmt("%.3f", c.precision()) + ", recall " + fmt("%.3f", c.recall()) + " (" + counts_text(c) +
           "); count error " + fmt("%.2f", m.count_mae) + " objects per photo");
   for (size_t k = 0; k < ds.classes.size(); ++k)
     run.log("  " + ds.classes[k] + ": F1 " + fmt("%.3f", m.per_class[k].f1()) + ", precision " +
             fmt("%.3f", m.per_class[k].precision()) + ", recall " + fmt("%.3f", m.per_class[k].recall()) + " (" +
             counts_text(m.per_class[k]) + ")");
+}
+
+// The figures of a set of photos, under `prefix` ("val_" after training, "" for --eval).
+json metrics_json(const std::string& prefix, const tvh::DetectionDataset& ds, const tvh::DetectionMetrics& m) {
+  json per_class = json::object();
+  for (size_t k = 0; k < ds.classes.size(); ++k) per_class[ds.classes[k]] = counts_json(m.per_class[k]);
+  const bool any = m.photos > 0;
+  const auto figure = [any](double v) { return any ? json(v) : json(); };
+  const auto interval = [any](const std::pair<double, double>& ci) {
+    return any ? json({ci.first, ci.second}) : json();
+  };
+  return {{prefix + "f1", figure(m.micro.f1())},
+          {prefix + "f1_interval", interval(m.f1_ci)},
+          {prefix + "precision", figure(m.micro.precision())},
+          {prefix + "precision_interval", interval(m.precision_ci)},
+          {prefix + "recall", figure(m.micro.recall())},
+          {prefix + "recall_interval", interval(m.recall_ci)},
+          {prefix + "count_mae", figure(m.count_mae)},
+          {prefix + "count_mae_interval", interval(m.count_mae_ci)},
+          {prefix + "right", m.micro.tp},
+          {prefix + "false_alarms", m.micro.fp},
+          {prefix + "missed", m.micro.fn},
+          {"per_class", per_class}};
 }
 
 json detection_json(const Run& run, const tvh::DetectionDataset& ds, const tvh::Split& split, const tv::ModelPlan& plan,
@@ -124,10 +147,7 @@ json detection_json(const Run& run, const tvh::DetectionDataset& ds, const tvh::
                     {"loss", e.train_loss},
                     {"val_f1", e.val_f1 >= 0 ? json(e.val_f1) : json()},
                     {"lr", e.lr}});
-  json per_class = json::object();
-  for (size_t k = 0; k < ds.classes.size(); ++k) per_class[ds.classes[k]] = counts_json(m.per_class[k]);
-  const bool validated = !split.val.empty();
-  return {
+  json j = {
       {"task", "detect"},
       {"format", ds.format},
       {"classes", ds.classes},
@@ -141,18 +161,6 @@ json detection_json(const Run& run, const tvh::DetectionDataset& ds, const tvh::
       {"epochs", run.setup.recipe.epochs},
       {"kept_epoch", r.best_epoch ? r.best_epoch : (int)r.history.size()},
       {"train_seconds", r.train_seconds},
-      {"val_f1", validated ? json(m.micro.f1()) : json()},
-      {"val_f1_interval", validated ? json({m.f1_ci.first, m.f1_ci.second}) : json()},
-      {"val_precision", validated ? json(m.micro.precision()) : json()},
-      {"val_precision_interval", validated ? json({m.precision_ci.first, m.precision_ci.second}) : json()},
-      {"val_recall", validated ? json(m.micro.recall()) : json()},
-      {"val_recall_interval", validated ? json({m.recall_ci.first, m.recall_ci.second}) : json()},
-      {"val_count_mae", validated ? json(m.count_mae) : json()},
-      {"val_count_mae_interval", validated ? json({m.count_mae_ci.first, m.count_mae_ci.second}) : json()},
-      {"val_right", m.micro.tp},
-      {"val_false_alarms", m.micro.fp},
-      {"val_missed", m.micro.fn},
-      {"per_class", per_class},
       {"params", plan.param_count},
       {"flops_per_frame", plan.flops_forward},
       {"memory", {{"train_bytes", r.memory.total_bytes}, {"infer_bytes", r.infer_memory.total_bytes}}},
@@ -161,6 +169,8 @@ json detection_json(const Run& run, const tvh::DetectionDataset& ds, const tvh::
       {"history", hist},
       {"skipped", ds.skipped.size()},
       {"output", run.a.output}};
+  j.update(metrics_json("val_", ds, m));
+  return j;
 }
 
 void write_detector(const Run& run, const tvh::DetectionDataset& ds, const tvh::Split& split, const tv::ModelPlan& plan,
@@ -176,11 +186,48 @@ void write_detector(const Run& run, const tvh::DetectionDataset& ds, const tvh::
   run.log("wrote " + run.a.output + " (a detector: the report, curve and confusion picture are for classifiers)");
 }
 
+// --eval --init DETECTOR: the detector (float or int8) on every photo of the dataset, no training.
+int run_detect_eval(const Run& run) {
+  const Args& a = run.a;
+  if (!a.input.empty()) throw tvh::UsageError("--input cannot change the shape of an --init model (" + a.init + ").");
+  const tvh::LoadedModel model = tvh::load_model(a.init, tvh::RawOptions(), tvh::Tasks::Any);
+  if (!tvh::is_detector(model))
+    throw tvh::UsageError(
+        a.init + " is a classifier, but " + a.dataset +
+        " holds labelled boxes: --eval on it needs a detector (one tvtrain wrote from such a dataset).");
+  const tv::ModelPlan& plan = *model.plan;
+  const tvh::DetectionDataset ds = read_detection_dataset(run, plan.input.h, plan.input.w, plan.input.c);
+  if (std::vector<std::string>(model.labels.begin() + 1, model.labels.end()) != ds.classes)
+    throw tvh::Error(a.dataset + " has the classes " + tvh::join(ds.classes) + " but " + a.init + " finds " +
+                     tvh::join(std::vector<std::string>(model.labels.begin() + 1, model.labels.end())) +
+                     ": evaluate it on photos labelled with its classes.");
+  std::vector<int> every((size_t)ds.size());
+  for (size_t i = 0; i < ds.size(); ++i) every[i] = (int)i;
+  const tvh::DetectionMetrics m =
+      tvh::detection_metrics(tvh::detect_photos(model, ds, every), (int)ds.classes.size(), a.seed);
+  log_metrics(run, ds, m, "evaluated " + a.init + (model.int8 ? " (int8)" : "") + " on every photo of " + a.dataset);
+  if (a.json) {
+    json j = {{"task", "detect"},
+              {"model", a.init},
+              {"int8", model.int8},
+              {"format", ds.format},
+              {"classes", ds.classes},
+              {"photos", ds.size()},
+              {"objects", ds.object_count()},
+              {"threshold", plan.desc.detect_threshold},
+              {"skipped", ds.skipped.size()}};
+    j.update(metrics_json("", ds, m));
+    tvh::write_stdout(tvh::json_text(j));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_detect(Run& run, const std::function<void(tvh::TrainSetup*)>& apply_overrides) {
   const Args& a = run.a;
   refuse_what_detection_lacks(run);
+  if (a.eval) return run_detect_eval(run);
   int h = kDetectDefaultSide, w = kDetectDefaultSide, c = 3;
   if (!a.input.empty()) tvh::parse_input_size(a.input, &h, &w, &c);
   for (int side : {h, w})
@@ -229,13 +276,15 @@ int run_detect(Run& run, const std::function<void(tvh::TrainSetup*)>& apply_over
           " epochs, seed " + std::to_string(a.seed) + ", " + std::to_string(a.threads) + " thread(s)");
   const tvh::DetectTrainResult r = tvh::train_detector(req);
   progress.clear();
-  const tvh::DetectionMetrics m =
-      tvh::detection_metrics(tvh::detect_photos(*plan, r.params.data(), ds, split.val), (int)ds.classes.size(), a.seed);
+  const tvh::DetectionMetrics m = tvh::detection_metrics(
+      tvh::detect_photos(tvh::float_detector(*plan, r.params.data()), ds, split.val), (int)ds.classes.size(), a.seed);
   run.log("training loop " + fmt("%.3f", r.train_seconds) + " s");
   if (split.val.empty())
     run.log("no validation: the split kept no photo for it (add photos, or a val/ folder)");
   else
-    log_metrics(run, ds, m, r.best_epoch);
+    log_metrics(
+        run, ds, m,
+        "validation" + (r.best_epoch ? ", the weights of epoch " + std::to_string(r.best_epoch) : std::string()));
   write_detector(run, ds, split, *plan, r, m);
   if (a.json) tvh::write_stdout(tvh::json_text(detection_json(run, ds, split, *plan, r, m)));
   return 0;

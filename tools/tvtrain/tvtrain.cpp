@@ -527,6 +527,7 @@ void choose_start(Run& run) {
 
 int tvtrain_main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "classify") return tvtrain_classify(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "detect") return tvtrain_detect(argc - 1, argv + 1);
   Run run(argc, argv);
   Args& a = run.a;
   CLI::App app{
@@ -536,7 +537,8 @@ int tvtrain_main(int argc, char** argv) {
       "  tvtrain photos/ -o model.tvb\n"
       "  tvtrain photos/ --preset webmcu -o model.tvb --raw-out myWeights.bin\n"
       "  tvtrain photos/ --eval --init model.tvb\n"
-      "  tvtrain classify model.tvb photo.jpg ...   (label and probabilities per file; tvtrain classify --help)"};
+      "  tvtrain classify model.tvb photo.jpg ...   (label and probabilities per file; tvtrain classify --help)\n"
+      "  tvtrain detect det.tvb photo.jpg ...       (a detector's objects per file; tvtrain detect --help)"};
   define_options(app, a);
   if (const int rc = tvcli::parse(app, argc, argv, "tvtrain"); rc >= 0) return rc;
   a.split_given = app.count("--split") > 0;

@@ -146,4 +146,87 @@ DetectCounts match_objects(const GridObject* objects, int n, const DetectBox* bo
   return c;
 }
 
+namespace {
+
+// Appends text to a line of capacity cap (the NUL included); past it, the line ends in "...".
+struct LineWriter {
+  char* out;
+  int cap, len;
+  bool full;
+  void put(const char* t) {
+    for (; *t && !full; ++t) {
+      if (len + 1 >= cap) {
+        full = true;
+        for (int k = len - 3 < 0 ? 0 : len - 3; k < len; ++k) out[k] = '.';
+        break;
+      }
+      out[len++] = *t;
+    }
+  }
+  void put_int(long v) {
+    char digits[24];
+    int d = 0;
+    const bool neg = v < 0;
+    unsigned long u = neg ? 0ul - (unsigned long)v : (unsigned long)v;
+    do {
+      digits[d++] = (char)('0' + u % 10);
+      u /= 10;
+    } while (u);
+    char t[26];
+    int k = 0;
+    if (neg) t[k++] = '-';
+    while (d) t[k++] = digits[--d];
+    t[k] = 0;
+    put(t);
+  }
+};
+
+long round_to_long(float v) {
+  if (!(v == v)) return 0;
+  if (v > 2e9f) return 2000000000l;
+  if (v < -2e9f) return -2000000000l;
+  return (long)(v < 0 ? v - 0.5f : v + 0.5f);
+}
+
+}  // namespace
+
+int objects_line(const GridObject* objects, int n, const char* const* names, int num_names, float scale_x,
+                 float scale_y, char* out, int cap) {
+  if (!out || cap < 1) return 0;
+  LineWriter w{out, cap, 0, false};
+  const auto name_of = [&](int label) { return label >= 0 && label < num_names && names[label] ? names[label] : "?"; };
+  if (n <= 0) w.put("no objects");
+  // The counts, class by class (labels outside the names counted last, as "?").
+  bool first = true;
+  for (int k = 0; k <= num_names && n > 0; ++k) {
+    int count = 0;
+    for (int i = 0; i < n; ++i) {
+      const bool outside = objects[i].label < 0 || objects[i].label >= num_names;
+      if (k == num_names ? outside : objects[i].label == k) ++count;
+    }
+    if (!count) continue;
+    if (!first) w.put(", ");
+    first = false;
+    w.put_int(count);
+    w.put(" ");
+    w.put(k == num_names ? "?" : name_of(k));
+  }
+  for (int i = 0; i < n; ++i) {
+    w.put(i ? ", " : ": ");
+    w.put(name_of(objects[i].label));
+    w.put(" (");
+    w.put_int(round_to_long(objects[i].x * scale_x));
+    w.put(",");
+    w.put_int(round_to_long(objects[i].y * scale_y));
+    w.put(") ");
+    const long hundredths = round_to_long(objects[i].prob * 100.f);
+    w.put_int(hundredths / 100);
+    w.put(".");
+    if (hundredths % 100 < 10) w.put("0");
+    w.put_int(hundredths % 100);
+  }
+  out[w.len] = 0;
+  return w.len;
+}
+
 }  // namespace tv

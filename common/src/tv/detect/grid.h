@@ -78,4 +78,13 @@ bool f1_better(const DetectCounts& a, const DetectCounts& b);
 DetectCounts match_objects(const GridObject* objects, int n, const DetectBox* boxes, int nb, int input_h, int input_w,
                            int* box_of_object, uint8_t* box_found);
 
+// One photo's objects as one line of text, the same on the board's serial and in `tvtrain detect`:
+//   "2 cup, 1 mouse: cup (31,40) 0.93, cup (80,12) 0.71, mouse (5,60) 0.55"   or   "no objects"
+// counts per class in class order, then each object in the order given: its class, its centroid in the
+// photo's own pixels (input pixels times scale_x, scale_y, rounded) and its probability (two decimals).
+// names[k] names object class k (NUL-terminated, num_names of them; a label outside gives "?"). Writes at
+// most cap bytes with the terminating NUL (a line cut short ends in "..."); returns the length written.
+int objects_line(const GridObject* objects, int n, const char* const* names, int num_names, float scale_x,
+                 float scale_y, char* out, int cap);
+
 }  // namespace tv
