@@ -83,7 +83,7 @@ TEST(TvtrainDetection, WhatDetectionLacksYetIsRefusedWithASentence) {
   const std::string out = tvtest::temp_dir("tvtrain-det-refused") + "/m.tvb";
   const std::string base = tvtest::bin_path("tvtrain") + " " + tvtest::quoted(root);
   for (const std::string& option :
-       std::vector<std::string>{"-o " + out + " --init " + out, "--kfold 2", "-o " + out + " --preset tinyvision",
+       std::vector<std::string>{"-o " + out + " --init " + out + ".init", "--kfold 2", "-o " + out + " --preset tinyvision",
                                 "-o " + out + " --start backbone", "-o " + out + " --raw-out " + out + ".bin"}) {
     const tvtest::CommandResult r = tvtest::run_capture(base + " " + option);
     EXPECT_EQ(r.status, 2) << option << ": " << r.err;
