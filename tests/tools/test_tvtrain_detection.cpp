@@ -3,6 +3,7 @@
 // refused with one sentence.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -82,9 +83,9 @@ TEST(TvtrainDetection, WhatDetectionLacksYetIsRefusedWithASentence) {
   const std::string root = dettest::write_folder(dettest::ultralytics_files());
   const std::string out = tvtest::temp_dir("tvtrain-det-refused") + "/m.tvb";
   const std::string base = tvtest::bin_path("tvtrain") + " " + tvtest::quoted(root);
-  for (const std::string& option :
-       std::vector<std::string>{"-o " + out + " --init " + out + ".init", "--kfold 2", "-o " + out + " --preset tinyvision",
-                                "-o " + out + " --start backbone", "-o " + out + " --raw-out " + out + ".bin"}) {
+  for (const std::string& option : std::vector<std::string>{
+           "-o " + out + " --init " + out + ".init", "--kfold 2", "-o " + out + " --preset tinyvision",
+           "-o " + out + " --start backbone", "-o " + out + " --raw-out " + out + ".bin"}) {
     const tvtest::CommandResult r = tvtest::run_capture(base + " " + option);
     EXPECT_EQ(r.status, 2) << option << ": " << r.err;
     EXPECT_TRUE(tvtest::contains(r.err, "labelled boxes")) << option << ": " << r.err;
@@ -104,4 +105,115 @@ TEST(TvtrainDetection, WhatDetectionLacksYetIsRefusedWithASentence) {
                           " --preset detect -o " + out);
   EXPECT_NE(c.status, 0);
   EXPECT_TRUE(tvtest::contains(c.err, "--preset detect makes a detector")) << c.err;
+}
+
+namespace {
+
+// datasets/detect's validation photos alone, as a flat YOLO folder with classes.txt (another layout).
+std::string detect_val_folder() {
+  namespace fs = std::filesystem;
+  const fs::path src = tvtest::source_path("datasets/detect");
+  const fs::path dst = tvtest::temp_dir("tvtrain-det-val");
+  fs::create_directories(dst / "images");
+  fs::create_directories(dst / "labels");
+  for (const auto& e : fs::directory_iterator(src / "images/val"))
+    fs::copy_file(e.path(), dst / "images" / e.path().filename());
+  for (const auto& e : fs::directory_iterator(src / "labels/val"))
+    fs::copy_file(e.path(), dst / "labels" / e.path().filename());
+  tvtest::write_text((dst / "classes.txt").string(), "ring\ncross\ntriangle\n");
+  return dst.string();
+}
+
+}  // namespace
+
+// tvtrain's validation F1, --eval of the same photos and tvtrain detect on each of them tell one story: the
+// objects are found by one path (tvh::Detector) whatever the command.
+TEST(TvtrainDetection, EvalAndDetectAgreeWithTrainingsOwnValidation) {
+  const std::string dir = tvtest::temp_dir("tvtrain-det-agree");
+  const std::string model = dir + "/det.tvb";
+  const nlohmann::json trained =
+      tvtest::run_json(tvtest::bin_path("tvtrain") + " " + tvtest::quoted(tvtest::source_path("datasets/detect")) +
+                       " --epochs 12 --seed 2 -q --json -o " + model);
+  ASSERT_TRUE(trained.is_object());
+  const std::string val = detect_val_folder();
+  const nlohmann::json eval = tvtest::run_json(tvtest::bin_path("tvtrain") + " " + tvtest::quoted(val) +
+                                               " --eval --init " + model + " -q --json");
+  ASSERT_TRUE(eval.is_object());
+  EXPECT_EQ(eval["task"], "detect");
+  EXPECT_EQ(eval["int8"], false);
+  EXPECT_EQ(eval["photos"], 60);
+  EXPECT_EQ(eval["f1"], trained["val_f1"]);
+  EXPECT_EQ(eval["right"], trained["val_right"]);
+  EXPECT_EQ(eval["false_alarms"], trained["val_false_alarms"]);
+  EXPECT_EQ(eval["missed"], trained["val_missed"]);
+  EXPECT_EQ(eval["per_class"], trained["per_class"]);
+  EXPECT_GT(eval["f1"].get<double>(), 0.3);  // chance is near 0
+  // tvtrain detect on every one of those photos finds the objects --eval counted
+  std::string files;
+  for (const auto& e : std::filesystem::directory_iterator(val + "/images"))
+    files += " " + tvtest::quoted(e.path().string());
+  const nlohmann::json found = tvtest::run_json(tvtest::bin_path("tvtrain") + " detect " + model + files + " --json");
+  ASSERT_TRUE(found.is_array());
+  ASSERT_EQ(found.size(), 60u);
+  long objects = 0;
+  for (const auto& photo : found) {
+    objects += photo["count"].get<long>();
+    EXPECT_EQ(photo["width"], 160);
+    for (const auto& o : photo["objects"]) {  // 160-pixel photos at a 96-pixel input
+      EXPECT_NEAR(o["x"].get<double>(), o["input_x"].get<double>() * 160 / 96, 1e-3);
+      EXPECT_NEAR(o["y"].get<double>(), o["input_y"].get<double>() * 160 / 96, 1e-3);
+    }
+  }
+  EXPECT_EQ(objects, eval["right"].get<long>() + eval["false_alarms"].get<long>());
+}
+
+// The text is the board's serial line per photo, in the photo's own pixels, as the JSON says; a photo that
+// cannot be read is said and the others still run; the tools that run one task refuse the other's model.
+TEST(TvtrainDetection, DetectPrintsEachPhotosObjectsInItsOwnPixels) {
+  const std::string dir = tvtest::temp_dir("tvtrain-det-text");
+  const std::string model = dir + "/det.tvb";
+  const tvtest::CommandResult t =
+      tvtest::run_capture(tvtest::bin_path("tvtrain") + " " + tvtest::quoted(tvtest::source_path("datasets/detect")) +
+                          " --epochs 6 -q -o " + model);
+  ASSERT_EQ(t.status, 0) << t.err;
+  const std::string photo = tvtest::source_path("datasets/detect/images/val/img_0000.jpg");
+  const nlohmann::json one =
+      tvtest::run_json(tvtest::bin_path("tvtrain") + " detect " + model + " " + photo + " --json");
+  ASSERT_TRUE(one.is_array());
+  const tvtest::CommandResult text =
+      tvtest::run_capture(tvtest::bin_path("tvtrain") + " detect " + model + " " + photo + " " + dir + "/missing.jpg");
+  EXPECT_EQ(text.status, 1);
+  EXPECT_TRUE(tvtest::contains(text.err, "missing.jpg' does not exist")) << text.err;
+  EXPECT_TRUE(tvtest::contains(text.err, "1 of 2 image(s) could not be read")) << text.err;
+  ASSERT_TRUE(tvtest::contains(text.out, photo + ": ")) << text.out;
+  const auto& objects = one[0]["objects"];
+  if (objects.empty()) {
+    EXPECT_TRUE(tvtest::contains(text.out, "no objects")) << text.out;
+  } else {  // "N name, ...: name (x,y) p, ..."
+    const auto& o = objects[0];
+    const std::string first = o["class"].get<std::string>() + " (" +
+                              std::to_string((long)std::lround(o["x"].get<double>())) + "," +
+                              std::to_string((long)std::lround(o["y"].get<double>())) + ")";
+    EXPECT_TRUE(tvtest::contains(text.out, ": " + first)) << text.out << " lacks " << first;
+  }
+  // a classifier is not a detector, and a detector is not a classifier
+  const std::string classifier = dir + "/cls.tvb";
+  ASSERT_EQ(
+      tvtest::run_capture(tvtest::bin_path("tvtrain") + " " + tvtest::quoted(tvtest::source_path("datasets/shapes")) +
+                          " --epochs 1 -q -o " + classifier)
+          .status,
+      0);
+  const tvtest::CommandResult wrong =
+      tvtest::run_capture(tvtest::bin_path("tvtrain") + " detect " + classifier + " " + photo);
+  EXPECT_EQ(wrong.status, 1);
+  EXPECT_TRUE(tvtest::contains(wrong.err, "cls.tvb is a classifier (one label per photo), not a detector"))
+      << wrong.err;
+  const tvtest::CommandResult classify =
+      tvtest::run_capture(tvtest::bin_path("tvtrain") + " classify " + model + " " + photo);
+  EXPECT_EQ(classify.status, 1);
+  EXPECT_TRUE(tvtest::contains(classify.err, "det.tvb is a detector")) << classify.err;
+  const tvtest::CommandResult eval = tvtest::run_capture(
+      tvtest::bin_path("tvtrain") + " " + tvtest::quoted(detect_val_folder()) + " --eval --init " + classifier);
+  EXPECT_EQ(eval.status, 2);
+  EXPECT_TRUE(tvtest::contains(eval.err, "cls.tvb is a classifier, but")) << eval.err;
 }

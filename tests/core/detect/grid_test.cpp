@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace {
@@ -122,6 +123,40 @@ TEST(DetectGrid, NothingFromBackgroundNaNOrNonsense) {
   const auto objs = z.objects(0.f, 16, 16);
   ASSERT_EQ(objs.size(), 1u);
   EXPECT_TRUE(std::isfinite(objs[0].x));
+}
+
+std::string line_of(const std::vector<tv::GridObject>& objects, float sx, float sy, int cap = 256) {
+  const char* names[] = {"cup", "mouse"};
+  std::vector<char> out((size_t)cap, 'x');
+  const int n = tv::objects_line(objects.data(), (int)objects.size(), names, 2, sx, sy, out.data(), cap);
+  EXPECT_EQ((size_t)n, std::string(out.data()).size());
+  return out.data();
+}
+
+TEST(DetectGrid, TheObjectsLineCountsPerClassThenNamesEachObjectInThePhotosPixels) {
+  tv::GridObject cup1{0, 0.934f, 20.f, 25.f, 2}, mouse{1, 0.5549f, 4.f, 44.f, 1}, cup2{0, 1.f, 61.2f, 0.4f, 1};
+  // the photo is 1.5 times the input's width and 2 times its height
+  EXPECT_EQ(line_of({cup1, mouse, cup2}, 1.5f, 2.f),
+            "2 cup, 1 mouse: cup (30,50) 0.93, mouse (6,88) 0.55, cup (92,1) 1.00");
+  EXPECT_EQ(line_of({}, 1.f, 1.f), "no objects");
+  tv::GridObject stranger{7, 0.05f, 1.f, 1.f, 1};  // a label the names do not cover
+  EXPECT_EQ(line_of({stranger}, 1.f, 1.f), "1 ?: ? (1,1) 0.05");
+}
+
+TEST(DetectGrid, AnObjectsLineTooLongForItsBufferEndsInDotsAndNeverOverruns) {
+  std::vector<tv::GridObject> many(50, tv::GridObject{1, 0.5f, 10.f, 10.f, 1});
+  const std::string full = line_of(many, 1.f, 1.f, 4096);
+  EXPECT_EQ(full.substr(0, 10), "50 mouse: ");
+  for (int cap : {1, 2, 4, 5, 40}) {
+    std::vector<char> out((size_t)cap + 8, '#');
+    const char* names[] = {"cup", "mouse"};
+    const int n = tv::objects_line(many.data(), 50, names, 2, 1.f, 1.f, out.data(), cap);
+    EXPECT_LT(n, cap);
+    EXPECT_EQ(out[(size_t)n], 0);
+    EXPECT_EQ(out[(size_t)cap], '#');  // nothing past the buffer
+    if (cap >= 5) EXPECT_EQ(std::string(out.data()).substr((size_t)n - 3), "...");
+    if (cap >= 5) EXPECT_EQ(std::string(out.data(), (size_t)n - 3), full.substr(0, (size_t)n - 3));
+  }
 }
 
 }  // namespace
