@@ -190,11 +190,12 @@ void write_detector(const Run& run, const tvh::DetectionDataset& ds, const tvh::
 int run_detect_eval(const Run& run) {
   const Args& a = run.a;
   if (!a.input.empty()) throw tvh::UsageError("--input cannot change the shape of an --init model (" + a.init + ").");
-  const tvh::LoadedModel model = tvh::load_model(a.init, tvh::RawOptions(), tvh::Tasks::Any);
+  tvh::LoadedModel model = tvh::load_model(a.init, tvh::RawOptions(), tvh::Tasks::Any);
   if (!tvh::is_detector(model))
     throw tvh::UsageError(
         a.init + " is a classifier, but " + a.dataset +
         " holds labelled boxes: --eval on it needs a detector (one tvtrain wrote from such a dataset).");
+  if (a.threshold > 0) model.plan->desc.detect_threshold = a.threshold;
   const tv::ModelPlan& plan = *model.plan;
   const tvh::DetectionDataset ds = read_detection_dataset(run, plan.input.h, plan.input.w, plan.input.c);
   if (std::vector<std::string>(model.labels.begin() + 1, model.labels.end()) != ds.classes)
@@ -250,6 +251,7 @@ int run_detect(Run& run, const std::function<void(tvh::TrainSetup*)>& apply_over
   tv::preset_model_for("detect", (int)ds.classes.size() + 1, data, &setup.model);
   tv::preset_recipe_for("detect", data, &setup.recipe);
   apply_overrides(&setup);
+  if (a.threshold > 0) setup.model.detect_threshold = a.threshold;
   const auto plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the detector" : "--input " + a.input);
   tvh::check_outputs({{"-o", a.output}}, {tvh::blob_bytes_estimate(*plan)}, run.inputs);
   tvh::Progress progress(!a.quiet);

@@ -32,6 +32,7 @@ struct Args {
   int epochs = 0, batch = 0, lanes = 0, threads = 0, kfold = 0, val_last = -1;
   double lr = 0, val_fraction = -1;
   uint64_t seed = 1;
+  float threshold = 0;  // a detector's decoding threshold (0: the preset's, or the --init model's)
   bool eval = false, json = false, no_curve = false, no_confusion = false, no_report = false, quiet = false;
   bool split_given = false;   // --split was on the command line
   bool epochs_given = false;  // --epochs was (0 is allowed with --init: only new classes are added)

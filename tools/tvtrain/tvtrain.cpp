@@ -121,6 +121,10 @@ void define_options(CLI::App& app, Args& a) {
   app.add_option("--lr", a.lr, "Override the recipe's learning rate")->check(tvcli::real(1e-9, 10.0));
   app.add_option("--lanes", a.lanes, "Gradient lanes (fixes the summation order; threads never change results)")
       ->check(tvcli::whole(1, 8));
+  app.add_option("--threshold", a.threshold,
+                 "Detection datasets: the probability a cell's class must reach to be an object, in (0, 1] (default "
+                 "0.5); stored in the detector, or with --eval the one to evaluate at")
+      ->check(CLI::Range(1e-6, 1.0));
   app.add_option("--seed", a.seed, "Seed for initialization, shuffling, splits and augmentation (default 1)")
       ->check(tvcli::whole(0, UINT64_MAX));
   app.add_option("--threads", a.threads,

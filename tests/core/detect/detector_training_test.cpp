@@ -13,6 +13,7 @@
 #include "tv/detect/grid.h"
 #include "tv/rng.h"
 #include "tv/train/presets.h"
+#include "tv/train/train_loop.h"
 #include "tv/train/train_session.h"
 
 namespace {
@@ -154,8 +155,8 @@ double f1(const tv::DetectCounts& c) {
 
 TEST(DetectorTraining, LearnsWhereTheObjectsAreAndKeepsTheBestF1) {
   const ShapesPhotos photos = shapes_photos(96, 3);
-  const DetectRun a = train_detector(photos, 72, 16, nullptr);
-  ASSERT_EQ(a.val.size(), 16u);
+  const DetectRun a = train_detector(photos, 72, 20, nullptr);
+  ASSERT_EQ(a.val.size(), 20u);
   const tv::DetectCounts first = a.val.front(), best = a.val[(size_t)a.best_epoch - 1];
   for (const tv::DetectCounts& c : a.val) EXPECT_FALSE(tv::f1_better(c, best));  // keep-best took the best F1
   EXPECT_GE(f1(best), 0.85) << "tp " << best.tp << " fp " << best.fp << " fn " << best.fn;
@@ -218,3 +219,68 @@ TEST(DetectorTraining, MatchingCountsRightFalseAndMissed) {
 }
 
 }  // namespace
+
+// The targets move with the pixels: for many seeded draws of flip and whole-cell shifts, each object's
+// square of pixels lands in the cell its moved target names, and an object pushed out of the photo leaves
+// no target.
+TEST(DetectorTraining, AugmentationMovesTheTargetsWithThePixels) {
+  const int side = 48, cells = side / tv::kGridStride;
+  tv::TrainRecipe r;
+  r.aug_flip = true;
+  r.aug_shift_cells = 1;
+  // two squares filling one cell each: class 0 at cell (2, 1), class 1 at the edge cell (0, 5)
+  struct Square {
+    int row, col, label;
+  };
+  const Square squares[] = {{2, 1, 0}, {0, 5, 1}};
+  std::vector<uint8_t> src((size_t)side * side, 0);
+  std::vector<tv::DetectBox> boxes;
+  for (const Square& q : squares) {
+    for (int y = 0; y < tv::kGridStride; ++y)
+      for (int x = 0; x < tv::kGridStride; ++x)
+        src[(size_t)(q.row * tv::kGridStride + y) * side + q.col * tv::kGridStride + x] =
+            (uint8_t)(100 + 100 * q.label);
+    boxes.push_back({q.label, (q.col + 0.5f) / cells, (q.row + 0.5f) / cells, 1.f / cells, 1.f / cells});
+  }
+  int flipped = 0, shifted = 0, pushed_out = 0;
+  for (int index = 0; index < 64; ++index) {
+    std::vector<uint8_t> dst(src.size());
+    const tv::Augmented a = tv::augment_image(r, src.data(), dst.data(), side, side, 1, 3, 0, index);
+    ASSERT_EQ(a.dx % tv::kGridStride, 0);
+    ASSERT_EQ(a.dy % tv::kGridStride, 0);
+    flipped += a.flipped;
+    shifted += a.dx != 0 || a.dy != 0;
+    std::vector<uint8_t> t((size_t)cells * cells);
+    tv::grid_targets(boxes.data(), (int)boxes.size(), cells, cells, t.data());
+    tv::augment_targets(a, t.data(), cells, cells);
+    for (const Square& q : squares) {
+      const uint8_t value = (uint8_t)(100 + 100 * q.label);
+      const auto whole = [&](int c) {  // every pixel of cell c is the square's
+        for (int y = 0; y < tv::kGridStride; ++y)
+          for (int x = 0; x < tv::kGridStride; ++x)
+            if (dst[(size_t)((c / cells) * tv::kGridStride + y) * side + (c % cells) * tv::kGridStride + x] != value)
+              return false;
+        return true;
+      };
+      int targets = 0;
+      for (int c = 0; c < cells * cells; ++c) targets += t[(size_t)c] == q.label + 1;
+      // the square was inside the photo after the shift when its moved cell is inside the grid
+      const int col = a.flipped ? cells - 1 - q.col : q.col;
+      const int moved_col = col - (a.flipped ? -a.dx : a.dx) / tv::kGridStride,
+                moved_row = q.row - a.dy / tv::kGridStride;
+      const bool inside = moved_col >= 0 && moved_col < cells && moved_row >= 0 && moved_row < cells;
+      if (!inside) {
+        ++pushed_out;
+        EXPECT_EQ(targets, 0) << "index " << index;
+        continue;
+      }
+      ASSERT_EQ(targets, 1) << "index " << index;
+      const int cell = moved_row * cells + moved_col;
+      EXPECT_TRUE(whole(cell)) << "index " << index;  // the pixels went where the target says
+      EXPECT_EQ(t[(size_t)cell], q.label + 1) << "index " << index;
+    }
+  }
+  EXPECT_GT(flipped, 10);
+  EXPECT_GT(shifted, 30);
+  EXPECT_GT(pushed_out, 3);  // the edge square leaves the photo in some draws
+}

@@ -91,7 +91,7 @@ TEST(DetectDataset, GeneratorReproducesCommittedDetect) {
       << err;
   const auto mine = detgen_files(out), committed = detgen_files(tvtest::source_path("datasets/detect"));
   ASSERT_EQ(mine.size(), committed.size());
-  EXPECT_EQ(mine.size(), 1u + 2u * 300u);  // data.yaml, 300 images and their labels
+  EXPECT_EQ(mine.size(), 1u + 2u * 1100u);  // data.yaml, 1,100 images and their labels
   for (const auto& kv : committed) {
     const auto it = mine.find(kv.first);
     ASSERT_NE(it, mine.end()) << kv.first;
@@ -138,12 +138,12 @@ TEST(DetectDataset, CommittedLabelsAreWellFormed) {
     }
     const size_t labels = std::distance(fs::directory_iterator(root + "/labels/" + split), fs::directory_iterator());
     EXPECT_EQ(labels, (size_t)in_split) << split << ": a label file without its image";
-    EXPECT_EQ(in_split, split[0] == 't' ? 240 : 60);
+    EXPECT_EQ(in_split, split[0] == 't' ? 1000 : 100);
   }
   // About 15 % of the images hold no object; every class is well represented.
   EXPECT_GE(empty, images / 20);
   EXPECT_LE(empty, images / 4);
-  for (int c = 0; c < 3; ++c) EXPECT_GE(per_class[c], 150) << c;
+  for (int c = 0; c < 3; ++c) EXPECT_GE(per_class[c], 600) << c;
 }
 
 // Labels are where the objects are: inside every box of the first training images a good share of the

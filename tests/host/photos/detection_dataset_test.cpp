@@ -356,7 +356,7 @@ TEST(DetectionDataset, MoreThanSixteenClassesAreRefused) {
 }
 
 TEST(DetectionDataset, TheProjectsOwnDetectDatasetIsReadWhole) {
-  // datasets/detect (tvgen-detect): Ultralytics layout, 240 train + 60 val photos, data.yaml with 3 names.
+  // datasets/detect (tvgen-detect): Ultralytics layout, 1,000 train + 100 val photos, data.yaml with 3 names.
   const std::string root = tvtest::source_path("datasets/detect");
   size_t lines = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/labels")) {
@@ -366,9 +366,9 @@ TEST(DetectionDataset, TheProjectsOwnDetectDatasetIsReadWhole) {
   const tvh::DetectionDataset ds = dettest::load_detection(root, 32, 32);
   EXPECT_EQ(ds.format, "yolo");
   EXPECT_EQ(ds.classes, (std::vector<std::string>{"ring", "cross", "triangle"}));
-  EXPECT_EQ(ds.size(), 300u);
-  EXPECT_EQ(ds.subset_count("train"), 240u);
-  EXPECT_EQ(ds.subset_count("val"), 60u);
+  EXPECT_EQ(ds.size(), 1100u);
+  EXPECT_EQ(ds.subset_count("train"), 1000u);
+  EXPECT_EQ(ds.subset_count("val"), 100u);
   EXPECT_EQ(ds.object_count(), lines);
   EXPECT_TRUE(ds.skipped.empty()) << ds.skipped[0].message;
   EXPECT_TRUE(ds.warnings.empty()) << ds.warnings[0];

@@ -165,10 +165,11 @@ TinyVisionScale tinyvision_scale(const DataShape& data) {
 }
 
 // The detector's recipe: the tinyvision optimizer and schedule, object cells weighing kObjectWeight; flips
-// and brightness (a shift would move boxes across cells: not yet); the weights of the best validation F1.
+// shifts of whole cells (the targets move with them) and brightness; the weights of the best validation F1.
 static TrainRecipe detect_recipe(const DataShape& data) {
   TrainRecipe r = tinyvision_recipe(data);
   r.aug_shift = 0;
+  r.aug_shift_cells = kDetectShiftCells;
   r.opt.object_weight = kObjectWeight;
   r.restore_best = true;  // the epoch of the best validation F1
   r.opt.keep_best = true;

@@ -18,8 +18,11 @@ struct TrainRecipe {
   int warmup_epochs = 0;
   float lr_min_factor = 0.f;
   // Augmentation on the uint8 input, seeded per (epoch, sample).
-  bool aug_flip = false;       // horizontal flip with probability 1/2
-  int aug_shift = 0;           // random shift of up to +-aug_shift pixels (edges replicated)
+  bool aug_flip = false;  // horizontal flip with probability 1/2
+  int aug_shift = 0;      // random shift of up to +-aug_shift pixels (edges replicated)
+  // A detector's shift: up to +-aug_shift_cells whole grid cells (kGridStride pixels) each way, edges
+  // replicated; its targets move with the pixels, a box whose centre leaves the photo is dropped.
+  int aug_shift_cells = 0;
   float aug_brightness = 0.f;  // multiply by 1 + u, u uniform in [-b, b]
   bool restore_best = false;   // end with the weights of the best validation epoch
 };
@@ -37,6 +40,8 @@ struct DataShape {
   long images = 0;
 };
 
+// How far the detect preset shifts its photos, in whole grid cells each way (docs/detection.md: measured).
+constexpr int kDetectShiftCells = 2;
 // How much more a detector's object cell weighs in its loss than a background cell (the detect preset):
 // measured on datasets/detect, 4 seeds, validation F1 0.767 / 0.769 / 0.807 at 4 / 8 / 16 (docs/detection.md).
 constexpr float kObjectWeight = 16.f;

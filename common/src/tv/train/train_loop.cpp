@@ -21,7 +21,7 @@ float recipe_lr(const TrainRecipe& r, int epoch) {
 }
 
 bool recipe_augments(const TrainRecipe& r) {
-  return r.aug_flip || r.aug_shift > 0 || r.aug_brightness > 0.f;
+  return r.aug_flip || r.aug_shift > 0 || r.aug_shift_cells > 0 || r.aug_brightness > 0.f;
 }
 
 // One row mirrored and shifted by dx (edges replicated); C: the channels when known (0: c).
@@ -44,14 +44,18 @@ TV_TARGET_CLONES static void apply_gain(uint8_t* p, size_t n, int gain) {
   }
 }
 
-bool augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
-                   int epoch, int index) {
+Augmented augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
+                        int epoch, int index) {
   Rng rng(mix_seed(seed, (uint64_t)epoch + 1, (uint64_t)index + 1));
   const bool flip = r.aug_flip && (rng.next() & 1);
   int dx = 0, dy = 0;
   if (r.aug_shift > 0) {
     dx = (int)rng.below((uint32_t)(2 * r.aug_shift + 1)) - r.aug_shift;
     dy = (int)rng.below((uint32_t)(2 * r.aug_shift + 1)) - r.aug_shift;
+  }
+  if (r.aug_shift_cells > 0) {  // whole cells: the targets move by whole cells too
+    dx = ((int)rng.below((uint32_t)(2 * r.aug_shift_cells + 1)) - r.aug_shift_cells) * kGridStride;
+    dy = ((int)rng.below((uint32_t)(2 * r.aug_shift_cells + 1)) - r.aug_shift_cells) * kGridStride;
   }
   // Brightness as a fixed-point gain so the result is exact integer arithmetic.
   int gain = 256;
@@ -79,7 +83,32 @@ bool augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h
     }
   }
   if (gain != 256) apply_gain(dst, (size_t)h * row, gain);  // (v * 256 + 128) >> 8 == v
-  return flip;
+  Augmented a;
+  a.flipped = flip;
+  a.dx = dx;
+  a.dy = dy;
+  return a;
+}
+
+void augment_targets(const Augmented& a, uint8_t* targets, int grid_h, int grid_w) {
+  if (a.flipped)
+    for (int y = 0; y < grid_h; ++y)
+      for (int x = 0, z = grid_w - 1; x < z; ++x, --z) {
+        const uint8_t v = targets[y * grid_w + x];
+        targets[y * grid_w + x] = targets[y * grid_w + z];
+        targets[y * grid_w + z] = v;
+      }
+  // A flipped row reads source column w - 1 - x + dx: in the mirrored grid that is a shift of -dx.
+  const int cx = (a.flipped ? -a.dx : a.dx) / kGridStride, cy = a.dy / kGridStride;
+  if (cx == 0 && cy == 0) return;
+  // Cell (y, x) takes cell (y + cy, x + cx): walk in the order that reads each cell before it is written.
+  const int ys = cy > 0 ? 0 : grid_h - 1, ye = cy > 0 ? grid_h : -1, yi = cy > 0 ? 1 : -1;
+  const int xs = cx > 0 ? 0 : grid_w - 1, xe = cx > 0 ? grid_w : -1, xi = cx > 0 ? 1 : -1;
+  for (int y = ys; y != ye; y += yi)
+    for (int x = xs; x != xe; x += xi) {
+      const int sy = y + cy, sx = x + cx;
+      targets[y * grid_w + x] = sy >= 0 && sy < grid_h && sx >= 0 && sx < grid_w ? targets[sy * grid_w + sx] : 0;
+    }
 }
 
 namespace {
@@ -104,9 +133,9 @@ const float* soft_target_of(const BatchWork& b, int index, int label) {
   return b.soft_targets + (size_t)index * (size_t)b.distilled;
 }
 
-// A detector's sample: its boxes' cell targets in the lane's buffer, mirrored when the image was flipped (a
-// flip mirrors the grid exactly: the input's width is a multiple of the cell). Null for a classifier.
-const uint8_t* cell_targets_of(const BatchWork& b, int lane, int index, bool flipped) {
+// A detector's sample: its boxes' cell targets in the lane's buffer, moved as the image was. Null for a
+// classifier.
+const uint8_t* cell_targets_of(const BatchWork& b, int lane, int index, const Augmented& aug) {
   uint8_t* t = b.tr->lanes[lane].targets;
   if (!t || !b.src->boxes) return nullptr;
   const ModelPlan& plan = *b.tr->plan;
@@ -114,13 +143,7 @@ const uint8_t* cell_targets_of(const BatchWork& b, int lane, int index, bool fli
   const DetectBox* boxes = nullptr;
   const int n = b.src->boxes(b.src->ctx, index, &boxes);
   grid_targets(boxes, n, grid.h, grid.w, t);
-  if (flipped)
-    for (int y = 0; y < grid.h; ++y)
-      for (int x = 0, z = grid.w - 1; x < z; ++x, --z) {
-        const uint8_t v = t[y * grid.w + x];
-        t[y * grid.w + x] = t[y * grid.w + z];
-        t[y * grid.w + z] = v;
-      }
+  augment_targets(aug, t, grid.h, grid.w);
   return t;
 }
 
@@ -144,12 +167,12 @@ void run_lane(void* arg, int lane) {
     }
     const uint8_t* img = b.src->image(b.src->ctx, index);
     uint8_t* dst = b.tr->lanes[lane].aug;
-    bool flipped = false;
+    Augmented aug;
     if (b.augment && dst) {
-      flipped = augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
+      aug = augment_image(*b.recipe, img, dst, plan.input.h, plan.input.w, plan.input.c, b.seed, b.epoch, index);
       img = dst;
     }
-    trainer_sample(b.tr, lane, img, label, &pred, soft, cell_targets_of(b, lane, index, flipped));
+    trainer_sample(b.tr, lane, img, label, &pred, soft, cell_targets_of(b, lane, index, aug));
   }
 }
 

@@ -41,10 +41,20 @@ struct LaneRunner {
 
 // The learning rate of `epoch` (0-based) under the recipe's schedule.
 float recipe_lr(const TrainRecipe& r, int epoch);
-// Seeded augmentation of one image (flip, shift with replicated edges, brightness) into dst; returns whether
-// it flipped the image. The random stream depends only on (seed, epoch, index), so threads do not change it.
-bool augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
-                   int epoch, int index);
+// What augment_image did to one image: a flip, then output pixel (x, y) is the (flipped) source's
+// (x + dx, y + dy), edges replicated.
+struct Augmented {
+  bool flipped = false;
+  int dx = 0, dy = 0;
+};
+// Seeded augmentation of one image (flip, shift with replicated edges, brightness) into dst. The random
+// stream depends only on (seed, epoch, index), so threads do not change it.
+// A detector's grid of targets (grid_h x grid_w cells, one byte each) moved as augment_image moved its
+// image: mirrored with a flip, shifted by whole cells (dx, dy are multiples of kGridStride); a cell moved in
+// from outside the photo is background.
+void augment_targets(const Augmented& a, uint8_t* targets, int grid_h, int grid_w);
+Augmented augment_image(const TrainRecipe& r, const uint8_t* src, uint8_t* dst, int h, int w, int c, uint64_t seed,
+                        int epoch, int index);
 // True when the recipe augments at all (then the trainer needs TrainOptions::augment, which
 // reserves each lane's augmented image in the training arena).
 bool recipe_augments(const TrainRecipe& r);
