@@ -130,6 +130,22 @@ Split detection_split(const DetectionDataset& dataset, double val_fraction, uint
   return split;
 }
 
+std::vector<Split> detection_kfold_splits(const DetectionDataset& dataset, int k, uint64_t seed) {
+  std::vector<int> pool;
+  for (size_t i = 0; i < dataset.size(); ++i)
+    if (i >= dataset.subsets.size() || dataset.subsets[i] != "test") pool.push_back((int)i);
+  if (k < 2 || (size_t)k > pool.size())
+    throw Error("cannot make " + std::to_string(k) + " folds of '" + dataset.source + "' (" +
+                std::to_string(pool.size()) + " photos outside its test set): k must be 2 or more and at most that.");
+  std::vector<Split> folds((size_t)k);
+  const std::vector<int> order = shuffled(pool, seed, 0);
+  for (size_t n = 0; n < order.size(); ++n)
+    for (int f = 0; f < k; ++f)
+      (n % (size_t)k == (size_t)f ? folds[(size_t)f].val : folds[(size_t)f].train).push_back(order[n]);
+  for (Split& s : folds) sort_split(s);
+  return folds;
+}
+
 std::vector<Split> kfold_splits(const Dataset& dataset, int k, uint64_t seed) {
   if (k < 2 || (size_t)k > dataset.size()) {
     throw Error("cannot make " + std::to_string(k) + " folds of '" + dataset.source + "' (" +

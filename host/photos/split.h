@@ -49,4 +49,9 @@ std::vector<int> class_balanced_sample(const Dataset& dataset, const std::vector
 // are in neither list. Throws unless 0 <= val_fraction < 1.
 Split detection_split(const DetectionDataset& dataset, double val_fraction, uint64_t seed);
 
+// K folds of a detection dataset, per image: every image outside "test" (its train and val subsets pooled)
+// is validated in exactly one fold, dealt round-robin from a seeded shuffle. Throws unless 2 <= k <= that
+// many images.
+std::vector<Split> detection_kfold_splits(const DetectionDataset& dataset, int k, uint64_t seed);
+
 }  // namespace tvh

@@ -158,9 +158,9 @@ TEST(TvtrainDetection, WhatDetectionLacksYetIsRefusedWithASentence) {
   const std::string root = dettest::write_folder(dettest::ultralytics_files());
   const std::string out = tvtest::temp_dir("tvtrain-det-refused") + "/m.tvb";
   const std::string base = tvtest::bin_path("tvtrain") + " " + tvtest::quoted(root);
-  for (const std::string& option : std::vector<std::string>{
-           "-o " + out + " --init " + out + ".init", "--kfold 2", "-o " + out + " --preset tinyvision",
-           "-o " + out + " --start backbone", "-o " + out + " --raw-out " + out + ".bin"}) {
+  for (const std::string& option :
+       std::vector<std::string>{"-o " + out + " --init " + out + ".init", "-o " + out + " --preset tinyvision",
+                                "-o " + out + " --start backbone", "-o " + out + " --raw-out " + out + ".bin"}) {
     const tvtest::CommandResult r = tvtest::run_capture(base + " " + option);
     EXPECT_EQ(r.status, 2) << option << ": " << r.err;
     EXPECT_TRUE(tvtest::contains(r.err, "labelled boxes")) << option << ": " << r.err;
@@ -291,4 +291,36 @@ TEST(TvtrainDetection, DetectPrintsEachPhotosObjectsInItsOwnPixels) {
       tvtest::bin_path("tvtrain") + " " + tvtest::quoted(detect_val_folder()) + " --eval --init " + classifier);
   EXPECT_EQ(eval.status, 2);
   EXPECT_TRUE(tvtest::contains(eval.err, "cls.tvb is a classifier, but")) << eval.err;
+}
+
+// --kfold on a detection dataset: every photo outside test is validated exactly once, the folds' figures
+// and the pooled ones are in --json, no model is written.
+TEST(TvtrainDetection, KfoldValidatesEveryPhotoOnce) {
+  const std::string root = tvtest::temp_dir("tvtrain-det-kfold") + "/set";
+  ASSERT_EQ(
+      tvtest::run_capture(tvtest::tool_command("tvgen-detect") + " " + root + " --train 30 --val 6 --seed 5").status,
+      0);
+  size_t objects = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/labels"))
+    if (e.is_regular_file()) objects += yolo_boxes(e.path().string()).size();
+  const nlohmann::json j =
+      tvtest::run_json(tvtest::bin_path("tvtrain") + " " + root + " --kfold 3 --epochs 2 -q --json");
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["task"], "detect");
+  EXPECT_EQ(j["kfold"], 3);
+  ASSERT_EQ(j["folds"].size(), 3u);
+  long val_photos = 0, right = 0, missed = 0;
+  for (const auto& f : j["folds"]) {
+    val_photos += f["val_images"].get<long>();
+    right += f["val_right"].get<long>();
+    missed += f["val_missed"].get<long>();
+  }
+  EXPECT_EQ(val_photos, 36);
+  EXPECT_EQ((size_t)(right + missed), objects);  // every labelled object was in one fold's validation
+  EXPECT_EQ(j["cv_right"].get<long>(), right);
+  EXPECT_TRUE(j["cv_f1"].is_number());
+  EXPECT_TRUE(j["cv_f1_mean"].is_number());
+  const tvtest::CommandResult bad = tvtest::run_capture(tvtest::bin_path("tvtrain") + " " + root + " --kfold 40");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_TRUE(tvtest::contains(bad.err, "cannot make 40 folds")) << bad.err;
 }

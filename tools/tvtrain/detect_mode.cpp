@@ -4,7 +4,9 @@
 // validation photos, write the detector (.tvb with its TASK section). docs/detection.md.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <functional>
+#include <memory>
 #include <sstream>
 
 #include "host/base/interval.h"
@@ -39,7 +41,6 @@ void refuse_what_detection_lacks(const Run& run) {
                             " holds labelled boxes); leave it out (docs/detection.md says what comes next).");
   };
   refuse(!a.init.empty() && !a.eval, "--init without --eval");
-  refuse(a.kfold > 0, "--kfold");
   refuse(!a.raw_out.empty(), "--raw-out");
   refuse(!a.classes.empty(), "--classes");
   refuse(!a.update.empty(), "--update");
@@ -77,20 +78,6 @@ void log_dataset(const Run& run, const tvh::DetectionDataset& ds, const tvh::Spl
           std::to_string(split.val.size()) + (ds.subset_count("val") ? " as given" : " (seeded split)") +
           (test ? "; test " + std::to_string(test) + " (not used)" : std::string()) + "; " +
           std::to_string(ds.skipped.size()) + " file(s) left out");
-}
-
-// The photos that train and validate: the layout's (its val photos; test photos are left for the user), else
-// a seeded split per photo.
-tvh::Split detection_split_of(const Run& run, const tvh::DetectionDataset& ds) {
-  if (ds.subset_count("val") == 0) return tvh::detection_split(ds, run.setup.val_fraction, run.a.seed);
-  tvh::Split s;
-  for (size_t i = 0; i < ds.size(); ++i) {
-    if (ds.subsets[i] == "val")
-      s.val.push_back((int)i);
-    else if (ds.subsets[i] != "test")
-      s.train.push_back((int)i);
-  }
-  return s;
 }
 
 std::string counts_text(const tvh::DetectionCounts& c) {
@@ -223,47 +210,132 @@ int run_detect_eval(const Run& run) {
   return 0;
 }
 
+// The detector's input: --input, or FOMO's 96 x 96 x 3; refused before any photo is read when the grid
+// cannot cover it.
+void detector_input(const Args& a, int* h, int* w, int* c) {
+  *h = *w = kDetectDefaultSide;
+  *c = 3;
+  if (!a.input.empty()) tvh::parse_input_size(a.input, h, w, c);
+  for (int side : {*h, *w})
+    if (side < tv::kDetectMinSide || side > tv::kDetectMaxSide || side % tv::kGridStride != 0)
+      throw tvh::UsageError("--input " + a.input + ": a detector's input sides are multiples of " +
+                            std::to_string(tv::kGridStride) + " (its grid's cells) from " +
+                            std::to_string(tv::kDetectMinSide) + " to " + std::to_string(tv::kDetectMaxSide) +
+                            " pixels; try --input " + std::to_string(kDetectDefaultSide) + "x" +
+                            std::to_string(kDetectDefaultSide) + "x" + std::to_string(*c) + ".");
+}
+
+// The detect preset's network and recipe for a dataset of `train_photos` training photos, with the
+// command line's overrides.
+std::unique_ptr<tv::ModelPlan> detector_setup(Run& run, const tvh::DetectionDataset& ds, size_t train_photos,
+                                              const std::function<void(tvh::TrainSetup*)>& apply_overrides) {
+  tv::DataShape data;
+  data.height = ds.height;
+  data.width = ds.width;
+  data.channels = ds.channels;
+  data.images = (long)train_photos;
+  tvh::TrainSetup& setup = run.setup;
+  setup.preset = "detect";
+  tv::preset_model_for("detect", (int)ds.classes.size() + 1, data, &setup.model);
+  tv::preset_recipe_for("detect", data, &setup.recipe);
+  apply_overrides(&setup);
+  if (run.a.threshold > 0) setup.model.detect_threshold = run.a.threshold;
+  return tvh::plan_or_throw(setup.model, run.a.input.empty() ? "the detector" : "--input " + run.a.input);
+}
+
+tvh::DetectTrainRequest train_request(const Run& run, const tvh::DetectionDataset& ds, const tv::ModelPlan& plan,
+                                      const tvh::Split& split, tvh::Progress& progress) {
+  const int epochs = run.setup.recipe.epochs;
+  tvh::DetectTrainRequest req;
+  req.plan = &plan;
+  req.recipe = run.setup.recipe;
+  req.dataset = &ds;
+  req.train = split.train;
+  req.val = split.val;
+  req.seed = run.a.seed;
+  req.threads = run.a.threads;
+  req.on_batch = [&progress, epochs](int epoch, int done, int total) { progress.update(epoch, epochs, done, total); };
+  return req;
+}
+
+// --kfold K: the recipe trained K times, each photo validated once, no model written. Each fold trains its
+// whole schedule (keep-best would choose the epoch on the fold's own validation photos).
+int run_detect_kfold(Run& run, const tvh::DetectionDataset& ds,
+                     const std::function<void(tvh::TrainSetup*)>& apply_overrides) {
+  const Args& a = run.a;
+  const std::vector<tvh::Split> folds = tvh::detection_kfold_splits(ds, a.kfold, a.seed);
+  const auto plan = detector_setup(run, ds, folds[0].train.size(), apply_overrides);
+  run.setup.recipe.restore_best = false;
+  run.setup.recipe.opt.keep_best = false;
+  run.log(std::to_string(a.kfold) + "-fold cross-validation of the detector on " + ds.source + ": " +
+          std::to_string(folds[0].train.size() + folds[0].val.size()) + " photos, " +
+          std::to_string(run.setup.recipe.epochs) + " epochs a fold, seed " + std::to_string(a.seed));
+  tvh::Progress progress(!a.quiet);
+  std::vector<tvh::PhotoDetections> pooled;
+  std::vector<double> f1s;
+  json fold_json = json::array();
+  double train_seconds = 0;
+  for (size_t f = 0; f < folds.size(); ++f) {
+    tvh::Split train_only{folds[f].train, {}};
+    const tvh::DetectTrainResult r = tvh::train_detector(train_request(run, ds, *plan, train_only, progress));
+    progress.clear();
+    const std::vector<tvh::PhotoDetections> found =
+        tvh::detect_photos(tvh::float_detector(*plan, r.params.data()), ds, folds[f].val);
+    const tvh::DetectionMetrics m = tvh::detection_metrics(found, (int)ds.classes.size(), a.seed);
+    pooled.insert(pooled.end(), found.begin(), found.end());
+    f1s.push_back(m.micro.f1());
+    train_seconds += r.train_seconds;
+    log_metrics(run, ds, m, "fold " + std::to_string(f + 1) + "/" + std::to_string(folds.size()));
+    json fj = {{"val_images", folds[f].val.size()}, {"train_seconds", r.train_seconds}};
+    fj.update(metrics_json("val_", ds, m));
+    fj.erase("per_class");
+    fold_json.push_back(fj);
+  }
+  double mean = 0, sd = 0;
+  for (double x : f1s) mean += x;
+  mean /= (double)f1s.size();
+  for (double x : f1s) sd += (x - mean) * (x - mean);
+  sd = f1s.size() > 1 ? std::sqrt(sd / (double)(f1s.size() - 1)) : 0;
+  const tvh::DetectionMetrics all = tvh::detection_metrics(pooled, (int)ds.classes.size(), a.seed);
+  log_metrics(run, ds, all,
+              std::to_string(a.kfold) + "-fold cross-validation: F1 " + fmt("%.3f", mean) + " +- " + fmt("%.3f", sd) +
+                  " (sample sd over folds); every photo once");
+  if (a.json) {
+    json j = {{"task", "detect"},
+              {"format", ds.format},
+              {"classes", ds.classes},
+              {"preset", "detect"},
+              {"kfold", a.kfold},
+              {"cv_f1_mean", mean},
+              {"cv_f1_sd", sd},
+              {"folds", fold_json},
+              {"epochs", run.setup.recipe.epochs},
+              {"train_seconds", train_seconds},
+              {"params", plan->param_count},
+              {"seed", a.seed}};
+    j.update(metrics_json("cv_", ds, all));
+    tvh::write_stdout(tvh::json_text(j));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_detect(Run& run, const std::function<void(tvh::TrainSetup*)>& apply_overrides) {
   const Args& a = run.a;
   refuse_what_detection_lacks(run);
   if (a.eval) return run_detect_eval(run);
-  int h = kDetectDefaultSide, w = kDetectDefaultSide, c = 3;
-  if (!a.input.empty()) tvh::parse_input_size(a.input, &h, &w, &c);
-  for (int side : {h, w})
-    if (side < tv::kDetectMinSide || side > tv::kDetectMaxSide || side % tv::kGridStride != 0)
-      throw tvh::UsageError("--input " + a.input + ": a detector's input sides are multiples of " +
-                            std::to_string(tv::kGridStride) + " (its grid's cells) from " +
-                            std::to_string(tv::kDetectMinSide) + " to " + std::to_string(tv::kDetectMaxSide) +
-                            " pixels; try --input " + std::to_string(kDetectDefaultSide) + "x" +
-                            std::to_string(kDetectDefaultSide) + "x" + std::to_string(c) + ".");
+  int h, w, c;
+  detector_input(a, &h, &w, &c);
   const tvh::DetectionDataset ds = read_detection_dataset(run, h, w, c);
-  const tvh::Split split = detection_split_of(run, ds);
+  if (a.kfold) return run_detect_kfold(run, ds, apply_overrides);
+  const tvh::Split split = tvh::detection_split(ds, run.setup.val_fraction, run.a.seed);
   log_dataset(run, ds, split);
-  tv::DataShape data;
-  data.height = h;
-  data.width = w;
-  data.channels = c;
-  data.images = (long)split.train.size();
-  tvh::TrainSetup& setup = run.setup;
-  setup.preset = "detect";
-  tv::preset_model_for("detect", (int)ds.classes.size() + 1, data, &setup.model);
-  tv::preset_recipe_for("detect", data, &setup.recipe);
-  apply_overrides(&setup);
-  if (a.threshold > 0) setup.model.detect_threshold = a.threshold;
-  const auto plan = tvh::plan_or_throw(setup.model, a.input.empty() ? "the detector" : "--input " + a.input);
+  const auto plan = detector_setup(run, ds, split.train.size(), apply_overrides);
+  const tvh::TrainSetup& setup = run.setup;
   tvh::check_outputs({{"-o", a.output}}, {tvh::blob_bytes_estimate(*plan)}, run.inputs);
   tvh::Progress progress(!a.quiet);
-  tvh::DetectTrainRequest req;
-  req.plan = plan.get();
-  req.recipe = setup.recipe;
-  req.dataset = &ds;
-  req.train = split.train;
-  req.val = split.val;
-  req.seed = a.seed;
-  req.threads = a.threads;
-  req.on_batch = [&](int epoch, int done, int total) { progress.update(epoch, setup.recipe.epochs, done, total); };
+  tvh::DetectTrainRequest req = train_request(run, ds, *plan, split, progress);
   req.on_epoch = [&](const tvh::DetectEpochRecord& e) {
     progress.clear();
     run.log("epoch " + std::to_string(e.epoch) + "/" + std::to_string(setup.recipe.epochs) + "  loss " +

@@ -164,7 +164,7 @@ TinyVisionScale tinyvision_scale(const DataShape& data) {
   return sc;
 }
 
-// The detector's recipe: the tinyvision optimizer and schedule, object cells weighing kObjectWeight; flips
+// The detector's recipe: the tinyvision optimizer and schedule, object cells weighing kObjectWeight; flips,
 // shifts of whole cells (the targets move with them) and brightness; the weights of the best validation F1.
 static TrainRecipe detect_recipe(const DataShape& data) {
   TrainRecipe r = tinyvision_recipe(data);
