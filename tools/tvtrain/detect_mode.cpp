@@ -19,6 +19,7 @@
 #include "host/train/detector.h"
 #include "run.h"
 #include "tv/detect/grid.h"
+#include "tv/int8/q8_model.h"
 
 namespace tvtrain {
 
@@ -150,7 +151,11 @@ json detection_json(const Run& run, const tvh::DetectionDataset& ds, const tvh::
       {"train_seconds", r.train_seconds},
       {"params", plan.param_count},
       {"flops_per_frame", plan.flops_forward},
-      {"memory", {{"train_bytes", r.memory.total_bytes}, {"infer_bytes", r.infer_memory.total_bytes}}},
+      {"memory",
+       {{"train_bytes", r.memory.total_bytes},
+        {"infer_bytes", r.infer_memory.total_bytes},
+        {"int8_weight_bytes", tv::q8_memory(plan).weight_bytes},
+        {"int8_work_bytes", tv::q8_memory(plan).work_bytes}}},
       {"seed", run.a.seed},
       {"threads", run.a.threads},
       {"history", hist},
