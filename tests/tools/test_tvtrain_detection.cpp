@@ -223,6 +223,19 @@ TEST(TvtrainDetection, EvalAndDetectAgreeWithTrainingsOwnValidation) {
   EXPECT_EQ(eval["missed"], trained["val_missed"]);
   EXPECT_EQ(eval["per_class"], trained["per_class"]);
   EXPECT_GT(eval["f1"].get<double>(), 0.3);  // chance is near 0
+  // the report draws every validation photo's objects: as many right, false alarms and missed as counted
+  const std::string page = tvtest::read_text(dir + "/det.report.html");
+  const auto count = [&page](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = page.find(what); at != std::string::npos; at = page.find(what, at + 1)) ++n;
+    return (long)n;
+  };
+  EXPECT_EQ(count("<figure class=\"card\">"), 100);
+  EXPECT_EQ(count("<g class=\"right\">"), trained["val_right"].get<long>());
+  EXPECT_EQ(count("<g class=\"false-alarm\">"), trained["val_false_alarms"].get<long>());
+  EXPECT_EQ(count("<g class=\"missed\">"), trained["val_missed"].get<long>());
+  EXPECT_EQ(count("<g class=\"found\">"), trained["val_right"].get<long>());
+  EXPECT_TRUE(tvtest::contains(page, "The photos, worst first"));
   // tvtrain detect on every one of those photos finds the objects --eval counted
   std::string files;
   for (const auto& e : std::filesystem::directory_iterator(val + "/images"))

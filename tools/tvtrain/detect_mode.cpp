@@ -175,7 +175,34 @@ void write_detector(const Run& run, const tvh::DetectionDataset& ds, const tvh::
   std::vector<std::string> labels = {kBackgroundLabel};
   labels.insert(labels.end(), ds.classes.begin(), ds.classes.end());
   tvh::save_float_model(run.a.output, plan, r.params.data(), labels, prov.str());
-  run.log("wrote " + run.a.output + " (a detector: the report, curve and confusion picture are for classifiers)");
+  run.log("wrote " + run.a.output + " (a detector: the curve and confusion pictures are for classifiers)");
+}
+
+std::vector<std::string> detector_next_commands(const std::string& model, const std::string& dataset) {
+  const std::string q8 = tvh::int8_name_for(model);
+  return {"# the objects of a photo (the line the board prints):",
+          "tvtrain detect " + tvh::shell_word(model) + " photo.jpg",
+          "# photos it has never seen, labelled the same way:",
+          "tvtrain other-photos/ --eval --init " + tvh::shell_word(model),
+          "# int8 for the board (calibrated on the same photos):",
+          "tvquant " + tvh::shell_word(model) + " --calib " + tvh::shell_word(dataset) + " -o " + tvh::shell_word(q8)};
+}
+
+void write_report(const Run& run, const std::string& path, const tvh::DetectionDataset& ds, const tv::ModelPlan& plan,
+                  bool int8, const std::string& evaluated, const std::vector<int>& idx,
+                  const std::vector<tvh::PhotoDetections>& found, const tvh::DetectionMetrics& m,
+                  const std::string& title, const std::vector<std::string>& next) {
+  tvh::DetectReportInput in;
+  in.ds = &ds;
+  in.title = title;
+  in.evaluated = evaluated;
+  in.idx = idx;
+  in.photos = &found;
+  in.metrics = &m;
+  in.plan = &plan;
+  in.int8 = int8;
+  in.next_commands = next;
+  run.run_report.write_detect(path, in);
 }
 
 // --eval --init DETECTOR: the detector (float or int8) on every photo of the dataset, no training.
@@ -196,9 +223,14 @@ int run_detect_eval(const Run& run) {
                      ": evaluate it on photos labelled with its classes.");
   std::vector<int> every((size_t)ds.size());
   for (size_t i = 0; i < ds.size(); ++i) every[i] = (int)i;
-  const tvh::DetectionMetrics m =
-      tvh::detection_metrics(tvh::detect_photos(model, ds, every), (int)ds.classes.size(), a.seed);
+  const std::vector<tvh::PhotoDetections> found = tvh::detect_photos(model, ds, every);
+  const tvh::DetectionMetrics m = tvh::detection_metrics(found, (int)ds.classes.size(), a.seed);
   log_metrics(run, ds, m, "evaluated " + a.init + (model.int8 ? " (int8)" : "") + " on every photo of " + a.dataset);
+  if (!run.out.report.empty()) {
+    write_report(run, run.out.report, ds, plan, model.int8, "every photo", every, found, m, a.init + " on " + a.dataset,
+                 {});
+    run.log("wrote " + run.out.report);
+  }
   if (a.json) {
     json j = {{"task", "detect"},
               {"model", a.init},
@@ -355,8 +387,9 @@ int run_detect(Run& run, const std::function<void(tvh::TrainSetup*)>& apply_over
           " epochs, seed " + std::to_string(a.seed) + ", " + std::to_string(a.threads) + " thread(s)");
   const tvh::DetectTrainResult r = tvh::train_detector(req);
   progress.clear();
-  const tvh::DetectionMetrics m = tvh::detection_metrics(
-      tvh::detect_photos(tvh::float_detector(*plan, r.params.data()), ds, split.val), (int)ds.classes.size(), a.seed);
+  const std::vector<tvh::PhotoDetections> found =
+      tvh::detect_photos(tvh::float_detector(*plan, r.params.data()), ds, split.val);
+  const tvh::DetectionMetrics m = tvh::detection_metrics(found, (int)ds.classes.size(), a.seed);
   run.log("training loop " + fmt("%.3f", r.train_seconds) + " s");
   if (split.val.empty())
     run.log("no validation: the split kept no photo for it (add photos, or a val/ folder)");
@@ -365,6 +398,11 @@ int run_detect(Run& run, const std::function<void(tvh::TrainSetup*)>& apply_over
         run, ds, m,
         "validation" + (r.best_epoch ? ", the weights of epoch " + std::to_string(r.best_epoch) : std::string()));
   write_detector(run, ds, split, *plan, r, m);
+  if (!run.out.report.empty() && !split.val.empty()) {
+    write_report(run, run.out.report, ds, *plan, false, "validation photos", split.val, found, m,
+                 a.output + ": the detector on " + a.dataset, detector_next_commands(a.output, a.dataset));
+    run.log("wrote " + run.out.report);
+  }
   if (a.json) tvh::write_stdout(tvh::json_text(detection_json(run, ds, split, *plan, r, m)));
   return 0;
 }

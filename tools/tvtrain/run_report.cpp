@@ -87,12 +87,18 @@ void RunReport::write(const std::string& path, tvh::ReportInput in) const {
   tvh::write_file_atomic(path, tvh::with_side_output_marker(tvh::html_report(in)));
 }
 
+void RunReport::write_detect(const std::string& path, tvh::DetectReportInput in) const {
+  in.command = command_;
+  tvh::write_file_atomic(path, tvh::with_side_output_marker(tvh::detect_html_report(in)));
+}
+
 std::string recipe_words(const tv::TrainRecipe& r) {
   std::string s = std::to_string(r.epochs) + " epochs, batch " + std::to_string(r.batch_size) + ", learning rate " +
                   tvh::fmt("%g", r.opt.lr) + ", " + std::to_string(r.opt.lanes) + " lane(s)";
   std::vector<std::string> aug;
   if (r.aug_flip) aug.push_back("flip");
   if (r.aug_shift) aug.push_back("shift " + std::to_string(r.aug_shift) + " px");
+  if (r.aug_shift_cells) aug.push_back("shift " + std::to_string(r.aug_shift_cells) + " grid cells");
   if (r.aug_brightness > 0) aug.push_back("brightness " + tvh::fmt("%g", r.aug_brightness));
   s += aug.empty() ? ", no augmentation" : ", augmentation: ";
   for (size_t i = 0; i < aug.size(); ++i) s += (i ? ", " : "") + aug[i];

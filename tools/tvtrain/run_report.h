@@ -7,6 +7,7 @@
 
 #include "host/model/model_io.h"
 #include "host/photos/split.h"
+#include "host/report/detect_report.h"
 #include "host/report/html_report.h"
 #include "host/train/config.h"
 #include "host/train/suspects.h"
@@ -32,6 +33,8 @@ class RunReport {
                              const std::vector<float>& params) const;
   // Writes the page to `path` (with the side-output marker, atomically); the run's time is measured now.
   void write(const std::string& path, tvh::ReportInput in) const;
+  // A detector's page (its command line filled in), the same way.
+  void write_detect(const std::string& path, tvh::DetectReportInput in) const;
 
  private:
   std::string command_, started_;
