@@ -253,6 +253,12 @@ TEST(TvtrainDetection, EvalAndDetectAgreeWithTrainingsOwnValidation) {
     }
   }
   EXPECT_EQ(objects, eval["right"].get<long>() + eval["false_alarms"].get<long>());
+  // a higher threshold finds fewer objects (those of the default's that reach it)
+  const nlohmann::json strict = tvtest::run_json(tvtest::bin_path("tvtrain") + " " + tvtest::quoted(val) +
+                                                 " --eval --init " + model + " --threshold 0.95 -q --json");
+  ASSERT_TRUE(strict.is_object());
+  EXPECT_LT(strict["right"].get<long>() + strict["false_alarms"].get<long>(), objects);
+  EXPECT_FLOAT_EQ(strict["threshold"].get<float>(), 0.95f);
 }
 
 // The text is the board's serial line per photo, in the photo's own pixels, as the JSON says; a photo that
