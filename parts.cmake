@@ -57,7 +57,7 @@ tv_part(fw_sim         firmware                                           USES f
 tv_part(tools_common   tools/common                                       USES host_base core_train)
 tv_part(tvtrain        tools/tvtrain
         USES tools_common host_base host_model host_photos host_train host_report core_backbones core_detect
-             core_formats core_train)
+             core_formats core_int8 core_train)
 tv_part(tvquant        tools/tvquant
         USES tools_common host_base host_model host_photos host_train host_quant host_report core_int8 core_train)
 tv_part(tvexport       tools/tvexport
