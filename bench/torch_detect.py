@@ -50,18 +50,31 @@ def load(folder):
     rows = np.load(os.path.join(folder, "boxes.npy")).reshape(-1, 6)
     boxes = [[] for _ in range(len(images))]
     for r in rows:
-        boxes[int(r[0])].append((int(r[1]), float(r[2]), float(r[3]), float(r[4]), float(r[5])))
+        boxes[int(r[0])].append((int(r[1]), r[2], r[3], r[4], r[5]))  # float32, as the core's
     return cache, targets, train, val, boxes
 
 
 def augment(x, t, r):
     """x: B x C x H x W uint8, t: B x GH x GW targets -> float input in [0, 1] and the targets, flipped
-    together, with the core's integer brightness gain."""
+    together (and, when the recipe has "shift_cells", shifted together by whole cells), with the core's
+    integer brightness gain."""
     b = x.shape[0]
     if r["flip"]:
         flip = torch.rand(b) < 0.5
         x = torch.where(flip[:, None, None, None], x.flip(3), x)
         t = torch.where(flip[:, None, None], t.flip(2), t)
+    s = r.get("shift_cells", 0)
+    if s > 0:  # whole cells, edges replicated; a cell moved in from outside is background
+        _, _, h, w = x.shape
+        gh, gw = t.shape[1:]
+        cy, cx = torch.randint(-s, s + 1, (b, 1)), torch.randint(-s, s + 1, (b, 1))
+        rows = (torch.arange(h) + cy * (h // gh)).clamp(0, h - 1)
+        cols = (torch.arange(w) + cx * (w // gw)).clamp(0, w - 1)
+        x = x[torch.arange(b)[:, None, None], :, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
+        ty, tx = torch.arange(gh) + cy, torch.arange(gw) + cx
+        inside = ((ty >= 0) & (ty < gh))[:, :, None] & ((tx >= 0) & (tx < gw))[:, None, :]
+        t = t[torch.arange(b)[:, None, None], ty.clamp(0, gh - 1)[:, :, None], tx.clamp(0, gw - 1)[:, None, :]]
+        t = torch.where(inside, t, torch.zeros_like(t))
     if r["brightness"] > 0:
         gain = torch.round(256.0 * (1.0 + r["brightness"] * (2.0 * torch.rand(b) - 1.0))).to(torch.int32)
         x = ((x.to(torch.int32) * gain[:, None, None, None] + 128) >> 8).clamp(max=255)
@@ -75,22 +88,23 @@ def grid_objects(probs, threshold, input_h, input_w):
     obj = probs[1:]
     best = obj.argmax(0)  # the first on ties, as the core
     cls = np.where(np.take_along_axis(obj, best[None], 0)[0] >= max(threshold, 1e-30), best, -1)
-    step_x, step_y = input_w / gw, input_h / gh
+    f32 = np.float32  # the core's arithmetic, in its order (an edge case then falls the same way)
+    step_x, step_y = f32(input_w) / f32(gw), f32(input_h) / f32(gh)
     objects = []
     for first in range(gh * gw):
         label = int(cls.flat[first])
         if label < 0:
             continue
         cls.flat[first] = -2
-        stack, prob, weight, sx, sy = [first], 0.0, 0.0, 0.0, 0.0
+        stack, prob, weight, sx, sy = [first], f32(0), f32(0), f32(0), f32(0)
         while stack:
             c = stack.pop()
             row, col = divmod(c, gw)
-            p = float(probs[label + 1, row, col])
-            prob = max(prob, p)
+            p = probs[label + 1, row, col]
+            prob = p if p > prob else prob
             weight += p
-            sx += p * (col + 0.5) * step_x
-            sy += p * (row + 0.5) * step_y
+            sx += p * (f32(col) + f32(0.5)) * step_x
+            sy += p * (f32(row) + f32(0.5)) * step_y
             for dy in (-1, 0, 1):
                 for dx in (-1, 0, 1):
                     rr, kk = row + dy, col + dx
@@ -107,11 +121,11 @@ def match_objects(objects, boxes, input_h, input_w):
     tp = 0
     # the most probable first, the earlier on ties (a stable sort)
     for label, _, x, y in sorted(objects, key=lambda o: -o[1]):
-        fx, fy = x / input_w, y / input_h
-        best, best_d = -1, 0.0
+        fx, fy = x * (np.float32(1) / np.float32(input_w)), y * (np.float32(1) / np.float32(input_h))
+        best, best_d = -1, np.float32(0)
         for j, (bl, cx, cy, w, h) in enumerate(boxes):
             dx, dy = fx - cx, fy - cy
-            if found[j] or bl != label or not (abs(dx) <= 0.5 * w and abs(dy) <= 0.5 * h):
+            if found[j] or bl != label or not (abs(dx) <= np.float32(0.5) * w and abs(dy) <= np.float32(0.5) * h):
                 continue
             d = dx * dx + dy * dy
             if best < 0 or d < best_d:
