@@ -388,6 +388,7 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each figure as it comes (the PyTorch runs take minutes)
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
