@@ -10,11 +10,12 @@ spec.json (the layers tvtrain planned, the recipe, the object classes and the de
 Builds the same network as torch_tinyvision.py does (TensorFlow-style "same" padding, depthwise = grouped
 conv, He-normal init, zero biases) and trains RUNS times from scratch: per-cell softmax cross-entropy with
 object cells weighing the recipe's object weight and background cells 1, averaged over the cells of the
-batch (tv::grid_cross_entropy's mean over cells, then the batch mean); Adam (lr, betas 0.9/0.999, eps);
-gradient L2 norm clipped; batches from a fresh shuffle every epoch; the per-epoch warmup + cosine learning
-rate; per photo a horizontal flip with probability 1/2 that mirrors its grid of targets, and the core's
-brightness gain ((v * gain + 128) >> 8, capped at 255, gain = round(256 (1 + b u)), u uniform in [-1, 1]),
-drawn from torch's generator instead of ours. When the recipe restores the best epoch, every epoch ends
+batch (tv::grid_cross_entropy's mean over cells, then the batch mean); Adam (lr, betas 0.9/0.999, eps
+added to the uncorrected sqrt(v) as tv::adam_step does); gradient L2 norm clipped; batches from a fresh
+shuffle every epoch; the per-epoch warmup + cosine learning rate; per photo a horizontal flip with
+probability 1/2 that mirrors its grid of targets, and the core's brightness gain ((v * gain + 128) >> 8,
+capped at 255, gain = round(256 (1 + b u)), u uniform in [-1, 1]), drawn from torch's generator instead
+of ours. When the recipe restores the best epoch, every epoch ends
 with the validation F1 and the weights of the best one (compared exactly, in integers) are kept.
 
 F1 as tv::grid_objects and tv::match_objects count it (tv/detect/grid.cpp): a cell is of class k - 1 when
@@ -28,6 +29,7 @@ Last line of output: "torch VERSION median SECONDS min SECONDS val_f1 F1".
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import time
@@ -184,7 +186,7 @@ def main():
         opt = torch.optim.Adam(model.parameters(), lr=r["lr"], betas=(0.9, 0.999), eps=r["eps"])
         weight = torch.tensor([1.0] + [r["object_weight"]] * (channels - 1))
         best, best_epoch, best_state = None, 0, None
-        elapsed = 0.0
+        elapsed, step = 0.0, 0
         for epoch in range(r["epochs"]):
             t0 = time.perf_counter()
             model.train()
@@ -200,6 +202,9 @@ def main():
                 loss.backward()
                 if r["grad_clip_norm"] > 0:
                     nn.utils.clip_grad_norm_(model.parameters(), r["grad_clip_norm"])
+                step += 1
+                for g in opt.param_groups:  # the core adds eps to the uncorrected sqrt(v) (tv::adam_step)
+                    g["eps"] = r["eps"] / math.sqrt(1.0 - 0.999**step)
                 opt.step()
             elapsed += time.perf_counter() - t0
             if keep_best:
