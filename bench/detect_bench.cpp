@@ -233,6 +233,7 @@ void write_spec(const fs::path& path, const tv::ModelPlan& plan, const tv::Train
                                  {"restore_best", r.restore_best},
                                  {"flip", r.aug_flip},
                                  {"shift", r.aug_shift},
+                                 {"shift_cells", r.aug_shift_cells},
                                  {"brightness", r.aug_brightness}}}};
   std::ofstream f(path);
   f << spec.dump(1);
