@@ -66,6 +66,7 @@ tv_part(tvlink         tools/tvlink                                       USES t
 # ---- data the project makes, figures, tests ----
 tv_part(datasets       datasets/**                                        USES tools_common host_base host_photos core_base)
 tv_part(bench          bench/**
-        USES host_base host_link host_model host_photos host_train core_base core_link core_model core_ops core_train)
+        USES host_base host_link host_model host_photos host_train core_base core_detect core_link core_model core_ops
+             core_train)
 tv_part(tests          tests/**                                           ANY)
 tv_part(fuzz           fuzz/**                                            ANY)
