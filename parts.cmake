@@ -48,7 +48,7 @@ tv_part(host_report    host/report                     LIBRARY tvhost_report
 tv_part(host_link      host/link                       LIBRARY tvhost_link    USES host_base host_photos core_base core_link)
 # ---- firmware/: the board's application, its two hardware layers, the sketches, the simulator ----
 tv_part(fw_app         firmware/app                    LIBRARY tvfw_app
-        USES core_backbones core_base core_formats core_image core_int8 core_link core_model core_train)
+        USES core_backbones core_base core_detect core_formats core_image core_int8 core_link core_model core_train)
 tv_part(fw_hal_sim     firmware/hal_sim                LIBRARY tvfw_hal_sim   USES fw_app host_base host_photos host_train)
 tv_part(fw_hal_esp32   firmware/hal_esp32                                 USES fw_app)
 tv_part(fw_sketches    firmware/esp32/** firmware/examples/**             USES fw_app fw_hal_esp32)

@@ -65,6 +65,9 @@ const char* kUsage =
     "  --frame-ms N         each camera frame takes N ms of the board's clock (default 0)\n"
     "  --unsure-margin P    Infer keeps frames whose top two classes are less than P percentage\n"
     "                       points apart in /images/_unsure (0 to 100; default the firmware's 20)\n"
+    "  --exact-objects      Infer of a detector: after each frame's objects line, a line with every\n"
+    "                       object's class, centroid (input pixels) and probability as float bits\n"
+    "                       (tests compare them with tvtrain detect --json)\n"
     "  --version            print the version and exit\n"
     "exit status: 0 at the end of the input, 1 the app halted (a failure, as for every tool), 2 bad\n"
     "arguments (usage), 86 the simulated power cut of --power-cut-at\n";
@@ -138,6 +141,10 @@ int main(int argc, char** argv) {
       cfg.backbone = false;
       continue;
     }
+    if (a == "--exact-objects") {
+      cfg.exact_objects = true;
+      continue;
+    }
     if (a == "--version") {
       std::printf("tvsim %s\n", TV_VERSION);
       return 0;
@@ -145,7 +152,7 @@ int main(int argc, char** argv) {
     const bool known = std::find(kValueOptions.begin(), kValueOptions.end(), a) != kValueOptions.end();
     if (!known) {
       std::vector<std::string> all = kValueOptions;
-      all.insert(all.end(), {"--help", "--version", "--pty", "--no-backbone"});
+      all.insert(all.end(), {"--help", "--version", "--pty", "--no-backbone", "--exact-objects"});
       const std::string near = tvh::nearest_name(a.substr(0, a.find('=')), all);
       usage_error("unknown option " + a + (near.empty() ? std::string() : "; did you mean " + near + "?"));
     }

@@ -264,8 +264,8 @@ void App::loop() {
 // ---------------------------------------------------------------- menu
 
 App::Item App::item_kind(int i) const {
-  if (i < num_classes_) return Item::Class;
-  const int j = i - num_classes_;
+  if (i < menu_classes()) return Item::Class;
+  const int j = i - menu_classes();
   if (j >= fixed_items()) return Item::NewFolder;
   if (!has_model()) return j == fixed_items() - 1 ? Item::NewClass : Item::Learn;
   const Item with_model[] = {Item::Train, Item::Infer, Item::Learn, Item::NewClass};
@@ -274,12 +274,12 @@ App::Item App::item_kind(int i) const {
 
 const char* App::item_name(int i) const {
   switch (item_kind(i)) {
-    case Item::Class: return labels_[i];
+    case Item::Class: return labels_[first_class() + i];
     case Item::Train: return "Train";
     case Item::Infer: return "Infer";
     case Item::Learn: return "Learn";
     case Item::NewClass: return "New class";
-    case Item::NewFolder: return new_labels_[i - num_classes_ - fixed_items()];
+    case Item::NewFolder: return new_labels_[i - menu_classes() - fixed_items()];
   }
   return "?";
 }
@@ -304,6 +304,10 @@ void App::select_item() {
     case Item::NewFolder: enter_capture(item_name(menu_index_)); break;
     case Item::Train:
     case Item::Learn:
+      if (detector()) {
+        refuse_detector_training(item_kind(menu_index_) == Item::Train ? "Train" : "Learn");
+        break;
+      }
       if (item_kind(menu_index_) == Item::Train)
         train();
       else
@@ -475,7 +479,15 @@ bool App::jpeg_to_input(const uint8_t* jpeg, size_t size, uint8_t* dst, Reason* 
     return false;
   }
   decode_fail_ = DecodeFail::Resize;
-  if (!tv::resize_nearest_crop(rgb_, w, h, 3, dst, plan_.input.w, plan_.input.h, desc_.input.order, false, lut_)) {
+  frame_w_ = w;
+  frame_h_ = h;
+  // A detector sees the whole frame stretched (its centroids then scale back to the frame's pixels, as
+  // tvtrain detect's photos); a classifier the centre crop.
+  const bool resized =
+      detector()
+          ? tv::resize_nearest(rgb_, w, h, 3, dst, plan_.input.w, plan_.input.h, desc_.input.order, lut_)
+          : tv::resize_nearest_crop(rgb_, w, h, 3, dst, plan_.input.w, plan_.input.h, desc_.input.order, false, lut_);
+  if (!resized) {
     why->set("cannot resize %dx%d to the model input", w, h);
     return false;
   }
@@ -487,6 +499,20 @@ void App::enter_infer() {
   say("%s", "");
   say(">>> Inference mode");
   say("Instructions: t, l or any tap = back to the menu");
+  if (detector()) {
+    say("Detector: per frame the objects of each class (the whole frame, stretched to the %dx%d input), each "
+        "object's class, centre in the frame's pixels and probability; a cell is an object at %.2f or more",
+        plan_.input.w, plan_.input.h, (double)desc_.detect_threshold);
+    say("Weights: %s (%s), %s engine", tier_name(tier_), weights_source_, int8_engine() ? "int8" : "float");
+    mode_ = Mode::Infer;
+    frame_number_ = 0;
+    frame_kept_ = 0;
+    camera_missing_ = false;
+    touch_reset_.store(true);
+    pending_gesture_.store(0);
+    show("INFER", "detector", "...");
+    return;
+  }
   say("A frame seen wrong: send c NAME (its right class) or hold the pad %u s (a class picker): it is saved into the "
       "class's folder for the next Learn",
       (unsigned)(kLongPressMs / 1000));
@@ -540,7 +566,8 @@ void App::infer_frame() {
   camera_missing_ = false;
   Reason why;
   const bool ok = jpeg_to_input(jpeg, size, input_, &why);
-  const bool kept = ok && keep_frame(jpeg, size);  // the frame a correction saves, while the camera holds it
+  // the frame a correction saves, while the camera holds it (a detector's frames are not corrected)
+  const bool kept = ok && !detector() && keep_frame(jpeg, size);
   hal_.camera_release();
   frame_number_++;
   if (!ok) {
@@ -548,19 +575,24 @@ void App::infer_frame() {
     return;
   }
   frame_kept_ = 0;  // frame_ holds this frame (or nothing): kept only once it is classified
+  float* out = detector() ? grid_probs_ : probs_;  // a detector: its grid, a softmax per cell
   if (int8_engine()) {
-    const tv::Status st = tv::q8_infer_u8(q8_, input_, q8_work_, probs_);
+    const tv::Status st = tv::q8_infer_u8(q8_, input_, q8_work_, out);
     if (!st.ok()) {
       say("Frame %u: the int8 model failed: %s", (unsigned)frame_number_, StatusWords(st, &plan_.desc).text);
       return;
     }
   } else {
-    const tv::Status st = tv::infer_u8(inf_, input_, probs_);
+    const tv::Status st = tv::infer_u8(inf_, input_, out);
     if (!st.ok()) {
       say("Frame %u: the model cannot run: layer %d (%s) outputs infinite or NaN values (its weights overflow float)",
           (unsigned)frame_number_, (int)st.layer, tv::layer_type_name(plan_.desc.layers[st.layer].type));
       return;
     }
+  }
+  if (detector()) {
+    report_objects(t0);
+    return;
   }
   const int best = tv::argmax(probs_, num_classes_);
   if (kept) {

@@ -14,7 +14,9 @@
 // Learn: the new class folders imprinted, then the head update on features cached once per photo: the
 //   same bytes as tvtrain --init MODEL --update head (learn.cpp).
 // Infer: camera -> JPEG decode -> resize (the core's LUT crop-resize) -> forward, one line per frame;
-//   any tap or t / l goes back to the menu. A frame seen wrong is corrected with 'c NAME' or a long press
+//   any tap or t / l goes back to the menu. A detector (tv::Task::Detect) sees the whole frame stretched to its
+//   input and prints its objects (tv::objects_line, in the frame's pixels) and shows their counts (detect.cpp);
+//   Train, Learn and corrections refuse a detector. A frame seen wrong is corrected with 'c NAME' or a long press
 //   (a class picker): saved as /images/<class>/img_<n>c.jpg for the next Learn (corrections.cpp). Frames
 //   it is unsure of are kept in /images/_unsure/ for sorting on the PC.
 // Boot: the model from the SD card (model.tvb, its interrupted-save and backup copies, then the
@@ -32,6 +34,7 @@
 #include "config.h"
 #include "hal.h"
 #include "touch.h"
+#include "tv/detect/grid.h"
 #include "tv/formats/header_writer.h"
 #include "tv/int8/q8_model.h"
 #include "tv/model/blob.h"
@@ -94,6 +97,17 @@ struct LearnRun;
 struct SessionPlan;
 struct BoardProgress;
 
+// What a detector needs beside its engine, per frame, sized from its plan at load (detect.cpp): its grid of
+// probabilities (tv::plan_outputs floats), tv::grid_objects' scratch, room for an object in every cell and
+// the longest objects line those objects can make. One PSRAM block of `total` bytes.
+struct DetectMemory {
+  int grid_h = 0, grid_w = 0, max_objects = 0;
+  size_t probs_bytes = 0, scratch_bytes = 0, objects_bytes = 0, line_bytes = 0;
+  size_t total = 0;
+};
+// A detector plan's DetectMemory (all 0 for a classifier).
+DetectMemory detect_memory(const tv::ModelPlan& plan);
+
 // What the last training run did (also printed).
 struct TrainReport {
   bool ran = false;
@@ -135,6 +149,8 @@ class App {
   // inf_; also every model training has touched), or the core's int8 engine (q8_).
   enum class Engine : uint8_t { None, Float, Int8 };
   bool int8_engine() const { return engine_ == Engine::Int8; }
+  // True when the loaded model is a detector (a grid of objects, tv::Task::Detect).
+  bool detector() const { return has_model() && desc_.task == tv::Task::Detect; }
   enum class Input : uint8_t { None, Next, Select, Stop, Help, Link, NewClass, Correct, Hold };
 
   // ---- output ----
@@ -157,7 +173,11 @@ class App {
   // The model's classes, Train, Infer, Learn, New class, then the class folders on the card the model
   // does not have yet (captured for, learned by Learn).
   enum class Item : uint8_t { Class, Train, Infer, Learn, NewClass, NewFolder };
-  int menu_items() const { return num_classes_ + fixed_items() + num_new_; }
+  int menu_items() const { return menu_classes() + fixed_items() + num_new_; }
+  // The classes the menu lists (capture items): every class of a classifier, a detector's object classes
+  // (its label 0 is the background, no folder).
+  int menu_classes() const { return num_classes_ - first_class(); }
+  int first_class() const { return detector() ? 1 : 0; }
   // The items between the classes and the new folders: Train, Infer, Learn, New class with a model;
   // without one (a blank card) Learn (once two new class folders exist) and New class.
   int fixed_items() const { return has_model() ? 4 : (num_new_ >= 2 ? 2 : 1); }
@@ -211,6 +231,18 @@ class App {
   bool ensure_rgb(int width, int height);
   // Copies the frame being classified into frame_ (its JPEG bytes, for a correction); false without memory.
   bool keep_frame(const uint8_t* jpeg, size_t size);
+
+  // ---- a detector (detect.cpp) ----
+  // Allocates the detector's buffers (detect_memory) from PSRAM; false with the numbers.
+  bool allocate_detect_buffers(Reason* why);
+  // A frame's objects from grid_probs_ (the model has run): one serial line with tv::objects_line in the
+  // frame's pixels (frame_w_ x frame_h_), their counts on the display.
+  void report_objects(uint64_t t0);
+  // With AppConfig::exact_objects: "Frame N exact:" and each object's label, x, y, probability (float bits,
+  // hex) and cells, on one line.
+  void write_exact_objects(int n);
+  // Train and Learn refuse a detector: one sentence on serial and the display, back to the menu.
+  void refuse_detector_training(const char* what);
 
   // ---- corrections from the field and unsure frames (corrections.cpp) ----
   // 'c NAME': the frame Infer classified last is of class NAME: saved as /images/<class>/img_<n>c.jpg (a
@@ -354,7 +386,15 @@ class App {
   uint8_t* input_ = nullptr;  // one image at the model's input size
   uint16_t* lut_ = nullptr;   // resize lookup tables (input width + height)
   float probs_[kMaxClasses] = {};
-  tv::BlobView view_;  // scratch for decoding blobs
+  // a detector's per-frame buffers (one PSRAM block, detect_mem_; null for a classifier)
+  void* detect_mem_ = nullptr;
+  DetectMemory detect_sizes_;
+  float* grid_probs_ = nullptr;
+  int* grid_scratch_ = nullptr;
+  tv::GridObject* objects_ = nullptr;
+  char* objects_line_ = nullptr;
+  int frame_w_ = 0, frame_h_ = 0;  // the last decoded frame's size (a detector's centroids are in its pixels)
+  tv::BlobView view_;              // scratch for decoding blobs
   Engine engine_ = Engine::None;
   tv::Q8Model q8_;
   int8_t* q8_work_ = nullptr;

@@ -43,6 +43,9 @@ struct AppConfig {
   size_t baked_size = 0;
   const char* baked_source = "";        // for the boot log
   float unsure_margin = kUnsureMargin;  // Infer keeps frames whose top-two margin is below this (0: none)
+  // Infer of a detector: a second line per frame with each object's class, centroid (input pixels) and
+  // probability as their float bits, exactly (tvsim --exact-objects; the tests compare it with the PC's).
+  bool exact_objects = false;
 };
 
 }  // namespace tvfw

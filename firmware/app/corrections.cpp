@@ -87,6 +87,11 @@ void App::correct_frame(const char* asked) {
     return;
   }
   mode_ = Mode::Infer;  // from the picker too: back to inferring, whatever happens
+  if (detector()) {
+    say("c NAME corrects a classifier's frame; the model is a detector, whose frames are not corrected on the board: "
+        "label the photos on the PC and train there");
+    return;
+  }
   if (!asked[0]) {
     say("c needs the right class: c NAME (a class of the menu, or a new class's name)");
     return;
@@ -188,6 +193,11 @@ const char* App::picker_name(int i) const {
 
 void App::enter_picker() {
   say("%s", "");
+  if (detector()) {
+    say("A long press corrects a classifier's frame; the model is a detector, whose frames are not corrected on the "
+        "board: inferring again");
+    return;
+  }
   if (!frame_kept_) {
     say("Nothing to correct yet: no frame has been classified since Infer started");
     return;

@@ -18,7 +18,17 @@ int first_same_card_folder(const char (*labels)[kMaxLabelLength + 1], int n, con
 // of an earlier class; then, and for labels no folder can have, class<i> (class<i>_2, _3, ... when that
 // name is taken by another class). Deterministic, and said.
 void App::name_classes(const tv::BlobView& view) {
-  for (int i = 0; i < num_classes_; ++i) {
+  if (detector()) {  // a detector's label 0 names its background: never a folder, kept as the blob has it
+    const char* t = nullptr;
+    size_t len = 0;
+    if (!tv::blob_label(view, 0, &t, &len) || len < 1 || len > (size_t)kMaxLabelLength) {
+      t = "_background";
+      len = strlen(t);
+    }
+    memcpy(labels_[0], t, len);
+    labels_[0][len] = 0;
+  }
+  for (int i = first_class(); i < num_classes_; ++i) {
     const char* t = nullptr;
     size_t len = 0;
     const bool usable = tv::blob_label(view, i, &t, &len) && tv::name_allowed(t, len, kMaxLabelLength);

@@ -38,7 +38,10 @@ class AppLink : public LinkHandler {
   size_t status_text(char* out, size_t cap) override {
     TextOut t{out, cap};
     t.add("firmware=%s\n", TV_FIRMWARE_VERSION);
-    if (a_.has_model())
+    if (a_.detector())
+      t.add("model=%dx%dx%d input, detector of %d object classes, %u parameters\n", a_.plan_.input.h, a_.plan_.input.w,
+            a_.plan_.input.c, a_.num_classes_ - 1, (unsigned)a_.plan_.param_count);
+    else if (a_.has_model())
       t.add("model=%dx%dx%d input, %d classes, %u parameters\n", a_.plan_.input.h, a_.plan_.input.w, a_.plan_.input.c,
             a_.num_classes_, (unsigned)a_.plan_.param_count);
     else
@@ -46,7 +49,7 @@ class AppLink : public LinkHandler {
     t.add("network=%s\n", a_.recipe_name_);
     t.add("engine=%s\n", a_.int8_engine() ? "int8" : "float");
     t.add("weights=%s (%s)\n", tier_name(a_.tier_), a_.weights_source_);
-    for (int i = 0; i < a_.num_classes_; ++i) {
+    for (int i = a_.first_class(); i < a_.num_classes_; ++i) {  // a detector's background is no class
       char dir[kPathMax];
       int photos = 0;
       if (a_.hal_.sd_ready() && join_path(dir, kImagesDir, "/", a_.labels_[i]))
@@ -115,7 +118,7 @@ class AppLink : public LinkHandler {
 
   bool capture(const char* label, size_t len, int count, Reason* done, Reason* why) override {
     const char* folder = nullptr;  // a class of the model's, or a new class folder (Learn adds it)
-    for (int i = 0; i < a_.num_classes_ + a_.num_new_; ++i) {
+    for (int i = a_.first_class(); i < a_.num_classes_ + a_.num_new_; ++i) {
       const char* l = i < a_.num_classes_ ? a_.labels_[i] : a_.new_labels_[i - a_.num_classes_];
       if (!folder && tv::same_folder_name(l, strlen(l), label, len)) folder = l;  // the folder, as FAT finds it
     }

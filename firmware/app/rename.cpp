@@ -74,7 +74,7 @@ bool App::find_rename(const char* from, size_t from_len, const char* to, size_t 
   const int total = num_classes_ + num_new_;
   auto name_of = [this](int i) { return i < num_classes_ ? labels_[i] : new_labels_[i - num_classes_]; };
   for (int pass = 0; pass < 2 && job.index < 0; ++pass)
-    for (int i = 0; i < total && job.index < 0; ++i)
+    for (int i = first_class(); i < total && job.index < 0; ++i)  // a detector's background is no class
       if (pass == 0 ? (strlen(name_of(i)) == from_len && memcmp(name_of(i), from, from_len) == 0)
                     : tv::same_folder_name(name_of(i), strlen(name_of(i)), from, from_len))
         job.index = i;

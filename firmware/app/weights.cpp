@@ -30,12 +30,18 @@ void join_labels(const char (*labels)[kMaxLabelLength + 1], int n, char* out, si
 }  // namespace
 
 void App::release_model() {
-  void** bufs[] = {(void**)&params_, &infer_arena_,     (void**)&input_,
-                   (void**)&lut_,    (void**)&q8_work_, (void**)&blob_keep_};
+  void** bufs[] = {(void**)&params_,  &infer_arena_,       (void**)&input_, (void**)&lut_,
+                   (void**)&q8_work_, (void**)&blob_keep_, &detect_mem_};
   for (void** b : bufs) {
     if (*b) hal_.psram_free(*b);
     *b = nullptr;
   }
+  grid_probs_ = nullptr;
+  grid_scratch_ = nullptr;
+  objects_ = nullptr;
+  objects_line_ = nullptr;
+  detect_sizes_ = DetectMemory();
+  desc_.task = tv::Task::Classify;  // until a model says otherwise
   engine_ = Engine::None;
 }
 
@@ -66,6 +72,13 @@ bool App::ensure_float_buffers(Reason* why) {
 }
 
 bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8_t** file, size_t file_bytes) {
+  if (desc.task == tv::Task::Detect && desc.num_classes > kMaxClasses) {
+    why->set(
+        "it is a detector of %d object classes; this firmware runs detectors of 1 to %d (its %d labels hold the "
+        "background too)",
+        desc.num_classes - 1, kMaxClasses - 1, kMaxClasses);
+    return false;
+  }
   if (desc.num_classes < 2 || desc.num_classes > kMaxClasses) {
     why->set("it has %d classes; this firmware handles 2 to %d", desc.num_classes, kMaxClasses);
     return false;
@@ -98,14 +111,18 @@ bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8
     engine_bytes = im.params_bytes + im.work_bytes;
     engine_what = "float weights + work buffer";
   }
-  const size_t need = engine_bytes + input_bytes + lut_bytes;
+  const size_t detect_bytes = detect_memory(plan_).total;  // a detector's grid, objects and line (0: a classifier)
+  const size_t need = engine_bytes + input_bytes + lut_bytes + detect_bytes;
   // A float model's file is freed once its weights are copied, before the rest is allocated.
   const bool from_file = !int8 && file && *file;
   const size_t free_bytes = hal_.psram_free_bytes() + (from_file ? file_bytes : 0);
   if (need > free_bytes) {
-    why->set("it needs %llu bytes of PSRAM to run (%s %llu, input image %llu, resize table %llu), only %llu are free",
+    char detect_part[64] = "";
+    if (detect_bytes)
+      snprintf(detect_part, sizeof detect_part, ", detector's grid and objects %llu", (unsigned long long)detect_bytes);
+    why->set("it needs %llu bytes of PSRAM to run (%s %llu, input image %llu, resize table %llu%s), only %llu are free",
              (unsigned long long)need, engine_what, (unsigned long long)engine_bytes, (unsigned long long)input_bytes,
-             (unsigned long long)lut_bytes, (unsigned long long)free_bytes);
+             (unsigned long long)lut_bytes, detect_part, (unsigned long long)free_bytes);
     return false;
   }
   if (from_file) {
@@ -133,6 +150,7 @@ bool App::adopt_network(const tv::ModelDesc& desc, bool int8, Reason* why, uint8
              (unsigned)hal_.psram_free_bytes());
     return false;
   }
+  if (detect_bytes && !allocate_detect_buffers(why)) return false;
   if (int8) {
     q8_work_ = (int8_t*)hal_.psram_alloc(engine_bytes);
     if (!q8_work_) {
@@ -178,10 +196,6 @@ bool App::try_blob(const uint8_t* data, size_t size, uint8_t** file, Reason* why
   }
   if (!st.ok()) {  // the network is read before the weights are checked: a non-finite one names its layer's type
     why->set_status(nullptr, st, st.code == tv::StatusCode::NonFiniteWeight ? &view_.model : nullptr);
-    return false;
-  }
-  if (view_.model.task != tv::Task::Classify) {
-    why->set("it is a detector (a grid of objects): this firmware runs classifiers for now");
     return false;
   }
   const bool int8 = view_.is_int8();
@@ -293,14 +307,26 @@ void App::print_model() {
     say("Model: none yet (%s)", weights_source_);
     return;
   }
-  say("Model: %dx%dx%d input, %d classes, %u parameters, %.1f MFLOP per image, %s engine, recipe %s", plan_.input.h,
-      plan_.input.w, plan_.input.c, num_classes_, (unsigned)plan_.param_count, (double)plan_.flops_forward / 1e6,
-      int8_engine() ? "int8" : "float", recipe_name_);
-  for (int i = 0; i < num_classes_; ++i) say("  class %d: %s", i, labels_[i]);
+  if (detector())
+    say("Model: %dx%dx%d input, detector of %d object class%s (a %dx%d grid, threshold %.2f), %u parameters, %.1f "
+        "MFLOP per image, %s engine",
+        plan_.input.h, plan_.input.w, plan_.input.c, num_classes_ - 1, num_classes_ == 2 ? "" : "es",
+        detect_sizes_.grid_h, detect_sizes_.grid_w, (double)desc_.detect_threshold, (unsigned)plan_.param_count,
+        (double)plan_.flops_forward / 1e6, int8_engine() ? "int8" : "float");
+  else
+    say("Model: %dx%dx%d input, %d classes, %u parameters, %.1f MFLOP per image, %s engine, recipe %s", plan_.input.h,
+        plan_.input.w, plan_.input.c, num_classes_, (unsigned)plan_.param_count, (double)plan_.flops_forward / 1e6,
+        int8_engine() ? "int8" : "float", recipe_name_);
+  for (int i = 0; i < num_classes_; ++i)
+    say("  class %d: %s%s", i, labels_[i], i < first_class() ? " (background)" : "");
   const size_t used =
       (params_ ? tv::inference_memory(plan_).params_bytes + tv::inference_memory(plan_).work_bytes : 0) +
-      (q8_work_ ? tv::q8_memory(plan_).work_bytes : 0) + plan_.input.size();
-  say("Memory: %u B of PSRAM for inference%s (%u B still free)", (unsigned)used,
+      (q8_work_ ? tv::q8_memory(plan_).work_bytes : 0) + plan_.input.size() + detect_sizes_.total;
+  char detect_part[96] = "";
+  if (detect_sizes_.total)
+    snprintf(detect_part, sizeof detect_part, ", of it %u B the detector's grid, objects and line",
+             (unsigned)detect_sizes_.total);
+  say("Memory: %u B of PSRAM for inference%s%s (%u B still free)", (unsigned)used, detect_part,
       blob_keep_ ? " plus the int8 model file itself" : "", (unsigned)hal_.psram_free_bytes());
 }
 

@@ -95,34 +95,3 @@ TEST(TvsimBackbone, TrainPastTheRulesPhotoCountStartsFromHeInitAsTvtrainDoes) {
   EXPECT_TRUE(device.params == laptop.params) << "the board's Train differs from tvtrain's";
   EXPECT_EQ(tvh::provenance_value(device.provenance, "weights_before"), "He-init") << device.provenance;
 }
-
-// A detector's blob on the card (a grid model, its TASK section) is refused with its reason, and the board
-// goes on to the next tier; a host tool refuses it the same way.
-TEST(TvsimBackbone, ADetectorOnTheCardIsRefusedAndTheNextTierRuns) {
-  TV_REQUIRE_BINARY("tvsim");
-  tv::ModelDesc d;
-  ASSERT_TRUE(tv::preset_model("detect", 4, &d));
-  tv::ModelPlan plan;
-  ASSERT_TRUE(tv::plan_model(d, &plan).ok());
-  std::vector<float> params(plan.param_count);
-  tv::he_init(plan, params.data(), 5);
-  const std::vector<uint8_t> blob =
-      tvh::encode_float_blob(plan, params.data(), {"_background", "ring", "cross", "square"}, "tool=test\n");
-  EXPECT_THROW(
-      {
-        try {
-          tvh::decode_model(blob, "det.tvb");
-        } catch (const tvh::Error& e) {
-          EXPECT_TRUE(has(e.what(), "det.tvb is a detector")) << e.what();
-          throw;
-        }
-      },
-      tvh::Error);
-  const std::string card = tvtest::temp_dir("detcard");
-  fs::create_directories(card + "/header");
-  tvtest::write_text(card + "/header/model.tvb", std::string(blob.begin(), blob.end()));
-  const SimRun r = sim("--sd " + card, "");
-  EXPECT_TRUE(has(r.out, "SD /header/model.tvb refused: it is a detector (a grid of objects)")) << r.out;
-  EXPECT_TRUE(has(r.out, "baked: none compiled in")) << r.out;                      // the next tier is asked
-  EXPECT_TRUE(has(r.out, "No model yet: a model needs 2 class folders")) << r.out;  // and the card has none
-}
