@@ -25,7 +25,7 @@ using namespace simtest;
 
 namespace {
 
-const std::vector<std::string> kObjectClasses = {"cross", "ring", "triangle"};  // datasets/detect's, sorted
+const std::vector<std::string> kObjectClasses = {"ring", "cross", "triangle"};  // datasets/detect's data.yaml
 
 // A detector trained briefly on the project's detection dataset (96x96x3, the detect preset).
 std::string train_detector(const std::string& dir) {
@@ -182,7 +182,7 @@ int infer_equals_tvtrain_detect(const std::string& model, const std::string& tag
   const SimRun r = sim("--sd " + card + " --camera " + cam + " --exact-objects", to_infer(kObjectClasses.size()));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Weights: SD (/header/model.tvb")) << r.out;
-  EXPECT_TRUE(has(r.out, std::string("detector of 3 object classes (a 12x12 grid, threshold 0.50)")) << r.out;
+  EXPECT_TRUE(has(r.out, "detector of 3 object classes (a 12x12 grid, threshold 0.50)")) << r.out;
   EXPECT_TRUE(has(r.out, int8 ? "int8 engine" : "float engine")) << r.out;
   const std::vector<std::string> paths = frame_paths(cam);
   const std::vector<std::string> board_lines = all_captures(r.out, "Frame [0-9]+: [^\n]* Objects: ([^\n]*)\n");
@@ -258,19 +258,19 @@ TEST(TvsimDetect, TrainAndLearnRefuseADetectorAndTheRestOfTheBoardWorks) {
   const std::string cam = detect_camera(dir, 2);
   const std::string card = card_with(det, "detboardcard");
   const std::string oled = dir + "/oled.txt";
-  // Menu: cross, ring, triangle, Train, Infer, Learn, New class (the cursor stays where it was selected).
-  // Train (3 t), Learn (2 t more), ring (3 t, wrapping): one photo (it takes the camera's first frame) and
-  // back, Infer (3 t), then a correction.
+  // Menu: ring, cross, triangle, Train, Infer, Learn, New class (the cursor stays where it was selected).
+  // Train (3 t), Learn (2 t more), ring (2 t, wrapping): one photo (it takes the camera's first frame) and
+  // back, Infer (4 t), then a correction.
   const std::string keys = std::string(3, 't') + "l\n"  // Train
                            + "ttl\n"                    // Learn
-                           + "tttl\n"                   // ring: capture
+                           + "ttl\n"                    // ring: capture
                            + "t\nl\n"                   // one photo, back
-                           + "tttl\n"                   // Infer
+                           + "ttttl\n"                  // Infer
                            + "~frames 3\nc ring\n";
   const SimRun r = sim("--sd " + card + " --camera " + cam + " --oled " + oled, keys);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "  class 0: _background (background)")) << r.out;
-  EXPECT_TRUE(has(r.out, "> 1. cross\n2. ring\n3. triangle\n4. Train\n5. Infer\n6. Learn\n7. New class")) << r.out;
+  EXPECT_TRUE(has(r.out, "> 1. ring\n2. cross\n3. triangle\n4. Train\n5. Infer\n6. Learn\n7. New class")) << r.out;
   EXPECT_TRUE(has(r.out,
                   "Train: the model is a detector (a grid of objects), and the board trains classifiers only for now: "
                   "train the detector on the PC (tvtrain DATASET -o det.tvb) and copy it to the card as "
