@@ -4,6 +4,7 @@
 // the bit. Train and Learn refuse a detector with one sentence; capture still works.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -222,6 +223,10 @@ int infer_equals_tvtrain_detect(const std::string& model, const std::string& tag
   EXPECT_EQ(board, pc);
   int with_objects = 0;
   for (const auto& f : board) with_objects += f.empty() ? 0 : 1;
+  std::smatch m;
+  if (std::regex_search(r.out, m, std::regex("Memory: [^\n]*")))
+    std::printf("%s detector on the board: %d of %zu frames with objects; %s\n", int8 ? "int8" : "float", with_objects,
+                paths.size(), m[0].str().c_str());
   return with_objects;
 }
 
