@@ -43,7 +43,7 @@ tvh::Dataset synthetic_images(const tv::ModelPlan& plan) {
 
 // Classifies every image; a probability that is not a number is a bug (the core refuses such runs).
 void classify_all(const tvh::LoadedModel& m, const tvh::Dataset& ds) {
-  tvh::Classifier classifier(m);
+  tvh::ModelRunner classifier(m);
   const int k = m.plan->desc.num_classes;
   std::vector<float> probs((size_t)k);
   for (size_t i = 0; i < ds.size(); ++i) {
