@@ -39,7 +39,7 @@ tv_part(host_train     host/train                      LIBRARY tvhost_train
         USES host_base host_model host_photos host_layers core_base core_detect core_formats core_int8 core_model
              core_train)
 tv_part(host_quant     host/quant                      LIBRARY tvhost_quant
-        USES host_base host_model host_photos host_layers core_int8 core_model core_train)
+        USES host_base host_model host_photos host_layers core_detect core_int8 core_model core_train)
 tv_part(host_export    host/export                     LIBRARY tvhost_export
         USES host_base host_model host_espdl host_layers host_quant host_train
              core_base core_formats core_int8 core_model core_train)

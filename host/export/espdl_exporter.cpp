@@ -77,7 +77,9 @@ class Exporter : public ExportGraph {
     const int L = plan_.num_layers;
     for (int i = 0; i < L; ++i) i = layer(g, i, out);
     if (g.nodes.empty()) throw Error(source_ + ": has no layer that ESP-DL would run (only Flatten of a flat tensor).");
-    rename_output(g, "output");
+    // A classifier's logits are "output"; a detector's grid of per-cell logits is "grid".
+    const bool detector = plan_.desc.task == tv::Task::Detect;
+    rename_output(g, detector ? "grid" : "output");
     g.outputs.push_back(value(cur_.name, cur_.dims, cur_.exp));
 
     test_vectors(options, out);
@@ -210,7 +212,8 @@ class Exporter : public ExportGraph {
         notes_.push_back("the test image drives layer " + std::to_string(i) + " (" + type_name(i) +
                          ")'s running sum to " + std::to_string(observed[size_t(i)].max_partial) +
                          ", beyond the S3's 20-bit lanes: expect Model::test() to fail on the board for that reason");
-    out.test_class = int(std::max_element(out.test_output.begin(), out.test_output.end()) - out.test_output.begin());
+    if (plan_.desc.task == tv::Task::Classify)  // a detector's grid has no one class
+      out.test_class = int(std::max_element(out.test_output.begin(), out.test_output.end()) - out.test_output.begin());
 
     EspdlModel& g = out.model;
     g.test_inputs.push_back(
@@ -228,12 +231,22 @@ class Exporter : public ExportGraph {
     std::snprintf(crc, sizeof crc, "0x%08X", unsigned(m_.crc));
     const std::string shape =
         std::to_string(in.height) + "x" + std::to_string(in.width) + "x" + std::to_string(in.channels);
-    g.doc_string = "TinyVision int8 classifier (" + std::to_string(plan_.desc.num_classes) +
-                   " classes). Input 'input': int8 " + espdl_dims_text(g.inputs[0].dims) + " NHWC " +
-                   tv::channel_order_name(in.order) + ", q = round(pixel * " + fmt_float(in.scale) + " + " +
-                   fmt_float(in.offset) + ") at exponent " + std::to_string(q8_->act_exps[0]) + ". Output '" +
-                   cur_.name + "': int8 logits " + espdl_dims_text(cur_.dims) + " at exponent " +
-                   std::to_string(cur_.exp) + " (argmax = class; no Softmax).";
+    const bool detector = plan_.desc.task == tv::Task::Detect;
+    const std::string input_text = "Input 'input': int8 " + espdl_dims_text(g.inputs[0].dims) + " NHWC " +
+                                   tv::channel_order_name(in.order) + ", q = round(pixel * " + fmt_float(in.scale) +
+                                   " + " + fmt_float(in.offset) + ") at exponent " + std::to_string(q8_->act_exps[0]);
+    if (detector)
+      g.doc_string = "TinyVision int8 detector (background + " + std::to_string(plan_.desc.num_classes - 1) +
+                     " object classes, the whole frame resized to the input, never cropped). " + input_text +
+                     ". Output '" + cur_.name + "': int8 logits " + espdl_dims_text(cur_.dims) + " at exponent " +
+                     std::to_string(cur_.exp) + ", a grid of cells of 8x8 input pixels, channel 0 the background " +
+                     "(no Softmax node: a softmax per cell, then a cell is an object when its most probable object " +
+                     "class reaches the threshold " + fmt_float(plan_.desc.detect_threshold) +
+                     "; touching cells of one class are one object, tv::grid_objects).";
+    else
+      g.doc_string = "TinyVision int8 classifier (" + std::to_string(plan_.desc.num_classes) + " classes). " +
+                     input_text + ". Output '" + cur_.name + "': int8 logits " + espdl_dims_text(cur_.dims) +
+                     " at exponent " + std::to_string(cur_.exp) + " (argmax = class; no Softmax).";
     out.notes = notes_;
     out.acc_bound = acc_bound_;
     g.metadata = {{"target", "esp32s3"},
@@ -246,6 +259,11 @@ class Exporter : public ExportGraph {
                   {"output_exponent", std::to_string(cur_.exp)},
                   {"test_image", options.test_image_source},
                   {"source_crc32", crc}};
+    if (detector) {
+      g.metadata.emplace_back("task", "detect");
+      g.metadata.emplace_back("detect_threshold", fmt_float(plan_.desc.detect_threshold));
+      g.metadata.emplace_back("grid_hw", std::to_string(cur_.dims[1]) + "x" + std::to_string(cur_.dims[2]));
+    }
     for (const std::string& note : notes_) g.metadata.emplace_back("note", note);
   }
 

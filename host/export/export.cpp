@@ -202,6 +202,11 @@ std::string info_text(const LoadedModel& m, const InfoRequest& req) {
        " " + tv::channel_order_name(in.order) + ", value = pixel * " + g9(in.scale) + " + " + g9(in.offset) + "\n";
   s += "classes: " + std::to_string(plan.desc.num_classes) + ":";
   for (size_t i = 0; i < m.labels.size(); ++i) s += (i ? ", " : " ") + one_line(m.labels[i]);
+  if (is_detector(m)) {
+    const tv::Shape& grid = plan.layers[plan.num_layers - 1].out;
+    s += "\ntask: detect (a grid of " + std::to_string(grid.h) + "x" + std::to_string(grid.w) +
+         " cells, channel 0 the background; an object at probability " + g9(plan.desc.detect_threshold) + " or more)";
+  }
   s += "\nlayers:\n";
   std::snprintf(line, sizeof line, "  %3s  %-38s %-12s %10s %12s %12s\n", "#", "layer", "output", "params",
                 "float bytes", "int8 bytes");
@@ -270,6 +275,12 @@ std::string info_json(const LoadedModel& m, const InfoRequest& req) {
                 {"scale", in.scale},       {"offset", in.offset}};
   j["num_classes"] = plan.desc.num_classes;
   j["labels"] = m.labels;
+  if (is_detector(m)) {  // a classifier's JSON keeps its keys
+    const tv::Shape& grid = plan.layers[plan.num_layers - 1].out;
+    j["task"] = "detect";
+    j["grid"] = {{"height", grid.h}, {"width", grid.w}};
+    j["threshold"] = plan.desc.detect_threshold;
+  }
   json layers = json::array();
   for (const auto& l : f.layers)
     layers.push_back({{"index", l.index},

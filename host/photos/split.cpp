@@ -261,4 +261,12 @@ std::vector<int> class_balanced_sample(const Dataset& dataset, const std::vector
   return out;
 }
 
+std::vector<int> seeded_sample(const std::vector<int>& idx, size_t n, uint64_t seed) {
+  if (idx.size() <= n) return idx;
+  std::vector<int> out = shuffled(idx, seed, 0);
+  out.resize(n);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace tvh

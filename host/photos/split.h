@@ -54,4 +54,8 @@ Split detection_split(const DetectionDataset& dataset, double val_fraction, uint
 // many images.
 std::vector<Split> detection_kfold_splits(const DetectionDataset& dataset, int k, uint64_t seed);
 
+// At most `n` of the images `idx` (photos of a detection dataset, which has no classes to balance),
+// chosen by fraction_split's seeded shuffle; ascending. All of idx when it holds n images or fewer.
+std::vector<int> seeded_sample(const std::vector<int>& idx, size_t n, uint64_t seed);
+
 }  // namespace tvh

@@ -88,7 +88,7 @@ namespace {
 // observers gather per worker (a maximum, integer counts) combines to the same result in any order,
 // so any thread count gives the same bits.
 template <typename Visit>
-void for_each_tensor(const tv::ModelPlan& plan, const float* params, const Dataset& ds, const std::vector<int>& idx,
+void for_each_tensor(const tv::ModelPlan& plan, const float* params, const ImageSet& ds, const std::vector<int>& idx,
                      int threads, Visit&& visit) {
   const int L = plan.num_layers;
   const float scale = plan.desc.input.scale, offset = plan.desc.input.offset;
@@ -120,11 +120,11 @@ void for_each_tensor(const tv::ModelPlan& plan, const float* params, const Datas
 
 }  // namespace
 
-CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
+CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const ImageSet& ds,
                            const std::vector<int>& idx, const QuantOptions& options) {
-  if (idx.empty()) throw Error(ds.source + ": no calibration images (the split left none).");
+  if (idx.empty()) throw Error(ds.source() + ": no calibration images (the split left none).");
   if (ds.height != plan.input.h || ds.width != plan.input.w || ds.channels != plan.input.c)
-    throw Error(ds.source + ": decoded at a size other than the model's input.");
+    throw Error(ds.source() + ": decoded at a size other than the model's input.");
   if (!(options.percentile > 0 && options.percentile <= 100))
     throw Error("the percentile must be in (0, 100], not " + fmt("%g", options.percentile) + ".");
   const int L = plan.num_layers;

@@ -1,9 +1,9 @@
 #include "host/quant/quantize.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -14,6 +14,7 @@
 #include "host/model/model_io.h"
 #include "host/model/s3_limits.h"
 #include "host/quant/q8_reference.h"
+#include "tv/detect/grid.h"
 #include "tv/int8/int8_ops.h"
 #include "tv/int8/q8_model.h"
 #include "tv/model/blob.h"
@@ -440,7 +441,7 @@ std::vector<uint8_t> assemble(const tv::ModelPlan& plan, const float* params, co
 
 // Runs the int8 model (the reference interpreter) over the images and returns per layer the largest
 // accumulator magnitudes reached (per worker, then the largest of the workers': the same for any count).
-std::vector<AccObserved> observe(const tv::ModelPlan& plan, const std::vector<uint8_t>& blob, const Dataset& ds,
+std::vector<AccObserved> observe(const tv::ModelPlan& plan, const std::vector<uint8_t>& blob, const ImageSet& ds,
                                  const std::vector<int>& idx, int threads) {
   auto view = std::make_unique<tv::BlobView>();
   tv::blob_decode(blob.data(), blob.size(), view.get());
@@ -462,30 +463,40 @@ std::vector<AccObserved> observe(const tv::ModelPlan& plan, const std::vector<ui
   return obs;
 }
 
-// How well an int8 model reproduces the float model on some images.
+// How well an int8 model reproduces the float model on some images: the rows (a classifier's one per
+// image, a detector's one per grid cell) that decide as the float model's do, then the squared error.
 struct Score {
-  int agree = -1;
+  long agree = -1;
   double sq_error = 0;
   bool better_than(const Score& o) const { return agree != o.agree ? agree > o.agree : sq_error < o.sq_error; }
 };
 
 // The float model's outputs on some images, and how well an int8 candidate reproduces them. Both run on
 // `threads` threads; each image's figures are kept apart and added in image order, so the score (and
-// the split it chooses) is the same for any thread count.
+// the choice it makes) is the same for any thread count. The outputs are rows of num_classes values
+// (tv::plan_outputs: one row for a classifier, one per grid cell for a detector). A classifier's row decides
+// its top class (the logits' argmax), with the logits' squared error; a detector's cell decides its object
+// class at the model's threshold or background (tv::grid_cell_class, the objects' rule), with the
+// probabilities' squared error.
 class Fidelity {
  public:
   Fidelity() = default;
-  Fidelity(const tv::ModelPlan& plan, const float* params, const Dataset& ds, const std::vector<int>& idx, int threads)
-      : ds_(&ds), idx_(idx), threads_(threads) {
-    const int k = plan.desc.num_classes;
-    logits_.assign(idx.size() * (size_t)k, 0.f);
+  Fidelity(const tv::ModelPlan& plan, const float* params, const ImageSet& ds, const std::vector<int>& idx, int threads)
+      : ds_(&ds),
+        idx_(idx),
+        threads_(threads),
+        outputs_(tv::plan_outputs(plan)),
+        detector_(plan.desc.task == tv::Task::Detect) {
+    values_.assign(idx.size() * outputs_, 0.f);
     for_each_run(idx.size(), threads, [&](int, size_t from, size_t to) {
       AlignedBuffer arena(tv::inference_memory(plan).work_bytes);
       tv::Inference inf;
       tv::inference_init(&inf, &plan, params, arena.data(), arena.size());
-      std::vector<float> probs((size_t)k);
+      std::vector<float> buffer(outputs_);
       for (size_t n = from; n < to; ++n) {
-        const tv::Status st = tv::infer_u8(inf, ds.image((size_t)idx[n]), probs.data(), logits_.data() + n * (size_t)k);
+        float* v = values_.data() + n * outputs_;
+        const tv::Status st = detector_ ? tv::infer_u8(inf, ds.image((size_t)idx[n]), v)
+                                        : tv::infer_u8(inf, ds.image((size_t)idx[n]), buffer.data(), v);
         if (!st.ok()) throw_if_not_runnable(st, plan, ds.name((size_t)idx[n]));
       }
     });
@@ -493,46 +504,73 @@ class Fidelity {
   Score score(const tv::ModelPlan& plan, const float* params, const QuantChoices& c,
               const std::vector<std::string>& labels) const {
     std::vector<int8_t> act;
-    // The candidate as every tool sees a model: decoded, bound, classified by the loaded model.
-    const LoadedModel candidate = decode_model(assemble(plan, params, c, labels, "", &act), "a candidate int8 model");
-    const int k = plan.desc.num_classes, e = act.back();
-    std::vector<double> sq(idx_.size() * (size_t)k, 0.0);  // each image and class apart
-    std::vector<char> agree(idx_.size(), 0);
+    // The candidate as every tool sees a model: decoded, bound, run by the loaded model's one path.
+    const LoadedModel candidate =
+        decode_model(assemble(plan, params, c, labels, "", &act), "a candidate int8 model", Tasks::Any);
+    const size_t k = plan.desc.num_classes, rows = outputs_ / k;
+    const int e = act.back();
+    const float threshold = plan.desc.detect_threshold;
+    std::vector<double> sq(idx_.size() * outputs_, 0.0);  // each image and output apart
+    std::vector<long> agree(idx_.size(), 0);
     for_each_run(idx_.size(), threads_, [&](int, size_t from, size_t to) {
-      ModelRunner classifier(candidate);
-      std::vector<int8_t> out((size_t)k);
+      ModelRunner runner(candidate);
+      std::vector<int8_t> out(outputs_);
+      std::vector<float> probs(outputs_);
       for (size_t n = from; n < to; ++n) {
-        classifier.classify(ds_->image((size_t)idx_[n]), nullptr, out.data());
-        const float* f = logits_.data() + n * (size_t)k;
-        int qa = 0, fa = 0;
-        for (int j = 0; j < k; ++j) {
-          const double d = std::ldexp((double)out[(size_t)j], e) - f[j];
-          sq[n * (size_t)k + (size_t)j] = d * d;
-          if (out[(size_t)j] > out[(size_t)qa]) qa = j;
-          if (f[j] > f[fa]) fa = j;
+        runner.run(ds_->image((size_t)idx_[n]), probs.data(), out.data());
+        const float* f = values_.data() + n * outputs_;
+        for (size_t r = 0; r < rows; ++r) {
+          const size_t at = r * k;
+          if (detector_) {
+            agree[n] += tv::grid_cell_class(probs.data() + at, (int)k, threshold) ==
+                        tv::grid_cell_class(f + at, (int)k, threshold);
+            for (size_t j = 0; j < k; ++j) {
+              const double d = (double)probs[at + j] - f[at + j];
+              sq[n * outputs_ + at + j] = d * d;
+            }
+            continue;
+          }
+          size_t qa = 0, fa = 0;
+          for (size_t j = 0; j < k; ++j) {
+            const double d = std::ldexp((double)out[at + j], e) - f[at + j];
+            sq[n * outputs_ + at + j] = d * d;
+            if (out[at + j] > out[at + qa]) qa = j;
+            if (f[at + j] > f[at + fa]) fa = j;
+          }
+          agree[n] += qa == fa;
         }
-        agree[n] = qa == fa;
       }
     });
     Score s;
     s.agree = 0;
-    for (double d2 : sq) s.sq_error += d2;  // in image and class order: the same sum for any thread count
-    for (char a : agree) s.agree += a;
+    for (double d2 : sq) s.sq_error += d2;  // in image and output order: the same sum for any thread count
+    for (long a : agree) s.agree += a;
     return s;
   }
 
  private:
-  const Dataset* ds_ = nullptr;
+  const ImageSet* ds_ = nullptr;
   std::vector<int> idx_;
   int threads_ = 1;
-  std::vector<float> logits_;
+  size_t outputs_ = 0;
+  bool detector_ = false;
+  std::vector<float> values_;  // the float model's logits (a classifier) or probabilities (a detector)
 };
+
+// The tensor (CalibrationStats index) of the scores: the last conv / dense layer's output after its fused
+// activation; L + 1 when there is none.
+int scores_tensor(const tv::ModelPlan& plan) {
+  for (int i = plan.num_layers - 1; i >= 0; --i)
+    if (tv::layer_info(plan.desc.layers[i].type).int8 == tv::Int8Exponent::WithWeights)
+      return calibrated_tensor(plan, i);
+  return plan.num_layers + 1;
+}
 
 }  // namespace
 
 QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const CalibrationStats& stats,
                            const std::vector<std::string>& labels, const std::string& provenance,
-                           const QuantOptions& options, const Dataset* images, const std::vector<int>* idx) {
+                           const QuantOptions& options, const ImageSet* images, const std::vector<int>* idx) {
   const int L = plan.num_layers;
   if ((int)stats.range.size() != L + 1) throw Error("the calibration statistics do not fit the model.");
   if ((int)labels.size() != plan.desc.num_classes)
@@ -588,6 +626,55 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
       c = std::move(best);
     }
   }
+  // A detector: what its int8 model must reproduce is which cells pass the threshold, and the exponents the
+  // observers choose (a classifier's rules) need not serve that best. The grid's logits keep max|x|, which
+  // spends the int8 steps on confident background logits far from any decision: of that exponent and the four
+  // below it, the one whose int8 grid decodes (tv::grid_cell_class) the same class as the float model in the
+  // most cells of the calibration images is kept, then the smallest squared error of the probabilities. Then
+  // every other layer's output exponent, in order, one finer or one coarser when that scores better.
+  CalibrationStats used = stats;
+  const int scores = scores_tensor(plan);
+  if (plan.desc.task == tv::Task::Detect && have_images && scores <= L) {
+    const Fidelity fid(plan, params, *images, *idx, options.threads);
+    Score best = fid.score(plan, params, c, labels);
+    const std::vector<int> before = c.act;
+    const size_t cells = idx->size() * (tv::plan_outputs(plan) / (size_t)plan.desc.num_classes);
+    // Tensor t's range times 2^d (from `from`): kept when it gives t the exponent `expected` and the int8
+    // model then scores better.
+    const auto attempt = [&](const CalibrationStats& from, int t, int d, int expected) {
+      CalibrationStats trial = from;
+      trial.range[(size_t)t] = std::ldexp(from.range[(size_t)t], d);
+      QuantChoices tc = choose(plan, params, trial, options, extra_w, extra_act);
+      if (tc.act[(size_t)t] != expected) return false;  // a rule kept the exponent: nothing new to try
+      const Score sc = fid.score(plan, params, tc, labels);
+      if (!sc.better_than(best)) return false;
+      best = sc;
+      used = std::move(trial);
+      c = std::move(tc);
+      return true;
+    };
+    const CalibrationStats base = used;
+    const int e_scores = c.act[(size_t)scores];
+    for (int d = 1; d <= 4; ++d) attempt(base, scores, -d, e_scores - d);
+    for (int i = 0; i < L; ++i) {
+      const int t = calibrated_tensor(plan, i);
+      if (keeps_exponent(plan.desc.layers[i].type) || t == scores) continue;
+      const int e = c.act[(size_t)t];
+      if (!attempt(used, t, -1, e - 1)) attempt(used, t, 1, e + 1);
+    }
+    for (int i = 0; i < L; ++i) {
+      const int t = i + 1;
+      if (keeps_exponent(plan.desc.layers[i].type) || c.act[(size_t)t] == before[(size_t)t]) continue;
+      act_notes[(size_t)i] = layer_label(plan, i) + ": its output exponent" +
+                             (calibrated_tensor(plan, i) == scores ? " (the grid's logits)" : "") + " was " +
+                             (c.act[(size_t)t] < before[(size_t)t] ? "lowered" : "raised") + " from " +
+                             std::to_string(before[(size_t)t]) + " to " + std::to_string(c.act[(size_t)t]) +
+                             ": the int8 detector then decodes the same class as the float model in more grid "
+                             "cells of the calibration images (" +
+                             grouped((uint64_t)best.agree) + " of " + grouped((uint64_t)cells) +
+                             " with every change made).";
+    }
+  }
   std::vector<AccObserved> obs;
   for (int round = 0;; ++round) {
     r.blob = assemble(plan, params, c, labels, provenance, &r.act_exps);
@@ -601,7 +688,7 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
     if (round > 64 * L)
       throw Error(layer_label(plan, raise) + ": no weight exponent keeps its accumulation inside 20 bits.");
     extra_w[(size_t)raise]++;
-    c = choose(plan, params, stats, options, extra_w, extra_act);
+    c = choose(plan, params, used, options, extra_w, extra_act);
   }
   r.layers = c.layers;
   for (LayerQuant& q : r.layers) {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "host/photos/dataset.h"
+#include "host/photos/image_set.h"
 #include "tv/model/model.h"
 
 namespace tvh {
@@ -68,11 +69,11 @@ struct CalibrationStats {
   int images = 0;
 };
 
-// Runs the float model over dataset images idx layer by layer (tv::forward_layer) and records every
-// tensor's largest magnitude; the Mse and Percentile observers then set each range from a second pass
-// with a 4096-bin histogram of |x| per tensor (Mse: the range is 127.5 * 2^e for the chosen exponent e).
-// Throws tvh::Error when idx is empty or the dataset does not fit the model.
-CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const Dataset& ds,
+// Runs the float model over images idx (a classification or a detection dataset's) layer by layer
+// (tv::forward_layer) and records every tensor's largest magnitude; the Mse and Percentile observers then
+// set each range from a second pass with a 4096-bin histogram of |x| per tensor (Mse: the range is
+// 127.5 * 2^e for the chosen exponent e). Throws tvh::Error when idx is empty or the images do not fit the model.
+CalibrationStats calibrate(const tv::ModelPlan& plan, const float* params, const ImageSet& ds,
                            const std::vector<int>& idx, const QuantOptions& options);
 
 // The Mse observer's choice for one tensor: hist counts |x| of its non-zero values in equal bins over
@@ -121,14 +122,24 @@ struct QuantResult {
 };
 
 // Quantizes a float model with calibrated ranges into an int8 blob that q8_bind accepts (checked
-// before returning). When calibration images are given, the int8 model is run over them (the
-// reference interpreter, host/quant/q8_reference.h) to report the accumulator magnitudes it reaches; the
-// Calibrated check needs them. Throws tvh::Error naming the layer when the model holds an op the int8
-// engine cannot run.
+// before returning); a detector stays a detector (its TASK section and threshold). When calibration
+// images are given, the int8 model is run over them (the reference interpreter, host/quant/q8_reference.h)
+// to report the accumulator magnitudes it reaches; the Calibrated check needs them. A choice between
+// guaranteed candidates is made by how well each reproduces the float model on those images: the same top
+// class per image (a classifier) or per grid cell (a detector), then the smallest squared error. Throws
+// tvh::Error naming the layer when the model holds an op the int8 engine cannot run.
 QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const CalibrationStats& stats,
                            const std::vector<std::string>& labels, const std::string& provenance,
-                           const QuantOptions& options, const Dataset* images = nullptr,
-                           const std::vector<int>* idx = nullptr);
+                           const QuantOptions& options, const ImageSet* images, const std::vector<int>* idx);
+// The same with a classification dataset's images, or none.
+inline QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const CalibrationStats& stats,
+                                  const std::vector<std::string>& labels, const std::string& provenance,
+                                  const QuantOptions& options, const Dataset* images = nullptr,
+                                  const std::vector<int>* idx = nullptr) {
+  if (!images) return quantize_model(plan, params, stats, labels, provenance, options, (const ImageSet*)nullptr, idx);
+  const ImageSet set(*images);
+  return quantize_model(plan, params, stats, labels, provenance, options, &set, idx);
+}
 
 // The per-layer report as a text table (one row per layer; adjustments listed below it).
 std::string quant_table(const tv::ModelPlan& plan, const QuantResult& r);

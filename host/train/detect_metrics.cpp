@@ -137,4 +137,40 @@ DetectionMetrics detection_metrics(const std::vector<PhotoDetections>& photos, i
   return m;
 }
 
+namespace {
+
+nlohmann::json counts_json(const DetectionCounts& c) {
+  return {{"precision", c.precision()}, {"recall", c.recall()}, {"f1", c.f1()}, {"right", c.tp},
+          {"false_alarms", c.fp},       {"missed", c.fn}};
+}
+
+}  // namespace
+
+nlohmann::json detection_metrics_json(const std::string& prefix, const DetectionMetrics& m) {
+  using nlohmann::json;
+  const bool any = m.photos > 0;
+  const auto figure = [any](double v) { return any ? json(v) : json(); };
+  const auto interval = [any](const std::pair<double, double>& ci) {
+    return any ? json({ci.first, ci.second}) : json();
+  };
+  return {{prefix + "f1", figure(m.micro.f1())},
+          {prefix + "f1_interval", interval(m.f1_ci)},
+          {prefix + "precision", figure(m.micro.precision())},
+          {prefix + "precision_interval", interval(m.precision_ci)},
+          {prefix + "recall", figure(m.micro.recall())},
+          {prefix + "recall_interval", interval(m.recall_ci)},
+          {prefix + "count_mae", figure(m.count_mae)},
+          {prefix + "count_mae_interval", interval(m.count_mae_ci)},
+          {prefix + "right", m.micro.tp},
+          {prefix + "false_alarms", m.micro.fp},
+          {prefix + "missed", m.micro.fn}};
+}
+
+nlohmann::json detection_per_class_json(const std::vector<std::string>& classes, const DetectionMetrics& m) {
+  nlohmann::json per_class = nlohmann::json::object();
+  for (size_t k = 0; k < classes.size() && k < m.per_class.size(); ++k)
+    per_class[classes[k]] = counts_json(m.per_class[k]);
+  return per_class;
+}
+
 }  // namespace tvh

@@ -6,6 +6,8 @@
 #pragma once
 #include <stdint.h>
 
+#include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -62,5 +64,12 @@ struct DetectionMetrics {
 // 0..num_classes-1 count in micro and count_mae only. The same figures for the same seed on every machine.
 DetectionMetrics detection_metrics(const std::vector<PhotoDetections>& photos, int num_classes, uint64_t seed = 1,
                                    int bootstrap_rounds = 1000);
+
+// The micro figures as JSON keys after `prefix` (tvtrain's "val_" or "", tvquant's "float_val_" and
+// "int8_val_"): f1, precision, recall and count_mae with their `_interval`s (null without photos), right,
+// false_alarms, missed.
+nlohmann::json detection_metrics_json(const std::string& prefix, const DetectionMetrics& m);
+// Per class by name: precision, recall, f1, right, false_alarms, missed.
+nlohmann::json detection_per_class_json(const std::vector<std::string>& classes, const DetectionMetrics& m);
 
 }  // namespace tvh

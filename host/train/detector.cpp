@@ -1,6 +1,7 @@
 #include "host/train/detector.h"
 
 #include "host/base/error.h"
+#include "host/base/text.h"
 #include "host/train/host_session.h"
 
 namespace tvh {
@@ -43,19 +44,34 @@ const std::vector<tv::GridObject>& Detector::detect(const uint8_t* image, const 
   return objects_;
 }
 
+void check_detector_classes(const LoadedModel& model, const std::string& model_name, const DetectionDataset& ds) {
+  const std::vector<std::string> objects(model.labels.begin() + (model.labels.empty() ? 0 : 1), model.labels.end());
+  if (objects != ds.classes)
+    throw Error(ds.source + " has the classes " + join(ds.classes) + " but " + model_name + " finds " + join(objects) +
+                ": give it photos labelled with its classes.");
+}
+
 std::vector<PhotoDetections> detect_photos(const LoadedModel& model, const DetectionDataset& ds,
-                                           const std::vector<int>& idx) {
+                                           const std::vector<int>& idx,
+                                           std::vector<std::vector<uint8_t>>* cell_classes) {
   const tv::ModelPlan& plan = *model.plan;
   Detector detector(model, "the model");
   check_detector_fits(plan, ds);
   std::vector<PhotoDetections> out;
   out.reserve(idx.size());
+  if (cell_classes) cell_classes->clear();
+  const int k = plan.desc.num_classes;
   for (int i : idx) {
     PhotoDetections p;
     p.predicted =
         detected_objects(detector.detect(ds.image((size_t)i), ds.paths[(size_t)i]), plan.input.h, plan.input.w);
     p.truth = ds.boxes[(size_t)i];
     out.push_back(std::move(p));
+    if (!cell_classes) continue;
+    const std::vector<float>& grid = detector.grid();
+    std::vector<uint8_t> cells(grid.size() / (size_t)k);
+    for (size_t c = 0; c < cells.size(); ++c) cells[c] = (uint8_t)tv::argmax(grid.data() + c * (size_t)k, k);
+    cell_classes->push_back(std::move(cells));
   }
   return out;
 }

@@ -39,11 +39,18 @@ class Detector {
 // tv::kMaxBoxesPerPhoto boxes a photo.
 void check_detector_fits(const tv::ModelPlan& plan, const DetectionDataset& ds);
 
+// Throws tvh::Error unless the dataset's object classes are the detector's (its labels after `_background`,
+// in order): `model_name` and the dataset's path are named, with what to do.
+void check_detector_classes(const LoadedModel& model, const std::string& model_name, const DetectionDataset& ds);
+
 // The objects a loaded detector finds on photos idx of a dataset (at the model's input size), as fractions of
-// the photo, with each photo's labelled boxes: what detection_metrics measures. Throws tvh::Error when the
-// dataset does not fit the detector (its input size or its classes).
+// the photo, with each photo's labelled boxes: what detection_metrics measures. With cell_classes, also each
+// photo's grid as the most probable channel of every cell (0 = background; row-major), to compare two
+// engines cell by cell. Throws tvh::Error when the dataset does not fit the detector (its input size or its
+// classes).
 std::vector<PhotoDetections> detect_photos(const LoadedModel& model, const DetectionDataset& ds,
-                                           const std::vector<int>& idx);
+                                           const std::vector<int>& idx,
+                                           std::vector<std::vector<uint8_t>>* cell_classes = nullptr);
 
 // Float weights of a plan as a loaded model (for detect_photos on weights being trained).
 LoadedModel float_detector(const tv::ModelPlan& plan, const float* params);

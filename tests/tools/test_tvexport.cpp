@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "detection_fixture.h"
 #include "host/base/error.h"
 #include "host/base/files.h"
 #include "host/export/export.h"
@@ -134,7 +135,7 @@ void compile_and_compare(const std::string& dir, const std::string& tvb, const s
                 &out, &err),
             0)
       << err;
-  tvh::LoadedModel m = tvh::load_model(tvb);
+  tvh::LoadedModel m = tvh::load_model(tvb, tvh::RawOptions(), tvh::Tasks::Any);
   static tv::BlobView view;
   ASSERT_TRUE(tv::blob_decode(m.blob.data(), m.blob.size(), &view).ok());
   const std::string program = probe_program(view, prefix);
@@ -541,4 +542,23 @@ TEST(Tvexport, AHeaderTheBoardCannotRunIsRefused) {
                      "TinyVision board cannot run it\n"),
             std::string::npos)
       << err;
+}
+
+// A detector's header (float and int8): the blob with its TASK section, compiled by gcc and g++ and equal to
+// the blob bit for bit, and the detector's facts as #defines.
+TEST(Tvexport, ADetectorsHeaderCarriesItsTaskAndCompiles) {
+  const std::string dir = tvtest::temp_dir("tvexport-det-h");
+  const std::string model = dettest::train_detector(dir, 2);
+  ASSERT_FALSE(model.empty());
+  const std::string q8 = dettest::quantize_detector(dir, model);
+  ASSERT_FALSE(q8.empty());
+  for (const std::string& m : {model, q8}) {
+    compile_and_compare(dir, m, {"_background", "ring", "cross", "triangle"});
+    const std::string h = tvtest::read_text(dir + "/model.h");
+    EXPECT_TRUE(tvtest::contains(h, "#define TV_MODEL_IS_DETECTOR 1\n")) << m;
+    EXPECT_TRUE(tvtest::contains(h, "#define TV_MODEL_GRID_HEIGHT 12\n")) << m;
+    EXPECT_TRUE(tvtest::contains(h, "#define TV_MODEL_GRID_WIDTH 12\n")) << m;
+    EXPECT_TRUE(tvtest::contains(h, "#define TV_MODEL_DETECT_THRESHOLD 0.5f")) << m;
+    EXPECT_TRUE(tvtest::contains(h, "tv::grid_objects at TV_MODEL_DETECT_THRESHOLD")) << m;
+  }
 }

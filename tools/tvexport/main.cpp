@@ -17,6 +17,7 @@
 #include "host/export/export.h"
 #include "host/model/model_io.h"
 #include "host/photos/dataset.h"
+#include "host/photos/detection_dataset.h"
 #include "host/train/init_model.h"
 #include "tools/common/cli.h"
 
@@ -46,7 +47,7 @@ tvh::LoadedModel load(const std::string& path, const std::string& preset, const 
   tvh::RawOptions raw;
   raw.preset = preset;
   raw.labels = split_labels(labels);
-  tvh::LoadedModel m = tvh::load_model(path, raw);
+  tvh::LoadedModel m = tvh::load_model(path, raw, tvh::Tasks::Any);  // a detector too: each format says if it holds one
   if (m.format == "tvb" && !labels.empty())
     throw tvh::Error(path + ": --labels only applies to a raw myWeights.bin; a .tvb carries its own labels.");
   return m;
@@ -67,13 +68,30 @@ void emit(const std::string& path, const std::string& text) {
 
 // ---- .espdl (ESP-DL) export and verification.
 
-// The embedded test image: the first image (first class folder in sorted order, first path) of
-// --test-images, decoded and resized as tvtrain does, or the synthetic picture.
+// The embedded test image: the first image (first class folder in sorted order, first path; a detector's:
+// the first photo of a detection dataset) of --test-images, decoded and resized as tvtrain does, or the
+// synthetic picture.
 tvh::EspdlExportOptions espdl_options(const ExportArgs& args, const tvh::LoadedModel& m) {
   tvh::EspdlExportOptions o;
   o.version = TV_VERSION;
   if (args.test_images.empty()) return o;
   const tv::InputDesc& in = m.plan->desc.input;
+  if (tvh::is_detector(m)) {  // a detector's input is the whole photo, as tvtrain reads photos with boxes
+    tvh::DetectionOptions d;
+    d.path = args.test_images;
+    d.height = in.height;
+    d.width = in.width;
+    d.channels = in.channels;
+    d.order = in.order;
+    d.threads = 0;
+    d.keep_unlabelled = true;  // any photo will do as a test input
+    const tvh::DetectionDataset ds = tvh::load_detection_dataset(d);
+    o.test_image.assign(ds.image(0), ds.image(0) + ds.image_bytes());
+    std::string file = ds.paths[0];
+    const size_t slash = file.find_last_of("/\\:");
+    o.test_image_source = slash == std::string::npos ? file : file.substr(slash + 1);
+    return o;
+  }
   tvh::DatasetOptions d;
   d.path = args.test_images;
   d.height = in.height;
@@ -100,12 +118,21 @@ int export_espdl(const ExportArgs& args) {
   tvh::write_file_atomic(args.output, e.bytes);
   for (const std::string& line : e.mapping) std::fprintf(stderr, "  %s\n", line.c_str());
   for (const std::string& note : e.notes) std::fprintf(stderr, "tvexport: note: %s.\n", note.c_str());
-  std::fprintf(
-      stderr,
-      "tvexport: wrote %s (ESP-DL .espdl for the ESP32-S3, %zu nodes, %zu bytes; test input: %s, "
-      "expected class %d '%s'; checked by reading it back and running its test vectors)\n",
-      args.output.c_str(), e.model.nodes.size(), e.bytes.size(), options.test_image_source.c_str(), e.test_class,
-      e.test_class >= 0 && size_t(e.test_class) < m.labels.size() ? m.labels[size_t(e.test_class)].c_str() : "?");
+  std::string expected;  // what the test vector's output is
+  if (tvh::is_detector(m)) {
+    const std::vector<int64_t>& dims = e.model.outputs.at(0).dims;
+    expected = "its output 'grid' of " + std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " cells of " +
+               std::to_string(dims[3]) + " logits";
+  } else {
+    expected = "expected class " + std::to_string(e.test_class) + " '" +
+               (e.test_class >= 0 && size_t(e.test_class) < m.labels.size() ? m.labels[size_t(e.test_class)] : "?") +
+               "'";
+  }
+  std::fprintf(stderr,
+               "tvexport: wrote %s (ESP-DL .espdl for the ESP32-S3, %zu nodes, %zu bytes; test input: %s, %s; "
+               "checked by reading it back and running its test vectors)\n",
+               args.output.c_str(), e.model.nodes.size(), e.bytes.size(), options.test_image_source.c_str(),
+               expected.c_str());
   return 0;
 }
 
@@ -184,6 +211,12 @@ int run_export(ExportArgs args) {
   }
   if (args.format == "espdl") return export_espdl(args);
   tvh::LoadedModel m = load(args.model, args.preset, args.labels);
+  // The reference firmware's formats hold its classifier network only: a detector's grid has no place there.
+  if (tvh::is_detector(m) && (args.format == "webmcu-bin" || args.style == "webmcu"))
+    throw tvh::Error(args.model + " is a detector (a grid of objects), and the reference firmware's " +
+                     (args.format == "webmcu-bin" ? "raw myWeights.bin" : "webmcu-style header") +
+                     " holds its classifier only; export it as a tinyvision-style header (-o MODEL.h) or, int8, "
+                     "as MODEL.espdl.");
   if (args.format == "webmcu-bin") {
     if (m.int8)
       throw tvh::Error(args.model + ": the raw myWeights.bin holds float weights only; this is an int8 model.");
@@ -221,6 +254,12 @@ int run_export(ExportArgs args) {
     std::fprintf(stderr,
                  "tvexport: the built-in backbones are such headers in common/src/tv/backbones/ "
                  "(scripts/make-backbones.sh makes them)\n");
+  else if (args.style == "tinyvision" && tvh::is_detector(m))
+    std::fprintf(stderr,
+                 "tvexport: the header carries the detector's TASK section and threshold (in its blob and as "
+                 "%s_IS_DETECTOR, _GRID_HEIGHT, _GRID_WIDTH, _DETECT_THRESHOLD); the firmware runs classifiers for "
+                 "now and passes a baked detector over with that sentence (docs/detection.md)\n",
+                 args.name.c_str());
   else if (args.style == "tinyvision")
     std::fprintf(stderr,
                  "tvexport: to bake it into the firmware, copy it as model.h next to the sketch "
@@ -232,7 +271,9 @@ int tvexport_main(int argc, char** argv) {
   CLI::App app{
       "tvexport: turn a trained model (.tvb or a raw webmcu myWeights.bin) into a C header for the "
       "ESP32-S3 or, for an int8 model, an ESP-DL .espdl; describe it with `tvexport info`; check an .espdl with "
-      "`tvexport verify`.",
+      "`tvexport verify`. A detector (tvtrain on photos with labelled boxes) exports as a tinyvision-style header "
+      "(its blob keeps the task and threshold) or, int8, as an .espdl whose output is named 'grid'; the reference "
+      "firmware's formats (webmcu) hold classifiers only.",
       "tvexport"};
   app.set_version_flag("--version", std::string("tvexport ") + TV_VERSION);
   ExportArgs ex;

@@ -5,8 +5,8 @@
 
 namespace tvquant {
 
-tvh::LoadedModel load_float_model(const std::string& path) {
-  tvh::LoadedModel m = tvh::load_model(path);
+tvh::LoadedModel load_float_model(const std::string& path, tvh::Tasks tasks) {
+  tvh::LoadedModel m = tvh::load_model(path, tvh::RawOptions(), tasks);
   if (m.int8) throw tvh::Error(path + " is already an int8 model; give the float model it was made from.");
   return m;
 }

@@ -9,8 +9,9 @@
 
 namespace tvquant {
 
-// A float model to work on; an int8 model is refused with a sentence naming the file.
-tvh::LoadedModel load_float_model(const std::string& path);
+// A float model to work on; an int8 model is refused with a sentence naming the file, and so is a detector
+// unless `tasks` takes one.
+tvh::LoadedModel load_float_model(const std::string& path, tvh::Tasks tasks = tvh::Tasks::Classifiers);
 
 // Loads a dataset at the model's input size with the model's classes (a raw myWeights.bin takes the
 // dataset's sorted class names as labels). `outputs` are the files the command writes: refused when one

@@ -85,7 +85,13 @@ tvh::LoadedModel check_files_and_load(PruneArgs& a) {
   tvh::check_output_extension("-o", a.output, {".tvb"}, "a TinyVision model", "name it PRUNED.tvb");
   const std::vector<tvh::NamedPath> inputs = {{"the model", a.model}, {"the dataset", a.dataset}};
   tvh::check_output({"-o", a.output}, inputs);
-  tvh::LoadedModel m = tvquant::load_float_model(a.model);
+  tvh::LoadedModel m = tvquant::load_float_model(a.model, tvh::Tasks::Any);
+  // Pruning fine-tunes on class folders with the classifier's loss: a detector's grid is not that.
+  if (tvh::is_detector(m))
+    throw tvh::Error(a.model +
+                     " is a detector (a grid of objects), and pruning fine-tunes classifiers on class folders; "
+                     "quantize it without pruning: tvquant " +
+                     tvh::shell_word(a.model) + " --calib DETECTION_DATASET -o MODEL.q8.tvb.");
   tvh::check_output({"-o", a.output}, inputs, tvh::blob_bytes_estimate(*m.plan));
   if (a.preset.empty()) a.preset = tvh::provenance_value(m.provenance, "preset");
   if (a.preset.empty())

@@ -27,6 +27,7 @@
 #include "host/train/init_model.h"
 #include "host/train/training.h"
 #include "inputs.h"
+#include "quant_run.h"
 #include "tools/common/cli.h"
 #include "tv/int8/q8_model.h"
 #include "tv/train/net.h"
@@ -40,13 +41,13 @@ using tvh::pct;
 
 namespace {
 
+using tvquant::CalibImages;
+using tvquant::kCalibSampleSeed;
+using tvquant::kDefaultCalibSample;
 using tvquant::load_float_model;
 using tvquant::load_for_model;
-
-// Calibration sample: enough images that the chosen exponents no longer change (measured on
-// Fashion-MNIST and webmcu-b, docs/quantization.md), drawn class-balanced with a fixed seed.
-constexpr size_t kDefaultCalibSample = 2000;
-constexpr uint64_t kCalibSampleSeed = 1;
+using tvquant::QuantArgs;
+using tvquant::Quantized;
 
 json confusion_json(const std::vector<int>& cm, int k) {
   json rows = json::array();
@@ -54,35 +55,28 @@ json confusion_json(const std::vector<int>& cm, int k) {
   return rows;
 }
 
-// The command line of `tvquant MODEL --calib DATASET -o OUT`.
-struct QuantArgs {
-  std::string model, calib, output, eval_on, calib_images = "train", acc_check = "worst-case", observer, report_path;
-  double percentile = 99.99;
-  int val_last = 3, threads = 0;
-  size_t calib_sample = kDefaultCalibSample;
-  bool per_channel = false, as_json = false, quiet = false, calib_all = false;
-  CLI::Option* percentile_opt = nullptr;
-  CLI::Option* sample_opt = nullptr;
-  // The files the command writes (the report's may be empty).
-  std::vector<tvh::NamedPath> outputs() const { return {{"-o", output}, {"--report", report_path}}; }
-};
-
 // Every option of tvquant, bound to a.
 void define_options(CLI::App& app, QuantArgs& a) {
   app.set_version_flag("--version", std::string("tvquant ") + TV_VERSION);
   app.add_option("model", a.model, "Float model (.tvb, or the reference's raw myWeights.bin)")->required();
-  app.add_option("--calib", a.calib, "Calibration dataset (folder or .zip, one sub-folder per class)")->required();
+  app.add_option("--calib", a.calib,
+                 "Calibration dataset (folder or .zip): one sub-folder per class, or for a detector its photos with "
+                 "labelled boxes (YOLO, COCO, Pascal VOC; tvtrain's split: the training photos calibrate, the "
+                 "validation photos compare float and int8 F1)")
+      ->required();
   app.add_option("-o,--output", a.output, "Write the int8 model (.tvb) here")->required();
   app.add_option(
          "--calib-images", a.calib_images,
          "Which calibration images set the activation ranges: train (the split's training images, default) or all")
       ->check(tvcli::one_of({"train", "all"}));
-  app.add_option("--val-last", a.val_last,
-                 "Reference split: the last N images of each class are validation (default 3)")
-      ->check(tvcli::whole(0, 100000));
+  a.val_last_opt = app.add_option("--val-last", a.val_last,
+                                  "Reference split: the last N images of each class are validation (default 3; a "
+                                  "detector's photos split as tvtrain split them)")
+                       ->check(tvcli::whole(0, 100000));
   app.add_option(
       "--eval-on", a.eval_on,
-      "Compare float and int8 on every image of this dataset (default: the calibration dataset's validation split)");
+      "Compare float and int8 on every image of this dataset (default: the calibration dataset's validation split; "
+      "a detector: photos with labelled boxes)");
   app.add_option("--calibration", a.observer,
                  "How activation exponents are chosen: mse (default: the smallest rounding plus clipping error over "
                  "the calibration images; the scores keep max|x|), minmax (max|x|) or percentile (see --percentile)")
@@ -135,6 +129,8 @@ int parse_options(int argc, char** argv, QuantArgs& a) {
       "tvquant: quantize a float .tvb to power-of-two int8 as ESP-DL runs it on the ESP32-S3, and prune conv "
       "channels.\n"
       "  tvquant model.tvb --calib photos/ -o model.q8.tvb [--json]\n"
+      "  tvquant det.tvb --calib boxes/ -o det.q8.tvb   (a detector: float vs int8 F1, precision, recall, count "
+      "error)\n"
       "  tvquant prune model.tvb photos/ --ratio 0.2 -o pruned.tvb   (see tvquant prune --help)"};
   define_options(app, a);
   if (const int rc = tvcli::parse(app, argc, argv, "tvquant"); rc >= 0) return rc;
@@ -154,7 +150,7 @@ tvh::LoadedModel check_files_and_load(const QuantArgs& a) {
     others.push_back({"-o", a.output});
     tvh::check_output({"--report", a.report_path}, others, tvh::kReportMaxBytes);
   }
-  tvh::LoadedModel m = load_float_model(a.model);
+  tvh::LoadedModel m = load_float_model(a.model, tvh::Tasks::Any);
   // The model and the report (its page cap) together on each file system they land on.
   tvh::check_outputs(a.outputs(), {tvh::blob_bytes_estimate(*m.plan), tvh::kReportMaxBytes}, inputs);
   return m;
@@ -192,62 +188,9 @@ QuantImages load_images(const QuantArgs& a, tvh::LoadedModel& m, const tvcli::St
   return im;
 }
 
-// The int8 model and how it was made.
-struct Quantized {
-  tvh::QuantOptions qo;
-  std::string calibration;  // the observer as the report names it ("mse", "percentile 99.99", ...)
-  std::string sampled;      // "a class-balanced sample (seed 1) of " when the calibration images are a sample
-  tvh::QuantResult q;
-  double calib_seconds = 0;
-};
-
-tvh::QuantOptions quant_options(const QuantArgs& a) {
-  tvh::QuantOptions qo;
-  qo.per_channel = a.per_channel;
-  if (!tvh::parse_observer(a.observer, &qo.observer)) qo.observer = tvh::Observer::Mse;
-  qo.percentile = a.percentile;
-  qo.acc_check = a.acc_check == "calibrated" ? tvh::AccCheck::Calibrated : tvh::AccCheck::WorstCase;
-  qo.threads = a.threads;
-  return qo;
-}
-
-// The provenance lines the int8 model carries.
-std::string provenance(const QuantArgs& a, const tvh::LoadedModel& m, const QuantImages& im, const Quantized& z) {
-  std::ostringstream prov;
-  char crc[16];
-  std::snprintf(crc, sizeof crc, "0x%08X", m.crc);
-  prov << "tool=tvquant " << TV_VERSION << "\nsource=" << a.model << "\nsource_crc32=" << crc << "\ncalib=" << a.calib
-       << "\ncalib_images=" << im.calib_idx.size() << (z.sampled.empty() ? "" : " (class-balanced sample, seed 1)")
-       << "\ncalibration=" << z.calibration << "\nacc_check=" << a.acc_check
-       << "\nweights=" << (a.per_channel ? "per-channel (not for the ESP32-S3)" : "per-tensor") << "\n";
-  const std::string preset = tvh::provenance_value(m.provenance, "preset");
-  if (!preset.empty()) prov << "preset=" << preset << "\n";
-  return prov.str();
-}
-
-// Calibrates the activation exponents on the calibration images and quantizes the model.
-Quantized calibrate_and_quantize(const QuantArgs& a, const tvh::LoadedModel& m, const QuantImages& im,
-                                 const tvcli::StderrLog& log) {
-  Quantized z;
-  z.qo = quant_options(a);
-  z.calibration = z.qo.observer == tvh::Observer::Percentile ? "percentile " + fmt("%g", a.percentile)
-                                                             : tvh::observer_name(z.qo.observer);
-  z.sampled = im.calib_idx.size() < im.calib_pool.size()
-                  ? "a class-balanced sample (seed " + std::to_string(kCalibSampleSeed) + ") of "
-                  : "";
-  log("calibrating on " + z.sampled + std::to_string(im.calib_idx.size()) +
-      (z.sampled.empty() ? "" : " of the " + std::to_string(im.calib_pool.size())) + " images of " + a.calib + " (" +
-      a.calib_images + ", " + z.calibration + ")");
-  const auto calib_start = std::chrono::steady_clock::now();
-  const tv::ModelPlan& plan = *m.plan;
-  tvh::CalibrationStats stats = tvh::calibrate(plan, m.params.data(), im.ds, im.calib_idx, z.qo);
-  z.q =
-      tvh::quantize_model(plan, m.params.data(), stats, m.labels, provenance(a, m, im, z), z.qo, &im.ds, &im.calib_idx);
-  z.calib_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - calib_start).count();
-  log("calibrated and quantized in " + fmt("%.2f", z.calib_seconds) + " s on " +
-      std::to_string(std::min<size_t>((size_t)a.threads, im.calib_idx.size())) + " thread(s)" +
-      (z.sampled.empty() ? std::string() : " (--calib-all uses all " + std::to_string(im.calib_pool.size()) + ")"));
-  return z;
+// The calibration images of a classification dataset, as the shared quantization step takes them.
+CalibImages calib_images(const QuantImages& im) {
+  return {tvh::ImageSet(im.ds), im.calib_idx, im.calib_pool.size(), "class-balanced"};
 }
 
 // Float and int8 on the same images.
@@ -255,8 +198,6 @@ struct Comparison {
   std::vector<int> pf, pq;  // each image's class by float and by int8
   tvh::EvalResult ef, eq;
   int agree = 0;
-  tv::InferenceMemory fmem;
-  tv::Q8Memory qmem;
 };
 
 // Each image once through each engine, by the path tvtrain --eval takes (the loaded model's classifier).
@@ -271,8 +212,6 @@ Comparison compare(const QuantArgs& a, const tvh::LoadedModel& m, const QuantIma
   c.ef = tvh::score_predictions(c.pf, eds, im.eval_idx, k);
   c.eq = tvh::score_predictions(c.pq, eds, im.eval_idx, k);
   for (size_t n = 0; n < c.pf.size(); ++n) c.agree += c.pf[n] == c.pq[n];
-  c.fmem = tv::inference_memory(plan);
-  c.qmem = tv::q8_memory(plan);
   return c;
 }
 
@@ -285,29 +224,11 @@ std::string eval_name(const QuantArgs& a) {
 // The text report: exponents per layer, adjustments, accuracy, bytes and memory.
 std::string text_report(const QuantArgs& a, const tv::ModelPlan& plan, const QuantImages& im, const Quantized& z,
                         const Comparison& c) {
-  const tvh::QuantResult& q = z.q;
-  std::string report;
-  report += "int8 model " + a.output + " (" + grouped(q.blob.size()) + " bytes), exponents per layer:\n";
-  report += tvh::quant_table(plan, q);
-  report +=
-      "input exponent " + std::to_string(q.act_exps[0]) +
-      "; the ESP32-S3 accumulates in 20-bit lanes: |acc| <= 524,287. |acc| bound = the largest running sum any image "
-      "can produce (int8 input = the values the layer's input can take); seen = the largest on the " +
-      std::to_string(im.calib_idx.size()) + " calibration images\n";
-  if (a.per_channel)
-    report += "per-channel weight exponents: this model is NOT for the ESP32-S3 (ESP-DL runs them on the P4 only)\n";
-  for (const auto& adj : q.adjustments) report += "adjusted: " + adj + "\n";
-  if (q.adjustments.empty()) report += "no layer needed an exponent adjustment\n";
-  report += "accuracy on " + eval_name(a) + ", " + std::to_string(im.eval_idx.size()) + " images: float " +
-            tvh::accuracy_with_interval(c.ef.correct, c.ef.total) + ", int8 " +
-            tvh::accuracy_with_interval(c.eq.correct, c.eq.total) + ", same class on " + std::to_string(c.agree) + "/" +
-            std::to_string(im.eval_idx.size()) + "\n";
-  report += "weights: float " + grouped(q.float_weight_bytes) + " bytes, int8 " + grouped(q.int8_weight_bytes) +
-            " bytes (" + fmt("%.2f", (double)q.float_weight_bytes / (double)q.int8_weight_bytes) + "x smaller)\n";
-  report += "inference memory: float " + grouped(c.fmem.total_bytes) + " bytes (" + grouped(c.fmem.params_bytes) +
-            " + work " + grouped(c.fmem.work_bytes) + "), int8 " + grouped(c.qmem.total_bytes) + " bytes (" +
-            grouped(c.qmem.weight_bytes) + " + work " + grouped(c.qmem.work_bytes) + ")\n";
-  return report;
+  return tvquant::exponents_text(a, plan, im.calib_idx.size(), z) + "accuracy on " + eval_name(a) + ", " +
+         std::to_string(im.eval_idx.size()) + " images: float " +
+         tvh::accuracy_with_interval(c.ef.correct, c.ef.total) + ", int8 " +
+         tvh::accuracy_with_interval(c.eq.correct, c.eq.total) + ", same class on " + std::to_string(c.agree) + "/" +
+         std::to_string(im.eval_idx.size()) + "\n" + tvquant::weights_and_memory_text(plan, z);
 }
 
 // The HTML page of --report.
@@ -330,76 +251,22 @@ void write_html_report(const QuantArgs& a, int argc, char** argv, const tv::Mode
   log("wrote " + a.report_path);
 }
 
-// One layer of --json's "layers".
-json layer_json(const tvh::LayerQuant& l) {
-  json jl = {{"index", l.index}, {"name", l.name},   {"type", l.type},
-             {"e_in", l.e_in},   {"e_out", l.e_out}, {"adjustments", l.adjustments}};
-  if (l.calib_range > 0) jl["calib_range"] = l.calib_range;
-  if (l.has_params) {
-    jl["e_w"] = l.e_w;
-    if (!l.e_w_channels.empty()) jl["e_w_channels"] = l.e_w_channels;
-    jl["e_bias"] = l.e_in + l.e_w;
-    jl["shift"] = l.shift_min;
-    if (l.shift_max != l.shift_min) jl["shift_max"] = l.shift_max;
-    jl["input_range"] = {l.in_lo, l.in_hi};
-    jl["acc_bound"] = l.acc_bound;
-    jl["headroom_bits"] = l.bound_headroom_bits;
-    jl["acc_limit"] = tv::kS3AccLimit;
-    jl["worst_acc_any_input"] = l.worst_acc;
-    jl["headroom_bits_any_input"] = l.headroom_bits;
-    jl["max_abs_bias"] = l.max_abs_bias;
-    jl["e_w_initial"] = l.e_w_initial;
-    jl["e_out_initial"] = l.e_out_initial;
-    jl["observed_acc"] = l.observed_acc;
-    jl["observed_headroom_bits"] = l.observed_headroom_bits;
-  }
-  return jl;
-}
-
 // The --json object.
 json result_json(const QuantArgs& a, const tvh::LoadedModel& m, const QuantImages& im, const Quantized& z,
                  const Comparison& c) {
-  const tvh::QuantResult& q = z.q;
-  bool s3_guaranteed = !a.per_channel;
-  for (const auto& l : q.layers) s3_guaranteed = s3_guaranteed && (!l.has_params || l.bound_headroom_bits >= 0);
-  json layers = json::array();
-  for (const auto& l : q.layers) layers.push_back(layer_json(l));
   const int k = m.plan->desc.num_classes;
-  return {{"model", a.model},
-          {"output", a.output},
-          {"classes", m.labels},
-          {"calib", a.calib},
-          {"calib_images", im.calib_idx.size()},
-          {"calib_pool_images", im.calib_pool.size()},
-          {"calib_seconds", z.calib_seconds},
-          {"threads", a.threads},
-          {"calibration", tvh::observer_name(z.qo.observer)},
-          {"percentile", z.qo.observer == tvh::Observer::Percentile ? json(a.percentile) : json(nullptr)},
-          {"per_channel", a.per_channel},
-          {"acc_check", a.acc_check},
-          {"s3_compatible", !a.per_channel},
-          {"s3_guaranteed", s3_guaranteed},
-          {"eval_on", a.eval_on.empty() ? a.calib : a.eval_on},
-          {"eval_split", a.eval_on.empty() ? "validation" : "all"},
-          {"eval_images", im.eval_idx.size()},
-          {"float_accuracy", c.ef.accuracy()},
-          {"int8_accuracy", c.eq.accuracy()},
-          {"float_accuracy_interval", tvh::interval_json(c.ef.correct, c.ef.total)},
-          {"int8_accuracy_interval", tvh::interval_json(c.eq.correct, c.eq.total)},
-          {"float_correct", c.ef.correct},
-          {"int8_correct", c.eq.correct},
-          {"agreement", (double)c.agree / (double)im.eval_idx.size()},
-          {"float_confusion_matrix", confusion_json(c.ef.confusion, k)},
-          {"int8_confusion_matrix", confusion_json(c.eq.confusion, k)},
-          {"float_weight_bytes", q.float_weight_bytes},
-          {"int8_weight_bytes", q.int8_weight_bytes},
-          {"infer_bytes_float", c.fmem.total_bytes},
-          {"infer_bytes_int8", c.qmem.total_bytes},
-          {"int8_blob_bytes", q.blob.size()},
-          {"input_exponent", q.act_exps[0]},
-          {"act_exps", std::vector<int>(q.act_exps.begin(), q.act_exps.end())},
-          {"layers", layers},
-          {"adjustments", q.adjustments}};
+  json j = tvquant::quantization_json(a, m, calib_images(im), z);
+  j.update({{"eval_images", im.eval_idx.size()},
+            {"float_accuracy", c.ef.accuracy()},
+            {"int8_accuracy", c.eq.accuracy()},
+            {"float_accuracy_interval", tvh::interval_json(c.ef.correct, c.ef.total)},
+            {"int8_accuracy_interval", tvh::interval_json(c.eq.correct, c.eq.total)},
+            {"float_correct", c.ef.correct},
+            {"int8_correct", c.eq.correct},
+            {"agreement", (double)c.agree / (double)im.eval_idx.size()},
+            {"float_confusion_matrix", confusion_json(c.ef.confusion, k)},
+            {"int8_confusion_matrix", confusion_json(c.eq.confusion, k)}});
+  return j;
 }
 
 }  // namespace
@@ -409,21 +276,13 @@ int tvquant_main(int argc, char** argv) {
   if (const int rc = parse_options(argc, argv, a); rc >= 0) return rc;
   const tvcli::StderrLog log{a.quiet};
   tvh::LoadedModel m = check_files_and_load(a);
+  if (tvh::is_detector(m)) return tvquant::quantize_detector(a, m, log);
   const QuantImages im = load_images(a, m, log);
-  const Quantized z = calibrate_and_quantize(a, m, im, log);
+  const Quantized z = tvquant::calibrate_and_quantize(a, m, calib_images(im), "", log);
   const Comparison c = compare(a, m, im, z);
   tvh::write_file_atomic(a.output, z.q.blob);
-  const std::string report = text_report(a, *m.plan, im, z, c);
-  // Every file first, then the results on stdout: a refused stdout (a full disk) loses no file asked for.
+  // Every file first, then the results on stdout.
   if (!a.report_path.empty()) write_html_report(a, argc, argv, *m.plan, im, z, c, log);
-  if (a.as_json) {
-    if (!a.quiet) std::fprintf(stderr, "%s", report.c_str());
-    tvh::write_stdout(tvh::json_text(result_json(a, m, im, z, c)));
-  } else {
-    tvh::write_stdout(report);
-  }
-  log("wrote " + a.output);
-  log("next: tvexport " + tvh::shell_word(a.output) +
-      " -o model.h   (a C header for the firmware; -o model.espdl for ESP-DL, tvexport info for its memory)");
+  tvquant::print_results(a, text_report(a, *m.plan, im, z, c), result_json(a, m, im, z, c), log);
   return 0;
 }

@@ -86,11 +86,6 @@ std::string counts_text(const tvh::DetectionCounts& c) {
          std::to_string(c.fn) + " missed";
 }
 
-json counts_json(const tvh::DetectionCounts& c) {
-  return {{"precision", c.precision()}, {"recall", c.recall()}, {"f1", c.f1()}, {"right", c.tp},
-          {"false_alarms", c.fp},       {"missed", c.fn}};
-}
-
 void log_metrics(const Run& run, const tvh::DetectionDataset& ds, const tvh::DetectionMetrics& m,
                  const std::string& what) {
   const auto& c = m.micro;
@@ -104,27 +99,11 @@ void log_metrics(const Run& run, const tvh::DetectionDataset& ds, const tvh::Det
             counts_text(m.per_class[k]) + ")");
 }
 
-// The figures of a set of photos, under `prefix` ("val_" after training, "" for --eval).
+// The figures of a set of photos, under `prefix` ("val_" after training, "" for --eval), and per class.
 json metrics_json(const std::string& prefix, const tvh::DetectionDataset& ds, const tvh::DetectionMetrics& m) {
-  json per_class = json::object();
-  for (size_t k = 0; k < ds.classes.size(); ++k) per_class[ds.classes[k]] = counts_json(m.per_class[k]);
-  const bool any = m.photos > 0;
-  const auto figure = [any](double v) { return any ? json(v) : json(); };
-  const auto interval = [any](const std::pair<double, double>& ci) {
-    return any ? json({ci.first, ci.second}) : json();
-  };
-  return {{prefix + "f1", figure(m.micro.f1())},
-          {prefix + "f1_interval", interval(m.f1_ci)},
-          {prefix + "precision", figure(m.micro.precision())},
-          {prefix + "precision_interval", interval(m.precision_ci)},
-          {prefix + "recall", figure(m.micro.recall())},
-          {prefix + "recall_interval", interval(m.recall_ci)},
-          {prefix + "count_mae", figure(m.count_mae)},
-          {prefix + "count_mae_interval", interval(m.count_mae_ci)},
-          {prefix + "right", m.micro.tp},
-          {prefix + "false_alarms", m.micro.fp},
-          {prefix + "missed", m.micro.fn},
-          {"per_class", per_class}};
+  json j = tvh::detection_metrics_json(prefix, m);
+  j["per_class"] = tvh::detection_per_class_json(ds.classes, m);
+  return j;
 }
 
 json detection_json(const Run& run, const tvh::DetectionDataset& ds, const tvh::Split& split, const tv::ModelPlan& plan,
@@ -217,10 +196,7 @@ int run_detect_eval(const Run& run) {
   if (a.threshold > 0) model.plan->desc.detect_threshold = a.threshold;
   const tv::ModelPlan& plan = *model.plan;
   const tvh::DetectionDataset ds = read_detection_dataset(run, plan.input.h, plan.input.w, plan.input.c);
-  if (std::vector<std::string>(model.labels.begin() + 1, model.labels.end()) != ds.classes)
-    throw tvh::Error(a.dataset + " has the classes " + tvh::join(ds.classes) + " but " + a.init + " finds " +
-                     tvh::join(std::vector<std::string>(model.labels.begin() + 1, model.labels.end())) +
-                     ": evaluate it on photos labelled with its classes.");
+  tvh::check_detector_classes(model, a.init, ds);
   std::vector<int> every((size_t)ds.size());
   for (size_t i = 0; i < ds.size(); ++i) every[i] = (int)i;
   const std::vector<tvh::PhotoDetections> found = tvh::detect_photos(model, ds, every);

@@ -13,16 +13,15 @@ int clamp_index(float f, int size) {
   return i < size ? i : size - 1;
 }
 
-// The object class of cell c (0..n-2), or -1 when no object channel reaches the threshold.
-int cell_class(const float* probs, int c, int n, float threshold) {
-  const float* p = probs + (size_t)c * (size_t)n;
+}  // namespace
+
+int grid_cell_class(const float* p, int n, float threshold) {
+  if (n < 2) return -1;
   int best = 1;
   for (int k = 2; k < n; ++k)
     if (p[k] > p[best]) best = k;
   return p[best] >= threshold ? best - 1 : -1;
 }
-
-}  // namespace
 
 int grid_cell_of(float fx, float fy, int grid_h, int grid_w) {
   return clamp_index(fy, grid_h) * grid_w + clamp_index(fx, grid_w);
@@ -63,7 +62,7 @@ int grid_objects(const float* probs, int grid_h, int grid_w, int n, float thresh
   const int cells = grid_h * grid_w;
   int* cls = scratch;            // each cell's class, -1 = none, -2 = already in an object
   int* stack = scratch + cells;  // cells waiting to be visited
-  for (int c = 0; c < cells; ++c) cls[c] = cell_class(probs, c, n, threshold);
+  for (int c = 0; c < cells; ++c) cls[c] = grid_cell_class(probs + (size_t)c * (size_t)n, n, threshold);
   const float step_x = (float)input_w / (float)grid_w, step_y = (float)input_h / (float)grid_h;
   int found = 0;
   for (int first = 0; first < cells; ++first) {

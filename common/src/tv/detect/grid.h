@@ -46,6 +46,10 @@ struct GridObject {
   int cells = 0;  // the cells it covers
 };
 
+// The object class (0..n-2) of one cell's n probabilities (channel 0 background): its most probable object
+// channel (the first on ties) when that reaches the threshold; -1 (background) otherwise. grid_objects's rule.
+int grid_cell_class(const float* cell_probs, int n, float threshold);
+
 // The ints grid_objects needs as scratch for a grid_h x grid_w grid.
 size_t grid_objects_scratch_ints(int grid_h, int grid_w);
 

@@ -303,8 +303,21 @@ void write_banner(CTextOut& o, const BlobView& blob, uint32_t blob_crc, const He
   o.str("//          (work: tv::q8_memory(plan).work_bytes)\n");
   o.str("//   float: tv::blob_load_float_params(view, plan, params);  tv::inference_init(&inf, &plan, params,\n");
   o.str("//          work, bytes);  then per image  tv::infer_u8(inf, image, probs);  (tv::inference_memory(plan))\n");
-  o.str(
-      "//   image: the camera's RGB through tv::resize_nearest_crop to the input below; tv::argmax(probs, classes).\n");
+  if (blob.model.task == Task::Detect) {  // a detector's grid (the blob's TASK section)
+    o.str("//   image: the camera's RGB through tv::resize_nearest (the whole frame, never cropped) to the input\n");
+    o.str("//          below; probs is the grid (");
+    o.str(P);
+    o.str("_GRID_HEIGHT x ");
+    o.str(P);
+    o.str("_GRID_WIDTH cells of NUM_CLASSES values,\n");
+    o.str("//          channel 0 the background, a softmax per cell): tv::grid_objects at ");
+    o.str(P);
+    o.str("_DETECT_THRESHOLD gives the objects.\n");
+  } else {
+    o.str(
+        "//   image: the camera's RGB through tv::resize_nearest_crop to the input below; tv::argmax(probs, "
+        "classes).\n");
+  }
   o.str("//\n// Input: ");
   o.num(in.height);
   o.ch('x');
@@ -415,6 +428,16 @@ void write_model_facts(CTextOut& o, const char* P, const BlobView& blob, uint32_
   float_literal_or_paren(o, in.offset);
   o.str("\n");
   define_num(o, P, "IS_INT8", q8 ? 1 : 0);
+  if (blob.model.task == Task::Detect) {  // only a detector's header has these: a classifier's keeps its bytes
+    const Shape& grid = plan->layers[plan->num_layers - 1].out;
+    o.str("// A detector (the blob's TASK section): its output is a grid of cells, NUM_CLASSES values each.\n");
+    define_num(o, P, "IS_DETECTOR", 1);
+    define_num(o, P, "GRID_HEIGHT", grid.h);
+    define_num(o, P, "GRID_WIDTH", grid.w);
+    define(o, P, "DETECT_THRESHOLD");
+    float_literal_or_paren(o, blob.model.detect_threshold);
+    o.str(" /* a cell is an object when its most probable object class reaches this probability */\n");
+  }
   define_num(o, P, "PARAM_COUNT", (int64_t)plan->param_count);
   o.str("// Memory on the ESP32-S3 in bytes, from tv::inference_memory and tv::training_memory with the\n");
   o.str("// default TrainOptions (Adam, ");
