@@ -310,7 +310,7 @@ void write_banner(CTextOut& o, const BlobView& blob, uint32_t blob_crc, const He
     o.str("_GRID_HEIGHT x ");
     o.str(P);
     o.str("_GRID_WIDTH cells of NUM_CLASSES values,\n");
-    o.str("//          channel 0 the background, a softmax per cell): tv::grid_objects at ");
+    o.str("//          channel 0 the background, a softmax per cell): tv::grid_objects at\n//          ");
     o.str(P);
     o.str("_DETECT_THRESHOLD gives the objects.\n");
   } else {
@@ -436,7 +436,7 @@ void write_model_facts(CTextOut& o, const char* P, const BlobView& blob, uint32_
     define_num(o, P, "GRID_WIDTH", grid.w);
     define(o, P, "DETECT_THRESHOLD");
     float_literal_or_paren(o, blob.model.detect_threshold);
-    o.str(" /* a cell is an object when its most probable object class reaches this probability */\n");
+    o.str(" /* an object: a cell's most probable object class at this probability or more */\n");
   }
   define_num(o, P, "PARAM_COUNT", (int64_t)plan->param_count);
   o.str("// Memory on the ESP32-S3 in bytes, from tv::inference_memory and tv::training_memory with the\n");
