@@ -100,9 +100,9 @@ inline std::string train_detector(const std::string& dir, int epochs) {
 // tvquant's int8 model of a detector, calibrated on datasets/detect: dir/det.q8.tvb, "" when tvquant failed.
 inline std::string quantize_detector(const std::string& dir, const std::string& model) {
   const std::string q8 = dir + "/det.q8.tvb";
-  const tvtest::CommandResult r =
-      tvtest::run_capture(tvtest::bin_path("tvquant") + " " + tvtest::quoted(model) + " --calib " +
-                          tvtest::quoted(tvtest::source_path("datasets/detect")) + " -q -o " + tvtest::quoted(q8));
+  const tvtest::CommandResult r = tvtest::run_capture(
+      tvtest::bin_path("tvquant") + " " + tvtest::quoted(model) + " --calib " +
+      tvtest::quoted(tvtest::source_path("datasets/detect")) + " --calib-sample 60 -q -o " + tvtest::quoted(q8));
   EXPECT_EQ(r.status, 0) << r.err;
   return r.status == 0 ? q8 : "";
 }

@@ -559,6 +559,7 @@ TEST(Tvexport, ADetectorsHeaderCarriesItsTaskAndCompiles) {
     EXPECT_TRUE(tvtest::contains(h, "#define TV_MODEL_GRID_HEIGHT 12\n")) << m;
     EXPECT_TRUE(tvtest::contains(h, "#define TV_MODEL_GRID_WIDTH 12\n")) << m;
     EXPECT_TRUE(tvtest::contains(h, "#define TV_MODEL_DETECT_THRESHOLD 0.5f")) << m;
-    EXPECT_TRUE(tvtest::contains(h, "tv::grid_objects at\n//          TV_MODEL_DETECT_THRESHOLD gives the objects")) << m;
+    EXPECT_TRUE(tvtest::contains(h, "tv::grid_objects at\n//          TV_MODEL_DETECT_THRESHOLD gives the objects"))
+        << m;
   }
 }

@@ -94,7 +94,8 @@ void define_options(CLI::App& app, QuantArgs& a) {
                "P4 only)");
   a.sample_opt =
       app.add_option("--calib-sample", a.calib_sample,
-                     "Calibrate on at most N images, a class-balanced sample (seed 1) of the calibration images "
+                     "Calibrate on at most N images, a class-balanced sample (seed 1; a detector's: a seeded sample) "
+                     "of the calibration images "
                      "(default " +
                          std::to_string(kDefaultCalibSample) +
                          ": the exponents stop changing well before; see "

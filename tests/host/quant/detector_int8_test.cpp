@@ -1,5 +1,5 @@
 // A whole detector, int8 against its float twin: trained in-process on the project's datasets/detect (a few
-// epochs at 48x48x3), calibrated on its training photos through host/quant's classifier path (tvh::ImageSet),
+// epochs at 96x96x3), calibrated on its training photos through host/quant's classifier path (tvh::ImageSet),
 // then both engines on the validation photos: the same class in nearly every grid cell, F1 close, and the
 // int8 blob still a detector with the float's threshold.
 #include <gtest/gtest.h>
@@ -20,14 +20,14 @@
 TEST(DetectorInt8, AgreesWithItsFloatTwinCellByCell) {
   tvh::DetectionOptions o;
   o.path = tvtest::source_path("datasets/detect");
-  o.height = o.width = 48;
+  o.height = o.width = 96;
   o.channels = 3;
   o.threads = 2;
   const tvh::DetectionDataset ds = tvh::load_detection_dataset(o);
   const tvh::Split split = tvh::detection_split(ds, 0.2, 1);
   ASSERT_EQ(split.val.size(), 60u);
   tv::DataShape data;
-  data.height = data.width = 48;
+  data.height = data.width = 96;
   data.channels = 3;
   data.images = (long)split.train.size();
   tv::ModelDesc desc;
@@ -37,7 +37,7 @@ TEST(DetectorInt8, AgreesWithItsFloatTwinCellByCell) {
   const auto plan = tvh::plan_or_throw(desc, "the detector");
   req.plan = plan.get();
   tv::preset_recipe_for("detect", data, &req.recipe);
-  req.recipe.epochs = 10;
+  req.recipe.epochs = 12;
   req.dataset = &ds;
   req.train = split.train;
   req.val = split.val;
@@ -45,13 +45,14 @@ TEST(DetectorInt8, AgreesWithItsFloatTwinCellByCell) {
   const tvh::DetectTrainResult r = tvh::train_detector(req);
   const tvh::LoadedModel f = tvh::float_detector(*plan, r.params.data());
 
-  // Calibration on the training photos: the detection dataset is an image set as a classification one is.
+  // Calibration on 60 of the training photos: the detection dataset is an image set as a classification one is.
   tvh::QuantOptions qo;
   qo.threads = 2;
-  const tvh::CalibrationStats stats = tvh::calibrate(*plan, r.params.data(), ds, split.train, qo);
+  const std::vector<int> calib = tvh::seeded_sample(split.train, 60, 1);  // as tvquant --calib-sample 60
+  const tvh::CalibrationStats stats = tvh::calibrate(*plan, r.params.data(), ds, calib, qo);
   const tvh::ImageSet images(ds);
   const tvh::QuantResult q =
-      tvh::quantize_model(*plan, r.params.data(), stats, f.labels, "tool=test\n", qo, &images, &split.train);
+      tvh::quantize_model(*plan, r.params.data(), stats, f.labels, "tool=test\n", qo, &images, &calib);
   const tvh::LoadedModel q8 = tvh::decode_model(q.blob, "det.q8.tvb", tvh::Tasks::Any);
   ASSERT_TRUE(q8.int8);
   ASSERT_TRUE(tvh::is_detector(q8));
@@ -66,7 +67,7 @@ TEST(DetectorInt8, AgreesWithItsFloatTwinCellByCell) {
   ASSERT_EQ(fcells.size(), 60u);
   long cells = 0, same = 0;
   for (size_t n = 0; n < fcells.size(); ++n) {
-    ASSERT_EQ(fcells[n].size(), 36u);  // a 6 x 6 grid at 48 x 48
+    ASSERT_EQ(fcells[n].size(), 144u);  // a 12 x 12 grid at 96 x 96
     for (size_t c = 0; c < fcells[n].size(); ++c) {
       ++cells;
       same += fcells[n][c] == qcells[n][c];
