@@ -66,6 +66,19 @@ TEST(TvquantDetection, QuantizesADetectorAndReportsBothF1s) {
   ASSERT_TRUE(eval.is_object());
   EXPECT_EQ(eval["int8"], true);
   EXPECT_EQ(eval["photos"], 300);
+  // --eval-on: every photo of another set (here all 300), the keys without val_, the float figures --eval's
+  const nlohmann::json all =
+      tvtest::run_json(tvtest::bin_path("tvquant") + " " + model + " --calib " + tvq_detect_dataset() +
+                       " --calib-sample 20 --eval-on " + tvq_detect_dataset() + " -q --json -o " + dir + "/all.q8.tvb");
+  ASSERT_TRUE(all.is_object());
+  EXPECT_EQ(all["eval_split"], "all");
+  EXPECT_EQ(all["eval_images"], 300);
+  EXPECT_FALSE(all.contains("float_val_f1"));
+  const nlohmann::json float_eval = tvtest::run_json(tvtest::bin_path("tvtrain") + " " + tvq_detect_dataset() +
+                                                     " --eval --init " + model + " -q --json");
+  ASSERT_TRUE(float_eval.is_object());
+  EXPECT_EQ(all["float_f1"], float_eval["f1"]);
+  EXPECT_TRUE(all["int8_f1"].is_number());
 }
 
 // The int8 detector as an ESP-DL file: its output named "grid" ([1, 12, 12, 4]), the task and threshold in

@@ -125,6 +125,30 @@ TEST(DetectGrid, NothingFromBackgroundNaNOrNonsense) {
   EXPECT_TRUE(std::isfinite(objs[0].x));
 }
 
+// One cell's class, the rule grid_objects decodes every cell by (and tvquant compares float and int8 grids by).
+TEST(DetectGrid, ACellsClassIsItsMostProbableObjectChannelAtTheThreshold) {
+  const float background[] = {0.9f, 0.05f, 0.05f};
+  EXPECT_EQ(tv::grid_cell_class(background, 3, 0.5f), -1);
+  const float second[] = {0.3f, 0.1f, 0.6f};
+  EXPECT_EQ(tv::grid_cell_class(second, 3, 0.5f), 1);
+  EXPECT_EQ(tv::grid_cell_class(second, 3, 0.6f), 1);  // reaching the threshold is enough
+  EXPECT_EQ(tv::grid_cell_class(second, 3, 0.61f), -1);
+  const float tie[] = {0.f, 0.5f, 0.5f};
+  EXPECT_EQ(tv::grid_cell_class(tie, 3, 0.5f), 0);  // the first on ties
+  // below the threshold the most probable object still loses to the background, even when background is lower
+  const float split[] = {0.2f, 0.4f, 0.4f};
+  EXPECT_EQ(tv::grid_cell_class(split, 3, 0.5f), -1);
+  EXPECT_EQ(tv::grid_cell_class(split, 1, 0.5f), -1);  // no object channel
+  // grid_objects decodes each cell by it
+  ProbGrid g(1, 3, 3);
+  g.set(0, 0, 2, 0.7f);
+  g.set(0, 2, 1, 0.4f);
+  const auto objs = g.objects(0.5f, 8, 24);
+  ASSERT_EQ(objs.size(), 1u);
+  EXPECT_EQ(objs[0].label, tv::grid_cell_class(&g.p[0], 3, 0.5f));
+  EXPECT_EQ(tv::grid_cell_class(&g.p[6], 3, 0.5f), -1);
+}
+
 std::string line_of(const std::vector<tv::GridObject>& objects, float sx, float sy, int cap = 256) {
   const char* names[] = {"cup", "mouse"};
   std::vector<char> out((size_t)cap, 'x');
