@@ -85,24 +85,34 @@ inline Files ultralytics_files() {
   return f;
 }
 
-// A detector tvtrain trains on the project's datasets/detect in a few epochs (--seed 1, 96x96x3, about a
-// second on 2 cores), written as dir/det.tvb; returns its path, "" when tvtrain failed (the test then
-// fails on its own ASSERT).
-inline std::string train_detector(const std::string& dir, int epochs) {
+// A small detection dataset of the project's generator (tvgen-detect, style a: rings, crosses, triangles):
+// 160 training and 40 validation photos of 160 x 160 in the YOLO layout, written below dir/photos; returns
+// its path ("" when the generator failed: the test then fails on its own ASSERT).
+inline std::string small_detect_dataset(const std::string& dir) {
+  const std::string path = dir + "/photos";
+  const tvtest::CommandResult r = tvtest::run_capture(tvtest::tool_command("tvgen-detect") + " " +
+                                                      tvtest::quoted(path) + " --train 160 --val 40 --seed 5");
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? path : "";
+}
+
+// A detector tvtrain trains on `dataset` in a few epochs (--seed 1, 96x96x3), written as dir/det.tvb; returns
+// its path, "" when tvtrain failed.
+inline std::string train_detector(const std::string& dir, const std::string& dataset, int epochs) {
   const std::string model = dir + "/det.tvb";
   const tvtest::CommandResult r =
-      tvtest::run_capture(tvtest::bin_path("tvtrain") + " " + tvtest::quoted(tvtest::source_path("datasets/detect")) +
-                          " --epochs " + std::to_string(epochs) + " -q -o " + tvtest::quoted(model));
+      tvtest::run_capture(tvtest::bin_path("tvtrain") + " " + tvtest::quoted(dataset) + " --epochs " +
+                          std::to_string(epochs) + " -q -o " + tvtest::quoted(model));
   EXPECT_EQ(r.status, 0) << r.err;
   return r.status == 0 ? model : "";
 }
 
-// tvquant's int8 model of a detector, calibrated on datasets/detect: dir/det.q8.tvb, "" when tvquant failed.
-inline std::string quantize_detector(const std::string& dir, const std::string& model) {
+// tvquant's int8 model of a detector calibrated on `dataset`: dir/det.q8.tvb, "" when tvquant failed.
+inline std::string quantize_detector(const std::string& dir, const std::string& dataset, const std::string& model) {
   const std::string q8 = dir + "/det.q8.tvb";
-  const tvtest::CommandResult r = tvtest::run_capture(
-      tvtest::bin_path("tvquant") + " " + tvtest::quoted(model) + " --calib " +
-      tvtest::quoted(tvtest::source_path("datasets/detect")) + " --calib-sample 60 -q -o " + tvtest::quoted(q8));
+  const tvtest::CommandResult r =
+      tvtest::run_capture(tvtest::bin_path("tvquant") + " " + tvtest::quoted(model) + " --calib " +
+                          tvtest::quoted(dataset) + " --calib-sample 60 -q -o " + tvtest::quoted(q8));
   EXPECT_EQ(r.status, 0) << r.err;
   return r.status == 0 ? q8 : "";
 }

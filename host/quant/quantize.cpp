@@ -25,6 +25,8 @@ namespace tvh {
 namespace {
 
 constexpr int64_t kCalibratedAccLimit = (int64_t(1) << 18) - 1;  // one bit of margin
+// A detector's exponents are scored on at most this many calibration images (each candidate runs over them).
+constexpr size_t kDetectorSearchImages = 256;
 
 bool keeps_exponent(tv::LayerType t) {
   return tv::layer_info(t).int8 == tv::Int8Exponent::KeepsInput;
@@ -635,10 +637,16 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
   CalibrationStats used = stats;
   const int scores = scores_tensor(plan);
   if (plan.desc.task == tv::Task::Detect && have_images && scores <= L) {
-    const Fidelity fid(plan, params, *images, *idx, options.threads);
+    // About 25 candidates, each run over the images: at most kDetectorSearchImages of them, evenly spaced.
+    std::vector<int> search = *idx;
+    if (search.size() > kDetectorSearchImages) {
+      search.resize(kDetectorSearchImages);
+      for (size_t k = 0; k < kDetectorSearchImages; ++k) search[k] = (*idx)[k * idx->size() / kDetectorSearchImages];
+    }
+    const Fidelity fid(plan, params, *images, search, options.threads);
     Score best = fid.score(plan, params, c, labels);
     const std::vector<int> before = c.act;
-    const size_t cells = idx->size() * (tv::plan_outputs(plan) / (size_t)plan.desc.num_classes);
+    const size_t cells = search.size() * (tv::plan_outputs(plan) / (size_t)plan.desc.num_classes);
     // Tensor t's range times 2^d (from `from`): kept when it gives t the exponent `expected` and the int8
     // model then scores better.
     const auto attempt = [&](const CalibrationStats& from, int t, int d, int expected) {
@@ -670,7 +678,7 @@ QuantResult quantize_model(const tv::ModelPlan& plan, const float* params, const
                              (c.act[(size_t)t] < before[(size_t)t] ? "lowered" : "raised") + " from " +
                              std::to_string(before[(size_t)t]) + " to " + std::to_string(c.act[(size_t)t]) +
                              ": the int8 detector then decodes the same class as the float model in more grid "
-                             "cells of the calibration images (" +
+                             "cells of the calibration images scored (" +
                              grouped((uint64_t)best.agree) + " of " + grouped((uint64_t)cells) +
                              " with every change made).";
     }

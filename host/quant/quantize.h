@@ -25,7 +25,8 @@
 //   calibration images' sums within 2^18 and reports every layer left without the guarantee.
 // - A detector (tv::Task::Detect) with calibration images: its grid's logits take, of max|x|'s exponent and
 //   the four below it, the one whose int8 grid decodes (tv::grid_cell_class at the model's threshold) the same
-//   class as the float model in the most cells of the calibration images (then the smallest squared error of
+//   class as the float model in the most cells of the calibration images (at most 256 of them, evenly spaced;
+//   then the smallest squared error of
 //   the probabilities); then every other layer's output exponent, in order, one finer or one coarser when that
 //   scores better. Each change is reported as one sentence naming the layer (docs/detection.md measures why).
 // The result is deterministic: the same model, images and options give the same bytes.

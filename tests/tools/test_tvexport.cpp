@@ -548,9 +548,11 @@ TEST(Tvexport, AHeaderTheBoardCannotRunIsRefused) {
 // the blob bit for bit, and the detector's facts as #defines.
 TEST(Tvexport, ADetectorsHeaderCarriesItsTaskAndCompiles) {
   const std::string dir = tvtest::temp_dir("tvexport-det-h");
-  const std::string model = dettest::train_detector(dir, 2);
+  const std::string photos = dettest::small_detect_dataset(dir);
+  ASSERT_FALSE(photos.empty());
+  const std::string model = dettest::train_detector(dir, photos, 2);
   ASSERT_FALSE(model.empty());
-  const std::string q8 = dettest::quantize_detector(dir, model);
+  const std::string q8 = dettest::quantize_detector(dir, photos, model);
   ASSERT_FALSE(q8.empty());
   for (const std::string& m : {model, q8}) {
     compile_and_compare(dir, m, {"_background", "ring", "cross", "triangle"});

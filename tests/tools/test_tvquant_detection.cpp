@@ -1,7 +1,7 @@
-// tvquant and tvexport on a detector (child processes, a detector tvtrain trains on datasets/detect in a few
-// epochs): the int8 detector keeps its task and threshold, its F1 is reported beside the float's on tvtrain's
-// own validation photos, its .espdl (output "grid") verifies, and what does not apply to a detector is refused
-// with one sentence.
+// tvquant and tvexport on a detector (child processes, a detector tvtrain trains in a few epochs on a small set
+// of the project's generator, tvgen-detect): the int8 detector keeps its task and threshold, its F1 is reported beside
+// the float's on tvtrain's own validation photos, its .espdl (output "grid") verifies, and what does not apply to a
+// detector is refused with one sentence.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,31 +14,27 @@
 #include "test_support.h"
 #include "tv/model/blob.h"
 
-namespace {
-
-std::string tvq_detect_dataset() {
-  return tvtest::quoted(tvtest::source_path("datasets/detect"));
-}
-
-}  // namespace
-
 // The float F1 tvquant reports is the one tvtrain reported on the same validation photos (the same split and
 // the same objects), the int8 F1 sits beside it, and the int8 blob is a detector with the float's threshold.
 TEST(TvquantDetection, QuantizesADetectorAndReportsBothF1s) {
   const std::string dir = tvtest::temp_dir("tvquant-det");
+  const std::string photos = dettest::small_detect_dataset(dir);
+  ASSERT_FALSE(photos.empty());
+  const std::string set = tvtest::quoted(photos);
   const std::string model = dir + "/det.tvb";
-  const nlohmann::json trained = tvtest::run_json(tvtest::bin_path("tvtrain") + " " + tvq_detect_dataset() +
-                                                  " --epochs 8 --seed 2 -q --json -o " + model);
+  const nlohmann::json trained =
+      tvtest::run_json(tvtest::bin_path("tvtrain") + " " + set + " --epochs 12 --seed 2 -q --json -o " + model);
   ASSERT_TRUE(trained.is_object());
   std::string err;
   int rc = -1;
-  const nlohmann::json j = tvtest::run_json(tvtest::bin_path("tvquant") + " " + model + " --calib " +
-                                                tvq_detect_dataset() + " --json -o " + dir + "/det.q8.tvb",
+  const nlohmann::json j = tvtest::run_json(tvtest::bin_path("tvquant") + " " + model + " --calib " + set +
+                                                " --calib-sample 80 --json -o " + dir + "/det.q8.tvb",
                                             &rc, &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_EQ(j["task"], "detect");
-  EXPECT_EQ(j["eval_images"], 60);
-  EXPECT_EQ(j["calib_images"], 240);  // the training photos
+  EXPECT_EQ(j["eval_images"], 40);
+  EXPECT_EQ(j["calib_images"], 80);  // a seeded sample of the training photos
+  EXPECT_EQ(j["calib_pool_images"], 160);
   EXPECT_EQ(j["eval_split"], "validation");
   EXPECT_EQ(j["float_val_f1"], trained["val_f1"]);
   EXPECT_EQ(j["float_val_right"], trained["val_right"]);
@@ -49,10 +45,11 @@ TEST(TvquantDetection, QuantizesADetectorAndReportsBothF1s) {
   EXPECT_TRUE(j["int8_val_count_mae"].is_number());
   EXPECT_TRUE(j["int8_per_class"].contains("triangle"));
   EXPECT_GT(j["cell_agreement"].get<double>(), 0.97);
-  EXPECT_EQ(j["grid_cells"], 60 * 12 * 12);
+  EXPECT_EQ(j["grid_cells"], 40 * 12 * 12);
   // the text says it too
   EXPECT_TRUE(tvtest::contains(err, "detection on ")) << err;
   EXPECT_TRUE(tvtest::contains(err, "F1 per class, float / int8: ring ")) << err;
+  EXPECT_TRUE(tvtest::contains(err, "calibrating on a seeded sample (seed 1) of 80 of the 160 images")) << err;
   const std::string blob = tvtest::read_text(dir + "/det.q8.tvb");
   tv::BlobView v;
   ASSERT_TRUE(tv::blob_decode((const uint8_t*)blob.data(), blob.size(), &v).ok());
@@ -61,21 +58,21 @@ TEST(TvquantDetection, QuantizesADetectorAndReportsBothF1s) {
   EXPECT_EQ(v.model.detect_threshold, trained["threshold"].get<float>());
   EXPECT_EQ(v.num_labels, 4);
   // tvtrain --eval runs the int8 detector (its objects through the same path)
-  const nlohmann::json eval = tvtest::run_json(tvtest::bin_path("tvtrain") + " " + tvq_detect_dataset() +
-                                               " --eval --init " + dir + "/det.q8.tvb -q --json");
+  const nlohmann::json eval =
+      tvtest::run_json(tvtest::bin_path("tvtrain") + " " + set + " --eval --init " + dir + "/det.q8.tvb -q --json");
   ASSERT_TRUE(eval.is_object());
   EXPECT_EQ(eval["int8"], true);
-  EXPECT_EQ(eval["photos"], 300);
-  // --eval-on: every photo of another set (here all 300), the keys without val_, the float figures --eval's
+  EXPECT_EQ(eval["photos"], 200);
+  // --eval-on: every photo of another set (here all 200), the keys without val_, the float figures --eval's
   const nlohmann::json all =
-      tvtest::run_json(tvtest::bin_path("tvquant") + " " + model + " --calib " + tvq_detect_dataset() +
-                       " --calib-sample 20 --eval-on " + tvq_detect_dataset() + " -q --json -o " + dir + "/all.q8.tvb");
+      tvtest::run_json(tvtest::bin_path("tvquant") + " " + model + " --calib " + set + " --calib-sample 20 --eval-on " +
+                       set + " -q --json -o " + dir + "/all.q8.tvb");
   ASSERT_TRUE(all.is_object());
   EXPECT_EQ(all["eval_split"], "all");
-  EXPECT_EQ(all["eval_images"], 300);
+  EXPECT_EQ(all["eval_images"], 200);
   EXPECT_FALSE(all.contains("float_val_f1"));
-  const nlohmann::json float_eval = tvtest::run_json(tvtest::bin_path("tvtrain") + " " + tvq_detect_dataset() +
-                                                     " --eval --init " + model + " -q --json");
+  const nlohmann::json float_eval =
+      tvtest::run_json(tvtest::bin_path("tvtrain") + " " + set + " --eval --init " + model + " -q --json");
   ASSERT_TRUE(float_eval.is_object());
   EXPECT_EQ(all["float_f1"], float_eval["f1"]);
   EXPECT_TRUE(all["int8_f1"].is_number());
@@ -85,11 +82,13 @@ TEST(TvquantDetection, QuantizesADetectorAndReportsBothF1s) {
 // its metadata, verified by `tvexport verify` like every other export (a test photo of the dataset too).
 TEST(TvquantDetection, TheEspdlOfADetectorVerifies) {
   const std::string dir = tvtest::temp_dir("tvexport-det-espdl");
-  const std::string model = dettest::train_detector(dir, 4);
+  const std::string photos = dettest::small_detect_dataset(dir);
+  ASSERT_FALSE(photos.empty());
+  const std::string model = dettest::train_detector(dir, photos, 4);
   ASSERT_FALSE(model.empty());
-  const std::string q8 = dettest::quantize_detector(dir, model);
+  const std::string q8 = dettest::quantize_detector(dir, photos, model);
   ASSERT_FALSE(q8.empty());
-  for (const std::string& test_images : {std::string(), " --test-images " + tvq_detect_dataset()}) {
+  for (const std::string& test_images : {std::string(), " --test-images " + tvtest::quoted(photos)}) {
     const std::string espdl = dir + "/det.espdl";
     const tvtest::CommandResult e =
         tvtest::run_capture(tvtest::bin_path("tvexport") + " " + q8 + " -o " + espdl + test_images);
@@ -120,7 +119,10 @@ TEST(TvquantDetection, TheEspdlOfADetectorVerifies) {
 // Each step that does not apply to a detector says so in one sentence and writes nothing.
 TEST(TvquantDetection, WhatDoesNotApplyToADetectorIsRefused) {
   const std::string dir = tvtest::temp_dir("tvquant-det-refused");
-  const std::string model = dettest::train_detector(dir, 2);
+  const std::string photos = dettest::small_detect_dataset(dir);
+  ASSERT_FALSE(photos.empty());
+  const std::string set = tvtest::quoted(photos);
+  const std::string model = dettest::train_detector(dir, photos, 2);
   ASSERT_FALSE(model.empty());
   const std::string out = dir + "/out";
   struct Case {
@@ -129,14 +131,13 @@ TEST(TvquantDetection, WhatDoesNotApplyToADetectorIsRefused) {
   };
   const std::string tvquant = tvtest::bin_path("tvquant") + " ", tvexport = tvtest::bin_path("tvexport") + " ";
   const std::vector<Case> cases = {
-      {tvquant + "prune " + model + " " + tvq_detect_dataset() + " --ratio 0.2 -o " + out + ".tvb",
+      {tvquant + "prune " + model + " " + set + " --ratio 0.2 -o " + out + ".tvb",
        "is a detector (a grid of objects), and pruning fine-tunes classifiers on class folders", 1},
       {tvquant + model + " --calib " + tvtest::quoted(tvtest::source_path("datasets/shapes")) + " -o " + out + ".tvb",
        "(--calib) holds no labelled boxes", 1},
-      {tvquant + model + " --calib " + tvq_detect_dataset() + " --report " + out + ".html -o " + out + ".tvb",
+      {tvquant + model + " --calib " + set + " --report " + out + ".html -o " + out + ".tvb",
        "--report draws a classifier's page", 2},
-      {tvquant + model + " --calib " + tvq_detect_dataset() + " --val-last 2 -o " + out + ".tvb",
-       "--val-last splits class folders", 2},
+      {tvquant + model + " --calib " + set + " --val-last 2 -o " + out + ".tvb", "--val-last splits class folders", 2},
       {tvexport + model + " -o " + out + ".espdl", "is a float model; an .espdl needs an int8 model", 1},
       {tvexport + model + " -o " + out + ".bin", "is a detector (a grid of objects), and the reference firmware's raw",
        1},
