@@ -164,7 +164,8 @@ int quantize_detector(const QuantArgs& a, const tvh::LoadedModel& m, const tvcli
   const DetectComparison c = compare(m, q8, eds, eval_idx);
   tvh::write_file_atomic(a.output, z.q.blob);
 
-  const std::string compared_on = a.eval_on.empty() ? a.calib + " validation photos" : a.eval_on + " (every photo)";
+  const std::string compared_on =
+      a.eval_on.empty() ? "the validation photos of " + a.calib : "every photo of " + a.eval_on + " (--eval-on)";
   const std::string text = exponents_text(a, plan, calib.idx.size(), z) +
                            comparison_text(compared_on, eval_idx.size(), eds, plan.desc.detect_threshold, c) +
                            weights_and_memory_text(plan, z);
