@@ -32,8 +32,8 @@ using tvh::grouped;
 void refuse_what_detectors_lack(const QuantArgs& a) {
   if (!a.report_path.empty())
     throw tvh::UsageError("--report draws a classifier's page, and " + a.model +
-                          " is a detector, whose page (its photos with the objects drawn) is not built yet; leave "
-                          "--report out (docs/detection.md).");
+                          " is a detector, whose float-vs-int8 page is not built yet; leave --report out (tvtrain "
+                          "DATASET --eval --init INT8.tvb --report R.html draws the int8 detector's photos).");
   if (a.val_last_opt && a.val_last_opt->count())
     throw tvh::UsageError("--val-last splits class folders, and " + a.model +
                           " is a detector, whose photos split as tvtrain split them (the dataset's val photos, else "
