@@ -256,9 +256,9 @@ int run_export(ExportArgs args) {
                  "(scripts/make-backbones.sh makes them)\n");
   else if (args.style == "tinyvision" && tvh::is_detector(m))
     std::fprintf(stderr,
-                 "tvexport: the header carries the detector's TASK section and threshold (in its blob and as "
-                 "%s_IS_DETECTOR, _GRID_HEIGHT, _GRID_WIDTH, _DETECT_THRESHOLD); the firmware runs classifiers for "
-                 "now and passes a baked detector over with that sentence (docs/detection.md)\n",
+                 "tvexport: the header carries the detector's TASK section and threshold (in its blob, and as "
+                 "%s_IS_DETECTOR, _GRID_HEIGHT, _GRID_WIDTH, _DETECT_THRESHOLD); baked into the firmware (copy it "
+                 "as model.h next to the sketch in firmware/esp32/TinyVision/ and rebuild) it runs in Infer\n",
                  args.name.c_str());
   else if (args.style == "tinyvision")
     std::fprintf(stderr,
