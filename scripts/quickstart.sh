@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build, and run the main job on datasets/:
-# photos -> trained model (tvtrain) -> int8 (tvquant) -> C header (tvexport).
+# photos -> trained model (tvtrain) -> int8 (tvquant) -> C header (tvexport); then a detector from labelled boxes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== 0. install and build: the Debian packages building needs, then tvtrain, tvquant and tvexport"
@@ -28,9 +28,13 @@ else
   MODEL="$OUT/model.tvb"
 fi
 echo "== 3. export: $MODEL -> $OUT/model.h"
-if "$BIN/tvexport" "$MODEL" -o "$OUT/model.h"; then
-  echo "done: $OUT/model.tvb (float), $MODEL (exported), $OUT/model.curve.svg, $OUT/model.report.html (open it in a browser), $OUT/model.h"
-else
+if ! "$BIN/tvexport" "$MODEL" -o "$OUT/model.h"; then
   echo "tvexport could not write the header" >&2
   exit 1
 fi
+echo "== 4. detect: datasets/detect (labelled boxes) -> $OUT/det.tvb, int8 $OUT/det.q8.tvb, the objects of a photo"
+"$BIN/tvtrain" datasets/detect -o "$OUT/det.tvb" --threads "$(nproc)"
+"$BIN/tvquant" "$OUT/det.tvb" --calib datasets/detect -o "$OUT/det.q8.tvb"
+"$BIN/tvtrain" detect "$OUT/det.q8.tvb" datasets/detect/images/val/img_0000.jpg
+echo "done: $OUT/model.tvb (float), $MODEL (exported), $OUT/model.curve.svg, $OUT/model.report.html (open it in a browser), $OUT/model.h;"
+echo "      the detector $OUT/det.tvb, its report $OUT/det.report.html and int8 $OUT/det.q8.tvb"

@@ -232,6 +232,9 @@ void save_raw_weights(const std::string& path, const tv::ModelPlan& plan, const 
 
 std::string board_model_problem(const LoadedModel& m) {
   const int k = m.plan ? m.plan->desc.num_classes : 0;
+  if (is_detector(m) && k > tv::kBoardMaxClasses)  // label 0 is the background
+    return "it finds " + std::to_string(k - 1) + " kinds of object; the board's firmware runs detectors of 1 to " +
+           std::to_string(tv::kBoardMaxClasses - 1);
   if (k < tv::kBoardMinClasses || k > tv::kBoardMaxClasses)
     return "it has " + std::to_string(k) + " classes; the board's firmware runs " +
            std::to_string(tv::kBoardMinClasses) + " to " + std::to_string(tv::kBoardMaxClasses);

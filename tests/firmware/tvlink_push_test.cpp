@@ -251,3 +251,28 @@ TEST(TvlinkPush, KillingTheHostMidTransferKeepsTheOldModelAndTheMenu) {
   EXPECT_EQ(linktest::snapshot(card), before);
   EXPECT_EQ(status_weights(board.port()), weights);  // the next connection works; the old model is in use
 }
+
+// A detector goes over the cable like a classifier: tvlink sends it, the board installs it and Infer prints
+// each frame's objects line.
+TEST(TvlinkPush, ADetectorIsInstalledAndPrintsEachFramesObjects) {
+  TV_REQUIRE_BINARY("tvsim");
+  TV_REQUIRE_BINARY("tvlink");
+  TV_REQUIRE_BINARY("tvgen-detect");
+  const std::string dir = tvtest::temp_dir("linkdet");
+  run_tool("tvgen-detect", quote(dir + "/set") + " --train 60 --val 12 --seed 3");
+  run_tool("tvtrain", quote(dir + "/set") + " --epochs 4 -q -o " + quote(dir + "/det.tvb"));
+  run_tool("tvquant",
+           quote(dir + "/det.tvb") + " --calib " + quote(dir + "/set") + " -o " + quote(dir + "/det.q8.tvb"));
+  std::string float_tvb;
+  const std::string card = card_with(trained_int8(shapes2(), &float_tvb));
+  const std::string cam = simtest::make_camera(simtest::shapes_dir(), simtest::kShapes2);
+  PtyBoard board("--sd " + quote(card) + " --camera " + quote(cam));
+  ASSERT_FALSE(board.port().empty()) << board.err();
+  const tvtest::CommandResult r = tvlink("push " + quote(board.port()) + " " + quote(dir + "/det.q8.tvb"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "in use now")) << r.out;
+  EXPECT_EQ(tvtest::read_text(card + "/header/model.tvb"), tvtest::read_text(dir + "/det.q8.tvb"));
+  // its menu lists the three object classes before Train and Infer
+  const std::string out = linktest::console(board.port(), simtest::to_infer(3), "Camera: no frame");
+  EXPECT_TRUE(has(out, "Objects: ")) << out;
+}

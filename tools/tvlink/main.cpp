@@ -144,7 +144,7 @@ int body(int argc, char** argv) {
   std::vector<uint8_t> blob;
   if (*push) {  // read and checked before the board is disturbed: nothing is sent of a model it cannot run
     blob = tvh::read_file(arg, size_t(64) << 20);
-    const tvh::LoadedModel m = tvh::decode_model_file(blob, arg);
+    const tvh::LoadedModel m = tvh::decode_model_file(blob, arg, tvh::RawOptions(), tvh::Tasks::Any);
     if (m.format != "tvb")
       throw tvh::Error("nothing was sent: " + arg +
                        " is a raw myWeights.bin; the board takes .tvb models (tvtrain, "
