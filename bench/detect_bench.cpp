@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "host/base/error.h"
 #include "host/model/model_io.h"
 #include "host/photos/detection_dataset.h"
@@ -35,6 +36,7 @@
 #include "tv/train/presets.h"
 
 namespace fs = std::filesystem;
+using namespace tvbench;
 
 namespace {
 
@@ -46,52 +48,6 @@ struct Options {
   int height = 96, width = 96, channels = 3;  // tvtrain's default detector input
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double minimum(const std::vector<double>& v) {
-  return *std::min_element(v.begin(), v.end());
-}
-
-double mean(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / (double)v.size();
-}
-
-std::string read_first_line_with(const std::string& path, const std::string& key) {
-  std::ifstream f(path);
-  std::string line;
-  while (std::getline(f, line))
-    if (line.compare(0, key.size(), key) == 0) {
-      const size_t colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  return "unknown";
-}
-
-std::string load_average() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
-// The split tvtrain takes (tools/tvtrain/detect_mode.cpp): the layout's val photos (test photos left out),
-// else the seeded 20 % per photo.
-tvh::Split split_of(const tvh::DetectionDataset& ds, uint64_t seed) {
-  if (ds.subset_count("val") == 0) return tvh::detection_split(ds, tvh::TrainSetup().val_fraction, seed);
-  tvh::Split s;
-  for (size_t i = 0; i < ds.size(); ++i) {
-    if (ds.subsets[i] == "val")
-      s.val.push_back((int)i);
-    else if (ds.subsets[i] != "test")
-      s.train.push_back((int)i);
-  }
-  return s;
-}
-
 struct Trained {
   tvh::DetectTrainResult result;
   tvh::DetectionMetrics metrics;
@@ -99,16 +55,8 @@ struct Trained {
 
 Trained train_once(const tv::ModelPlan& plan, const tv::TrainRecipe& recipe, const tvh::DetectionDataset& ds,
                    const tvh::Split& split, uint64_t seed, int threads) {
-  tvh::DetectTrainRequest req;
-  req.plan = &plan;
-  req.recipe = recipe;
-  req.dataset = &ds;
-  req.train = split.train;
-  req.val = split.val;
-  req.seed = seed;
-  req.threads = threads;
   Trained t;
-  t.result = tvh::train_detector(req);
+  t.result = tvh::train_detector(tvh::detect_train_request(plan, recipe, ds, split, seed, threads));
   t.metrics =
       tvh::detection_metrics(tvh::detect_photos(tvh::float_detector(plan, t.result.params.data()), ds, split.val),
                              (int)ds.classes.size(), seed);
@@ -153,91 +101,14 @@ std::string f1_line(const tvh::DetectionMetrics& m) {
 
 // ---- the PyTorch comparison ----
 
-// .npy (format 1.0) of a C-order array.
-void write_npy(const fs::path& path, const char* descr, const std::vector<size_t>& shape, const void* data,
-               size_t bytes) {
-  std::string dims;
-  for (size_t s : shape) dims += std::to_string(s) + ", ";
-  if (shape.size() > 1) dims.resize(dims.size() - 2);
-  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
-  while ((10 + header.size() + 1) % 64) header += ' ';
-  header += '\n';
-  std::ofstream f(path, std::ios::binary);
-  const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  f.write((const char*)magic, 8);
-  const uint16_t len = (uint16_t)header.size();
-  const unsigned char len_le[2] = {(unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
-  f.write((const char*)len_le, 2);
-  f << header;
-  f.write((const char*)data, (std::streamsize)bytes);
-  if (!f) throw tvh::Error("cannot write " + path.string());
-}
-
-void write_indices(const fs::path& path, const std::vector<int>& v) {
-  std::vector<int64_t> w(v.begin(), v.end());
-  write_npy(path, "<i8", {w.size()}, w.data(), w.size() * sizeof(int64_t));
-}
-
-// The first python3 that imports torch: "python3" on PATH, then Debian's /usr/bin/python3.
-std::string python_with_torch() {
-  for (const char* py : {"python3", "/usr/bin/python3"}) {
-    const std::string cmd = std::string(py) + " -c 'import torch' >/dev/null 2>&1";
-    const int rc = std::system(cmd.c_str());
-    if (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0) return py;
-  }
-  return "";
-}
-
-std::string run_capture(const std::string& cmd) {
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return "";
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
-  return out;
-}
-
-// The network, recipe and decoding for torch_detect.py: the layers as tvexport names them.
 void write_spec(const fs::path& path, const tv::ModelPlan& plan, const tv::TrainRecipe& r, int classes) {
-  nlohmann::json layers = nlohmann::json::array();
-  for (int i = 0; i < plan.num_layers; ++i) {
-    const tv::LayerDesc& d = plan.desc.layers[i];
-    layers.push_back({{"type", tv::layer_type_name(d.type)},
-                      {"filters", d.units},
-                      {"units", d.units},
-                      {"kernel", d.kernel_h},
-                      {"stride", d.stride_h},
-                      {"padding", d.padding == tv::Padding::Same ? "same" : "valid"},
-                      {"out_h", d.out_h},
-                      {"out_w", d.out_w}});
-  }
+  const nlohmann::json layers = layers_json(plan);
   const tv::Shape grid = plan.layers[plan.num_layers - 1].out;
-  const nlohmann::json spec = {{"height", plan.input.h},
-                               {"width", plan.input.w},
-                               {"channels", plan.input.c},
-                               {"classes", classes},
-                               {"grid", {grid.h, grid.w}},
-                               {"threshold", plan.desc.detect_threshold},
-                               {"layers", layers},
-                               {"recipe",
-                                {{"epochs", r.epochs},
-                                 {"batch", r.batch_size},
-                                 {"lr", r.opt.lr},
-                                 {"eps", r.opt.eps},
-                                 {"grad_clip_norm", r.opt.grad_clip_norm},
-                                 {"cosine", r.cosine},
-                                 {"warmup_epochs", r.warmup_epochs},
-                                 {"lr_min_factor", r.lr_min_factor},
-                                 {"object_weight", r.opt.object_weight},
-                                 {"restore_best", r.restore_best},
-                                 {"flip", r.aug_flip},
-                                 {"shift", r.aug_shift},
-                                 {"shift_cells", r.aug_shift_cells},
-                                 {"brightness", r.aug_brightness}}}};
-  std::ofstream f(path);
-  f << spec.dump(1);
-  if (!f) throw tvh::Error("cannot write " + path.string());
+  const nlohmann::json spec = {{"height", plan.input.h},   {"width", plan.input.w},
+                               {"channels", plan.input.c}, {"classes", classes},
+                               {"grid", {grid.h, grid.w}}, {"threshold", plan.desc.detect_threshold},
+                               {"layers", layers},         {"recipe", recipe_json(r)}};
+  write_json(path, spec);
 }
 
 struct TorchFigures {
@@ -275,23 +146,21 @@ TorchFigures run_torch(const std::string& python, const tv::ModelPlan& plan, con
     cmd << python << " " << TV_SOURCE_DIR "/bench/torch_detect.py " << dir.string() << " --threads " << threads
         << " --runs " << runs << " --seed " << threads;
     const std::string out = run_capture(cmd.str());
-    double med = 0, mn = 0, f1 = 0;
-    char version[64] = "";
-    const size_t last = out.find_last_of('\n', out.size() >= 2 ? out.size() - 2 : 0);
-    const std::string line = out.substr(last == std::string::npos ? 0 : last + 1);
-    if (std::sscanf(line.c_str(), "torch %63s median %lf min %lf val_f1 %lf", version, &med, &mn, &f1) != 4) {
+    TwinFigures twin;
+    if (!twin_figures(out, "val_f1", &twin)) {
       std::printf("PyTorch run failed (%s):\n%s\n", cmd.str().c_str(), out.c_str());
       break;
     }
-    std::istringstream runs_text(out.substr(0, last == std::string::npos ? 0 : last + 1));
+    std::istringstream runs_text(twin.earlier);
     for (std::string l; std::getline(runs_text, l);) std::printf("  %s\n", l.c_str());
     const double ours = threads == 1 ? ours_1t : ours_2t;
-    (threads == 1 ? fig.median_1t : fig.median_2t) = med;
-    f1s.push_back(f1);
+    (threads == 1 ? fig.median_1t : fig.median_2t) = twin.median;
+    f1s.push_back(twin.value);
     std::printf(
         "%-12s median %.3f s   min %.3f s   (%d runs)   mean val F1 %.3f   tvtrain is %.1fx faster (medians), "
         "torch %s\n",
-        threads == 1 ? "1 thread" : "2 threads", med, mn, runs, f1, med / ours, version);
+        threads == 1 ? "1 thread" : "2 threads", twin.median, twin.min, runs, twin.value, twin.median / ours,
+        twin.version.c_str());
   }
   if (!f1s.empty()) fig.f1 = mean(f1s);
   fs::remove_all(dir);
@@ -314,7 +183,7 @@ int run(const Options& o) {
   dopt.channels = o.channels;
   dopt.order = o.channels == 1 ? tv::ChannelOrder::GRAY : tv::ChannelOrder::RGB;
   const tvh::DetectionDataset ds = tvh::load_detection_dataset(dopt);
-  const tvh::Split split = split_of(ds, 1);
+  const tvh::Split split = tvh::detection_split(ds, tvh::TrainSetup().val_fraction, 1);
   // As tvtrain: the detect preset's model and recipe for this input and training set.
   tv::DataShape data;
   data.height = o.height;

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "host/base/error.h"
 #include "host/model/model_io.h"
 #include "host/photos/dataset.h"
@@ -32,6 +33,7 @@
 #include "tv/ops/kernel_variants.h"
 
 namespace fs = std::filesystem;
+using namespace tvbench;
 
 namespace {
 
@@ -44,35 +46,6 @@ struct Options {
   std::vector<std::string> presets = {"tinyvision", "webmcu"};
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double minimum(const std::vector<double>& v) {
-  return *std::min_element(v.begin(), v.end());
-}
-
-std::string read_first_line_with(const std::string& path, const std::string& key) {
-  std::ifstream f(path);
-  std::string line;
-  while (std::getline(f, line))
-    if (line.compare(0, key.size(), key) == 0) {
-      const size_t colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  return "unknown";
-}
-
-std::string load_average() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
-// CPU seconds this process has used (all threads, user + system).
 double process_cpu_seconds() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -162,85 +135,14 @@ void print_timing(const char* what, const Timing& t, double gflop) {
 
 // ---- the PyTorch comparison ----
 
-// .npy (format 1.0) of a C-order array.
-void write_npy(const fs::path& path, const char* descr, const std::vector<size_t>& shape, const void* data,
-               size_t bytes) {
-  std::string dims;
-  for (size_t s : shape) dims += std::to_string(s) + ", ";
-  if (shape.size() > 1) dims.resize(dims.size() - 2);
-  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
-  while ((10 + header.size() + 1) % 64) header += ' ';
-  header += '\n';
-  std::ofstream f(path, std::ios::binary);
-  const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  f.write((const char*)magic, 8);
-  const uint16_t len = (uint16_t)header.size();
-  const unsigned char len_le[2] = {(unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
-  f.write((const char*)len_le, 2);
-  f << header;
-  f.write((const char*)data, (std::streamsize)bytes);
-  if (!f) throw tvh::Error("cannot write " + path.string());
-}
-
-void write_indices(const fs::path& path, const std::vector<int>& v) {
-  std::vector<int64_t> w(v.begin(), v.end());
-  write_npy(path, "<i8", {w.size()}, w.data(), w.size() * sizeof(int64_t));
-}
-
-// The first python3 that imports torch: "python3" on PATH, then Debian's /usr/bin/python3.
-std::string python_with_torch() {
-  for (const char* py : {"python3", "/usr/bin/python3"}) {
-    const std::string cmd = std::string(py) + " -c 'import torch' >/dev/null 2>&1";
-    const int rc = std::system(cmd.c_str());
-    if (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0) return py;
-  }
-  return "";
-}
-
-// Runs the script and returns its stdout (the last line is "median min version").
-std::string run_capture(const std::string& cmd) {
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return "";
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
-  return out;
-}
-
-// The network and recipe for torch_tinyvision.py: the layers as tvexport names them.
 void write_spec(const fs::path& path, const tv::ModelPlan& plan, const tv::TrainRecipe& r) {
-  nlohmann::json layers = nlohmann::json::array();
-  for (int i = 0; i < plan.num_layers; ++i) {
-    const tv::LayerDesc& d = plan.desc.layers[i];
-    layers.push_back({{"type", tv::layer_type_name(d.type)},
-                      {"filters", d.units},
-                      {"units", d.units},
-                      {"kernel", d.kernel_h},
-                      {"stride", d.stride_h},
-                      {"padding", d.padding == tv::Padding::Same ? "same" : "valid"},
-                      {"out_h", d.out_h},
-                      {"out_w", d.out_w}});
-  }
+  const nlohmann::json layers = layers_json(plan);
   const nlohmann::json spec = {{"height", plan.input.h},
                                {"width", plan.input.w},
                                {"channels", plan.input.c},
                                {"layers", layers},
-                               {"recipe",
-                                {{"epochs", r.epochs},
-                                 {"batch", r.batch_size},
-                                 {"lr", r.opt.lr},
-                                 {"eps", r.opt.eps},
-                                 {"grad_clip_norm", r.opt.grad_clip_norm},
-                                 {"cosine", r.cosine},
-                                 {"warmup_epochs", r.warmup_epochs},
-                                 {"lr_min_factor", r.lr_min_factor},
-                                 {"flip", r.aug_flip},
-                                 {"shift", r.aug_shift},
-                                 {"brightness", r.aug_brightness}}}};
-  std::ofstream f(path);
-  f << spec.dump(1);
-  if (!f) throw tvh::Error("cannot write " + path.string());
+                               {"recipe", recipe_json(r)}};
+  write_json(path, spec);
 }
 
 // The preset's PyTorch twin on the same decoded images and split, 1 and 2 threads; returns the
@@ -268,18 +170,16 @@ double run_torch(const std::string& python, const std::string& preset, const tv:
       cmd << " --epochs " << r.epochs << " --batch " << r.batch_size << " --lr " << r.opt.lr << " --eps " << r.opt.eps
           << " --weight-clip " << r.opt.weight_clip;
     const std::string out = run_capture(cmd.str());
-    double med = 0, mn = 0, acc = 0;
-    char version[64] = "";
-    const size_t last = out.find_last_of('\n', out.size() >= 2 ? out.size() - 2 : 0);
-    const std::string line = out.substr(last == std::string::npos ? 0 : last + 1);
-    if (std::sscanf(line.c_str(), "torch %63s median %lf min %lf val_acc %lf", version, &med, &mn, &acc) != 4) {
+    TwinFigures twin;
+    if (!twin_figures(out, "val_acc", &twin)) {
       std::printf("PyTorch run failed (%s):\n%s\n", cmd.str().c_str(), out.c_str());
       break;
     }
     const double ours = threads == 1 ? ours_1t : ours_2t;
-    if (threads == 1) first = med;
+    if (threads == 1) first = twin.median;
     std::printf("%-12s median %.3f s   min %.3f s   (%d runs)   tvtrain is %.1fx faster (medians), torch %s\n",
-                threads == 1 ? "1 thread" : "2 threads", med, mn, runs, med / ours, version);
+                threads == 1 ? "1 thread" : "2 threads", twin.median, twin.min, runs, twin.median / ours,
+                twin.version.c_str());
   }
   fs::remove_all(dir);
   return first;

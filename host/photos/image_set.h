@@ -17,21 +17,9 @@ class ImageSet {
  public:
   // Views of a dataset's images (the dataset must outlive the view); implicit, so a dataset is an image set.
   ImageSet(const Dataset& ds)  // NOLINT(google-explicit-constructor)
-      : source_(&ds.source),
-        paths_(&ds.paths),
-        pixels_(ds.pixels.data()),
-        count_(ds.size()),
-        height(ds.height),
-        width(ds.width),
-        channels(ds.channels) {}
+      : ImageSet(ds.source, ds.paths, ds.pixels.data(), ds.size(), ds.height, ds.width, ds.channels) {}
   ImageSet(const DetectionDataset& ds)  // NOLINT(google-explicit-constructor)
-      : source_(&ds.source),
-        paths_(&ds.paths),
-        pixels_(ds.pixels.data()),
-        count_(ds.size()),
-        height(ds.height),
-        width(ds.width),
-        channels(ds.channels) {}
+      : ImageSet(ds.source, ds.paths, ds.pixels.data(), ds.size(), ds.height, ds.width, ds.channels) {}
 
   // The path the dataset was loaded from.
   const std::string& source() const { return *source_; }
@@ -43,6 +31,9 @@ class ImageSet {
   std::string name(size_t i) const { return i < paths_->size() ? (*paths_)[i] : "image " + std::to_string(i); }
 
  private:
+  ImageSet(const std::string& source, const std::vector<std::string>& paths, const uint8_t* pixels, size_t count, int h,
+           int w, int c)
+      : source_(&source), paths_(&paths), pixels_(pixels), count_(count), height(h), width(w), channels(c) {}
   const std::string* source_;
   const std::vector<std::string>* paths_;
   const uint8_t* pixels_;

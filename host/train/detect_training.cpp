@@ -65,6 +65,19 @@ void detect_epoch(void* ctx, const tv::EpochReport& e) {
 
 }  // namespace
 
+DetectTrainRequest detect_train_request(const tv::ModelPlan& plan, const tv::TrainRecipe& recipe,
+                                        const DetectionDataset& ds, const Split& split, uint64_t seed, int threads) {
+  DetectTrainRequest req;
+  req.plan = &plan;
+  req.recipe = recipe;
+  req.dataset = &ds;
+  req.train = split.train;
+  req.val = split.val;
+  req.seed = seed;
+  req.threads = threads;
+  return req;
+}
+
 DetectTrainResult train_detector(const DetectTrainRequest& req) {
   const tv::ModelPlan& plan = *req.plan;
   const DetectionDataset& ds = *req.dataset;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "host/photos/detection_dataset.h"
+#include "host/photos/split.h"
 #include "host/train/detect_metrics.h"
 #include "tv/model/model.h"
 #include "tv/train/net.h"
@@ -42,6 +43,10 @@ struct DetectTrainResult {
   tv::TrainMemory memory;
   tv::InferenceMemory infer_memory;
 };
+
+// A request for `split` of a dataset (its photo indices), without callbacks.
+DetectTrainRequest detect_train_request(const tv::ModelPlan& plan, const tv::TrainRecipe& recipe,
+                                        const DetectionDataset& ds, const Split& split, uint64_t seed, int threads);
 
 // Trains from He init; the result depends only on the request's data, recipe and seed (not on threads).
 // Throws tvh::Error when the plan is no detector, the dataset does not fit it or training cannot start.

@@ -259,14 +259,7 @@ std::unique_ptr<tv::ModelPlan> detector_setup(Run& run, const tvh::DetectionData
 tvh::DetectTrainRequest train_request(const Run& run, const tvh::DetectionDataset& ds, const tv::ModelPlan& plan,
                                       const tvh::Split& split, tvh::Progress& progress) {
   const int epochs = run.setup.recipe.epochs;
-  tvh::DetectTrainRequest req;
-  req.plan = &plan;
-  req.recipe = run.setup.recipe;
-  req.dataset = &ds;
-  req.train = split.train;
-  req.val = split.val;
-  req.seed = run.a.seed;
-  req.threads = run.a.threads;
+  tvh::DetectTrainRequest req = tvh::detect_train_request(plan, run.setup.recipe, ds, split, run.a.seed, run.a.threads);
   req.on_batch = [&progress, epochs](int epoch, int done, int total) { progress.update(epoch, epochs, done, total); };
   return req;
 }
